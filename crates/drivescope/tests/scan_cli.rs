@@ -5,6 +5,7 @@ use common::*;
 use std::process::{Command, Stdio};
 
 #[test]
+#[allow(clippy::zombie_processes)] // reaped with wait4 below, to read its rusage
 fn null_target_totals_and_flat_memory() {
     // 256 GiB of 64 KiB commands (4 Mi commands) through the null engine, measuring the
     // child's peak RSS: memory must not grow with the device size.
@@ -15,7 +16,8 @@ fn null_target_totals_and_flat_memory() {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || serde_json::from_reader::<_, serde_json::Value>(stdout));
+    let reader =
+        std::thread::spawn(move || serde_json::from_reader::<_, serde_json::Value>(stdout));
     let mut status = 0;
     // SAFETY: zeroed rusage is a valid out-parameter for wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -36,7 +38,10 @@ fn assert_refused(args: &[&str], code: i32, needle: &str) {
     let out = drivescope(args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: expected '{needle}' in: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.stdout.is_empty(), "nothing on stdout for a refused run");
 }
@@ -45,8 +50,16 @@ fn assert_refused(args: &[&str], code: i32, needle: &str) {
 fn bad_input_gets_one_clear_line() {
     assert_refused(&["scan", "/nonexistent/disk"], 1, "no such file or device");
     assert_refused(&["scan", "/tmp"], 1, "is a directory");
-    assert_refused(&["scan", "null:1G", "--block-size", "1000"], 1, "not a multiple");
-    assert_refused(&["scan", "null:1G", "--block-size", "12X"], 2, "unknown size suffix");
+    assert_refused(
+        &["scan", "null:1G", "--block-size", "1000"],
+        1,
+        "not a multiple",
+    );
+    assert_refused(
+        &["scan", "null:1G", "--block-size", "12X"],
+        2,
+        "unknown size suffix",
+    );
     assert_refused(&["scan", "null:1G", "--offset", "2G"], 1, "beyond the end");
     assert_refused(&["scan", "null:1G", "--length", "0"], 1, "empty");
     assert_refused(&["scan", "null:1G", "--queue-depth", "0"], 1, "queue depth");

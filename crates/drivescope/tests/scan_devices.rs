@@ -50,7 +50,9 @@ fn partial_ranges_have_right_offsets_and_lbas() {
     assert_eq!(curve[0]["offset"], MIB);
 
     // percentages of the device
-    let d = drivescope_json(&["scan", p, "--offset", "50%", "--length", "25%", "--slow", "0ms"]);
+    let d = drivescope_json(&[
+        "scan", p, "--offset", "50%", "--length", "25%", "--slow", "0ms",
+    ]);
     check_scan_invariants(&d);
     assert_eq!(d["offset"], 16 * MIB);
     assert_eq!(d["length"], 8 * MIB);
@@ -64,7 +66,10 @@ fn partial_ranges_have_right_offsets_and_lbas() {
         assert_eq!(*off, 16 * MIB + i as u64 * 65536);
     }
     for e in slow {
-        assert_eq!(e["lba"].as_u64().unwrap() * 512, e["offset"].as_u64().unwrap());
+        assert_eq!(
+            e["lba"].as_u64().unwrap() * 512,
+            e["offset"].as_u64().unwrap()
+        );
     }
 }
 
@@ -76,7 +81,11 @@ fn psync_engine_and_block_sizes() {
     check_scan_invariants(&d);
     assert_eq!(d["engine"], "psync");
     assert_eq!(d["commands"], 16);
-    assert_eq!(d["curve"].as_array().unwrap().len(), 16, "no more bins than commands");
+    assert_eq!(
+        d["curve"].as_array().unwrap().len(),
+        16,
+        "no more bins than commands"
+    );
     let d = drivescope_json(&["scan", p, "--block-size", "4K", "--queue-depth", "32"]);
     check_scan_invariants(&d);
     assert_eq!(d["commands"], 4096);
@@ -88,7 +97,10 @@ fn zram_is_scanned_with_psync_at_qd1() {
     let p = z.path.to_str().unwrap();
     let d = drivescope_json(&["scan", p]);
     check_scan_invariants(&d);
-    assert_eq!(d["engine"], "psync", "auto picks psync on a device that completes inline");
+    assert_eq!(
+        d["engine"], "psync",
+        "auto picks psync on a device that completes inline"
+    );
     assert_eq!(d["bytes"], 64 * MIB);
     let d = drivescope_json(&["scan", p, "--queue-depth", "8"]);
     check_scan_invariants(&d);
@@ -125,7 +137,14 @@ fn curve_csv_matches_json() {
     let dev = TmpfsLoop::new(8 * MIB);
     let p = dev.path().to_str().unwrap();
     let csv = std::env::temp_dir().join(format!("ds-curve-{}.csv", std::process::id()));
-    let d = drivescope_json(&["scan", p, "--points", "10", "--curve-csv", csv.to_str().unwrap()]);
+    let d = drivescope_json(&[
+        "scan",
+        p,
+        "--points",
+        "10",
+        "--curve-csv",
+        csv.to_str().unwrap(),
+    ]);
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::remove_file(&csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();

@@ -27,11 +27,16 @@ pub struct Cmd {
     pub tag: u32,
 }
 
-/// A finished command.
+/// A finished command. Times are nanoseconds since the run's clock started.
+///
+/// `issue_ns` is taken just before the command is handed to the kernel and `submit_ns` when
+/// the submission call has returned (the kernel has accepted it); `done_ns` when its
+/// completion was seen. Completion latency (`done - submit`) is what fio calls clat, and
+/// submission latency (`submit - issue`) its slat. For psync and null, issue == submit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Completion {
     pub cmd: Cmd,
-    /// Nanoseconds since the run's clock started.
+    pub issue_ns: u64,
     pub submit_ns: u64,
     pub done_ns: u64,
     /// Bytes moved, or the errno of a failure (a short transfer counts as `EIO`).
@@ -39,9 +44,16 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// Completion latency: from accepted submission to completion (fio's clat).
     #[inline]
     pub fn latency_ns(&self) -> u64 {
         self.done_ns.saturating_sub(self.submit_ns)
+    }
+
+    /// Submission latency: the submission call's own time (fio's slat).
+    #[inline]
+    pub fn submit_latency_ns(&self) -> u64 {
+        self.submit_ns.saturating_sub(self.issue_ns)
     }
 }
 

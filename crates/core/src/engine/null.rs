@@ -29,6 +29,7 @@ pub fn run<J: Job>(clock: &Clock, qd: usize, stop: &AtomicBool, job: &mut J) {
         for cmd in batch.drain(..) {
             job.complete(&Completion {
                 cmd,
+                issue_ns: submit_ns,
                 submit_ns,
                 done_ns,
                 result: Ok(cmd.len),

@@ -53,6 +53,7 @@ pub fn run<J: Job>(
         let done_ns = clock.now_ns();
         job.complete(&Completion {
             cmd,
+            issue_ns: submit_ns,
             submit_ns,
             done_ns,
             result,

@@ -1,7 +1,9 @@
 //! The io_uring engine: registered file and buffers, fixed reads, up to `qd` in flight.
 //!
-//! New commands are stamped just before the `io_uring_enter` that submits them; completions
-//! are stamped when the wait returns, once per batch of reaped completions.
+//! Submission and waiting are separate calls, as fio does them: new commands are stamped
+//! before (`issue`) and after (`submit`) the `io_uring_enter` that submits them, then the
+//! engine reaps what has completed, waiting for one completion only when none is there;
+//! completions are stamped once per reaped batch.
 
 use super::{AlignedBuffers, Clock, Cmd, Completion, EngineError, Job, Next};
 use crate::target::Target;
@@ -24,6 +26,7 @@ fn build_ring(entries: u32) -> std::io::Result<IoUring> {
 
 struct Slot {
     cmd: Cmd,
+    issue_ns: u64,
     submit_ns: u64,
 }
 
@@ -73,7 +76,11 @@ pub fn run<J: Job>(
                                 .push(&sqe)
                                 .expect("submission queue sized to the queue depth");
                         }
-                        slots[slot] = Some(Slot { cmd, submit_ns: 0 });
+                        slots[slot] = Some(Slot {
+                            cmd,
+                            issue_ns: 0,
+                            submit_ns: 0,
+                        });
                         fresh.push(slot);
                         in_flight += 1;
                     }
@@ -88,20 +95,20 @@ pub fn run<J: Job>(
         if in_flight == 0 {
             return Ok(());
         }
-        let submit_ns = clock.now_ns();
-        for &s in &fresh {
-            if let Some(slot) = slots[s].as_mut() {
-                slot.submit_ns = submit_ns;
+        if !fresh.is_empty() {
+            let issue_ns = clock.now_ns();
+            enter(&ring, 0)?;
+            let submit_ns = clock.now_ns();
+            for &s in &fresh {
+                if let Some(slot) = slots[s].as_mut() {
+                    slot.issue_ns = issue_ns;
+                    slot.submit_ns = submit_ns;
+                }
             }
+            fresh.clear();
         }
-        fresh.clear();
-        loop {
-            match ring.submit_and_wait(1) {
-                Ok(_) => break,
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
-                Err(e) => return Err(e.into()),
-            }
+        if ring.completion().is_empty() {
+            enter(&ring, 1)?;
         }
         let done_ns = clock.now_ns();
         for cqe in ring.completion() {
@@ -119,10 +126,23 @@ pub fn run<J: Job>(
             free.push(s);
             job.complete(&Completion {
                 cmd: slot.cmd,
+                issue_ns: slot.issue_ns,
                 submit_ns: slot.submit_ns,
                 done_ns,
                 result,
             });
+        }
+    }
+}
+
+/// `io_uring_enter`: submit what is queued and wait for `want` completions, retrying when
+/// interrupted by a signal (the stop flag is checked by the caller).
+fn enter(ring: &IoUring, want: usize) -> Result<(), EngineError> {
+    loop {
+        match ring.submitter().submit_and_wait(want) {
+            Ok(_) => return Ok(()),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY)) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
 }

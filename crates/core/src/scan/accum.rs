@@ -124,7 +124,10 @@ impl Retries {
 
 /// The scan's accumulators.
 pub struct Accum {
+    /// Completion latency of successful main commands.
     pub hist: Histogram,
+    /// Submission latency of all main commands.
+    pub submit_hist: Histogram,
     pub bands: Bands,
     pub series: Series,
     pub slow: Capped<Event>,
@@ -149,6 +152,7 @@ impl Accum {
     ) -> Self {
         Accum {
             hist: Histogram::new(),
+            submit_hist: Histogram::new(),
             bands: Bands::default(),
             series: Series::new(interval_ns),
             slow: Capped::new(LIST_CAP),

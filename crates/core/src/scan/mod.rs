@@ -294,6 +294,7 @@ fn finish(
         zone_ratio: None,
         curve,
         latency: acc.hist.summary(),
+        submit_latency: acc.submit_hist.summary(),
         bands: acc.bands.to_out(),
         histogram: acc.hist.to_out(),
         slow_total: acc.slow.total(),

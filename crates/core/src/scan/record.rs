@@ -63,7 +63,10 @@ pub struct ScanRecord {
     pub mb_per_s: RateSummary,
     pub zone_ratio: Option<f64>,
     pub curve: Vec<CurvePoint>,
+    /// Completion latency of successful commands (from accepted submission to completion).
     pub latency: LatencySummary,
+    /// Submission latency (the submission call's own time; 0 for psync and null).
+    pub submit_latency: LatencySummary,
     pub bands: Vec<BandCount>,
     pub histogram: HistogramOut,
     pub slow: Vec<Event>,

@@ -86,7 +86,7 @@ impl Job for SequentialScan {
         }
         if self.acc.record(c) {
             self.curve
-                .record(c.cmd.offset, c.cmd.len as u64, c.submit_ns, c.done_ns);
+                .record(c.cmd.offset, c.cmd.len as u64, c.issue_ns, c.done_ns);
         } else {
             self.curve
                 .record_failed(c.cmd.offset, c.submit_ns, c.done_ns);

@@ -66,6 +66,7 @@ pub struct ScanArgs {
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum EngineArg {
     Auto,
+    #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
     IoUring,
     Psync,
     Null,

@@ -38,7 +38,8 @@ impl TmpfsLoop {
         let f = std::fs::File::create(&file).expect("create backing file in /dev/shm");
         f.set_len(size).expect("size backing file");
         drop(f);
-        let dev = LoopDevice::attach(&file, false, direct_io).expect("losetup (is util-linux installed?)");
+        let dev = LoopDevice::attach(&file, false, direct_io)
+            .expect("losetup (is util-linux installed?)");
         TmpfsLoop {
             dev: Some(dev),
             file,
@@ -137,7 +138,11 @@ pub fn check_scan_invariants(d: &serde_json::Value) {
     let commands = u(&d["commands"]);
     let failed_cmds = u(&d["failed_commands"]);
     assert_eq!(d["schema"], "drivescope/1");
-    assert_eq!(commands, length.div_ceil(bs), "one command per block of the range");
+    assert_eq!(
+        commands,
+        length.div_ceil(bs),
+        "one command per block of the range"
+    );
     if failed_cmds == 0 {
         assert_eq!(u(&d["bytes"]), length, "bytes == range length");
     }
@@ -158,12 +163,19 @@ pub fn check_scan_invariants(d: &serde_json::Value) {
     assert_eq!(band_sum, commands, "bands sum to the command count");
     // the curve covers the range with no gap and no overlap, on command boundaries
     let curve = d["curve"].as_array().unwrap();
-    let points = u(&d["curve"].as_array().map(|c| serde_json::json!(c.len())).unwrap());
+    let points = u(&d["curve"]
+        .as_array()
+        .map(|c| serde_json::json!(c.len()))
+        .unwrap());
     assert!(points >= 1 && points <= commands);
     let mut next = offset;
     for p in curve {
         assert_eq!(u(&p["offset"]), next, "curve gap or overlap at {next}");
-        assert_eq!((u(&p["offset"]) - offset) % bs, 0, "bin on a command boundary");
+        assert_eq!(
+            (u(&p["offset"]) - offset) % bs,
+            0,
+            "bin on a command boundary"
+        );
         assert!(u(&p["length"]) > 0);
         assert!(p["mb_per_s"].as_f64().unwrap() > 0.0);
         assert!(u(&p["min_ns"]) <= u(&p["max_ns"]));
