@@ -2,6 +2,8 @@
 
 pub mod engine;
 pub mod loopdev;
+pub mod rng;
 pub mod scan;
 pub mod target;
+pub mod testfile;
 pub mod units;

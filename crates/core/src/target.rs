@@ -53,6 +53,9 @@ pub struct Target {
     pub logical_block_size: u32,
     /// Alignment of I/O buffers (at least 4096).
     pub buffer_align: usize,
+    /// Opened with O_DIRECT (false only for a test file the user allowed to be buffered).
+    pub direct: bool,
+    writable: bool,
     file: Option<File>,
 }
 
@@ -85,6 +88,8 @@ impl Target {
                 size,
                 logical_block_size: 512,
                 buffer_align: 4096,
+                direct: true,
+                writable: false,
                 file: None,
             });
         }
@@ -126,8 +131,54 @@ impl Target {
             size,
             logical_block_size: lbs,
             buffer_align: (lbs as usize).max(4096),
+            direct: true,
+            writable: false,
             file: Some(file),
         })
+    }
+
+    /// Open a test file that drivescope created, for reading and writing. With
+    /// `allow_buffered`, a file system without O_DIRECT is used through the page cache
+    /// (`direct` is then false and every report must say so).
+    pub fn open_test_file(
+        test: &crate::testfile::TestFile,
+        allow_buffered: bool,
+    ) -> Result<Target, TargetError> {
+        let path = test.path();
+        let spec = path.display().to_string();
+        let open = |flags| {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(flags | libc::O_CLOEXEC)
+                .open(path)
+        };
+        let (file, direct) = match open(libc::O_DIRECT) {
+            Ok(f) => (f, true),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                if !allow_buffered {
+                    return Err(TargetError::NoDirectIo(spec));
+                }
+                (open(0).map_err(|e| map_io(&spec, e))?, false)
+            }
+            Err(e) => return Err(map_io(&spec, e)),
+        };
+        Ok(Target {
+            spec: spec.clone(),
+            path: Some(path.to_path_buf()),
+            kind: TargetType::File,
+            size: test.size(),
+            logical_block_size: 4096,
+            buffer_align: 4096,
+            direct,
+            writable: true,
+            file: Some(file),
+        })
+    }
+
+    /// Whether writes are allowed (only test files drivescope created).
+    pub fn writable(&self) -> bool {
+        self.writable
     }
 
     /// The open file (None for the null target).

@@ -25,6 +25,9 @@ pub struct Cmd {
     pub len: u32,
     /// The job's own marker (e.g. main command vs sector re-read).
     pub tag: u32,
+    /// Write the slot's buffer instead of reading into it. Only jobs on targets opened for
+    /// writing (test files drivescope created) issue writes.
+    pub write: bool,
 }
 
 /// A finished command. Times are nanoseconds since the run's clock started.
@@ -111,6 +114,8 @@ pub enum EngineError {
     NullOnly,
     #[error("a real target cannot use the null engine")]
     NullNeedsNullTarget,
+    #[error("this target was opened read-only; writes go only to test files drivescope creates")]
+    ReadOnly,
     #[error("I/O engine: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -122,6 +127,32 @@ pub struct EngineConfig {
     pub queue_depth: usize,
     /// Largest command, bytes (buffer size).
     pub max_len: usize,
+    /// What write buffers hold.
+    pub data: DataPattern,
+}
+
+/// Content of write buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DataPattern {
+    /// Incompressible pseudo-random bytes (seeded per worker).
+    #[default]
+    Random,
+    /// Zeros, for comparison with devices that compress.
+    Zero,
+}
+
+/// Fill write buffers for `pattern`; `seed` differs per worker so buffers differ.
+pub fn fill_buffers(bufs: &mut AlignedBuffers, pattern: DataPattern, seed: u64) {
+    if pattern == DataPattern::Zero {
+        return; // allocated zeroed
+    }
+    let mut rng = crate::rng::Rng::new(seed);
+    for i in 0..bufs.count() {
+        for chunk in bufs.slice_mut(i).chunks_exact_mut(8) {
+            chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
+        }
+    }
 }
 
 /// Choose the concrete engine for `requested` on `target` at `queue_depth`.
@@ -156,10 +187,11 @@ pub fn resolve(
 }
 
 /// Run `job` to the end (or until `stop` is set and in-flight commands are drained) on one
-/// thread. `kind` must be resolved (not `Auto`).
+/// thread. `seed` varies the write data between workers.
 pub fn run<J: Job>(
     target: &Target,
     cfg: &EngineConfig,
+    seed: u64,
     clock: &Clock,
     stop: &AtomicBool,
     job: &mut J,
@@ -174,12 +206,19 @@ pub fn run<J: Job>(
             if qd > 1 {
                 return Err(EngineError::PsyncDepth);
             }
-            psync::run(target, cfg.max_len, clock, stop, job)
+            psync::run(target, cfg, seed, clock, stop, job)
         }
-        EngineKind::IoUring => uring::run(target, qd, cfg.max_len, clock, stop, job),
+        EngineKind::IoUring => uring::run(target, cfg, seed, clock, stop, job),
         EngineKind::Auto => {
             let k = resolve(EngineKind::Auto, target, qd)?;
-            run(target, &EngineConfig { kind: k, ..*cfg }, clock, stop, job)
+            run(
+                target,
+                &EngineConfig { kind: k, ..*cfg },
+                seed,
+                clock,
+                stop,
+                job,
+            )
         }
     }
 }

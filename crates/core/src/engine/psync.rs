@@ -1,19 +1,25 @@
 //! The psync engine: one `pread` at a time.
 
-use super::{AlignedBuffers, Clock, Completion, EngineError, Job, Next};
+use super::{
+    fill_buffers, AlignedBuffers, Clock, Completion, EngineConfig, EngineError, Job, Next,
+};
 use crate::target::Target;
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub fn run<J: Job>(
     target: &Target,
-    max_len: usize,
+    cfg: &EngineConfig,
+    seed: u64,
     clock: &Clock,
     stop: &AtomicBool,
     job: &mut J,
 ) -> Result<(), EngineError> {
     let fd = target.file().ok_or(EngineError::NullOnly)?.as_raw_fd();
-    let bufs = AlignedBuffers::new(1, max_len, target.buffer_align);
+    let mut bufs = AlignedBuffers::new(1, cfg.max_len, target.buffer_align);
+    if target.writable() {
+        fill_buffers(&mut bufs, cfg.data, seed);
+    }
     let buf = bufs.ptr(0);
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -24,16 +30,28 @@ pub fn run<J: Job>(
             Next::Wait | Next::Done => return Ok(()),
         };
         debug_assert!(cmd.len as usize <= bufs.size());
+        if cmd.write && !target.writable() {
+            return Err(EngineError::ReadOnly);
+        }
         let submit_ns = clock.now_ns();
         let result = loop {
             // SAFETY: buf holds at least cmd.len bytes (max_len) and is aligned.
             let n = unsafe {
-                libc::pread(
-                    fd,
-                    buf as *mut libc::c_void,
-                    cmd.len as usize,
-                    cmd.offset as libc::off_t,
-                )
+                if cmd.write {
+                    libc::pwrite(
+                        fd,
+                        buf as *const libc::c_void,
+                        cmd.len as usize,
+                        cmd.offset as libc::off_t,
+                    )
+                } else {
+                    libc::pread(
+                        fd,
+                        buf as *mut libc::c_void,
+                        cmd.len as usize,
+                        cmd.offset as libc::off_t,
+                    )
+                }
             };
             if n < 0 {
                 let e = std::io::Error::last_os_error()

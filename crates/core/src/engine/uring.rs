@@ -5,7 +5,9 @@
 //! engine reaps what has completed, waiting for one completion only when none is there;
 //! completions are stamped once per reaped batch.
 
-use super::{AlignedBuffers, Clock, Cmd, Completion, EngineError, Job, Next};
+use super::{
+    fill_buffers, AlignedBuffers, Clock, Cmd, Completion, EngineConfig, EngineError, Job, Next,
+};
 use crate::target::Target;
 use io_uring::{opcode, types, IoUring};
 use std::os::unix::io::AsRawFd;
@@ -32,16 +34,20 @@ struct Slot {
 
 pub fn run<J: Job>(
     target: &Target,
-    qd: usize,
-    max_len: usize,
+    cfg: &EngineConfig,
+    seed: u64,
     clock: &Clock,
     stop: &AtomicBool,
     job: &mut J,
 ) -> Result<(), EngineError> {
+    let qd = cfg.queue_depth.max(1);
     let file = target.file().ok_or(EngineError::NullOnly)?;
     let entries = (qd as u32).next_power_of_two().max(2);
     let mut ring = build_ring(entries).map_err(EngineError::NoUring)?;
-    let bufs = AlignedBuffers::new(qd, max_len, target.buffer_align);
+    let mut bufs = AlignedBuffers::new(qd, cfg.max_len, target.buffer_align);
+    if target.writable() {
+        fill_buffers(&mut bufs, cfg.data, seed);
+    }
     let iovecs = bufs.iovecs();
     // SAFETY: the buffers outlive the ring (dropped after it, below in this function).
     unsafe { ring.submitter().register_buffers(&iovecs)? };
@@ -60,15 +66,29 @@ pub fn run<J: Job>(
             while let Some(&slot) = free.last() {
                 match job.next(now, in_flight) {
                     Next::Issue(cmd) => {
+                        if cmd.write && !target.writable() {
+                            return Err(EngineError::ReadOnly);
+                        }
                         free.pop();
-                        let sqe = opcode::ReadFixed::new(
-                            types::Fixed(0),
-                            bufs.ptr(slot),
-                            cmd.len,
-                            slot as u16,
-                        )
-                        .offset(cmd.offset)
-                        .build()
+                        let sqe = if cmd.write {
+                            opcode::WriteFixed::new(
+                                types::Fixed(0),
+                                bufs.ptr(slot),
+                                cmd.len,
+                                slot as u16,
+                            )
+                            .offset(cmd.offset)
+                            .build()
+                        } else {
+                            opcode::ReadFixed::new(
+                                types::Fixed(0),
+                                bufs.ptr(slot),
+                                cmd.len,
+                                slot as u16,
+                            )
+                            .offset(cmd.offset)
+                            .build()
+                        }
                         .user_data(slot as u64);
                         // SAFETY: the buffer and slot stay reserved until the completion.
                         unsafe {

@@ -75,6 +75,7 @@ impl Retries {
             offset: off,
             len: self.sector as u32,
             tag: TAG_RETRY,
+            write: false,
         })
     }
 

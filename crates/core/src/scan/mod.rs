@@ -170,6 +170,7 @@ pub fn run(
         kind: plan.engine,
         queue_depth: cfg.queue_depth as usize,
         max_len: cfg.block_size as usize,
+        data: engine::DataPattern::Zero,
     };
     let ctx = Ctx {
         target,
@@ -192,7 +193,7 @@ pub fn run(
                 },
                 progress,
             );
-            engine::run(target, &engine_cfg, &clock, stop, &mut job)?;
+            engine::run(target, &engine_cfg, 0, &clock, stop, &mut job)?;
             let duration_ns = clock.now_ns();
             let covered = job.next_offset() - plan.start;
             let curve = job.curve.points();
@@ -220,7 +221,7 @@ pub fn run(
                 },
                 progress,
             );
-            engine::run(target, &engine_cfg, &clock, stop, &mut job)?;
+            engine::run(target, &engine_cfg, 0, &clock, stop, &mut job)?;
             let duration_ns = clock.now_ns();
             let regions_out = job.regions();
             let done = regions_out.len() as u32 == regions;

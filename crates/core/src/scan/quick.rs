@@ -162,6 +162,7 @@ impl Job for QuickScan {
                 offset: self.next_off,
                 len: len as u32,
                 tag: TAG_MAIN,
+                write: false,
             };
             self.next_off += len;
             return Next::Issue(c);

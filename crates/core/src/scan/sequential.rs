@@ -68,6 +68,7 @@ impl Job for SequentialScan {
                 offset: self.next_off,
                 len: len as u32,
                 tag: TAG_MAIN,
+                write: false,
             };
             self.next_off += len;
             Next::Issue(c)
