@@ -633,11 +633,7 @@ impl<'a> Builder<'a> {
                 ..Smart::default()
             });
         }
-        let s = smart::read_smart(&self.roots.dev_node(name));
-        if let Some(n) = &s.note {
-            self.notes.push(format!("{name}: {n}"));
-        }
-        Some(s)
+        Some(smart::read_smart(&self.roots.dev_node(name)))
     }
 }
 

@@ -133,7 +133,6 @@ pub fn probe(sys_canon: &Path, canon: &Path, name: &str) -> Found {
         Transport::Mmc => mmc(&ancestors, &mut f),
         Transport::Sas => sas(&ancestors, &mut f),
         Transport::Virtio => {
-            hw.vendor = hw.vendor.take().or(Some("virtio".to_string()));
             f.notes.push(format!(
                 "{name} is a virtio disk: its speed is whatever the host gives it, no link ceiling"
             ));
