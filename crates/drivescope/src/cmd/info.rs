@@ -238,7 +238,7 @@ fn device_block(b: &BlockInfo, out: &mut String) {
             match (b.rotational, hw.rotation_rate_rpm) {
                 (_, Some(0)) => "no (solid state)".into(),
                 (_, Some(r)) => format!("yes, {r} rpm"),
-                (Some(true), None) => "yes (rate unknown; virtual disks often claim this)".into(),
+                (Some(true), None) => "yes (rate unknown)".into(),
                 (Some(false), None) => "no".into(),
                 (None, None) => "—".into(),
             },
@@ -416,7 +416,7 @@ pub fn table(list: &[Identity]) -> String {
     let mut rows: Vec<[String; 7]> = vec![header.map(String::from)];
     for id in list {
         let Some(b) = id.target_block() else { continue };
-        let hw = id.devices().next().and_then(|d| d.hardware.as_ref());
+        let hw = b.hardware.as_ref();
         rows.push([
             b.name.clone(),
             b.size_bytes.map_or("—".into(), human_size),
