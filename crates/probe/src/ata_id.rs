@@ -39,7 +39,13 @@ impl AtaIdentify {
         }
         let s: String = bytes
             .iter()
-            .map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { ' ' })
+            .map(|&b| {
+                if b.is_ascii_graphic() || b == b' ' {
+                    b as char
+                } else {
+                    ' '
+                }
+            })
             .collect();
         let s = s.trim();
         (!s.is_empty()).then(|| s.to_string())

@@ -22,7 +22,7 @@ pub struct Link {
 /// SATA and SAS up to 12 Gb/s use 8b/10b coding: 10 line bits per payload byte.
 /// SAS-4 (22.5 Gb/s) uses 128b/150b.
 pub fn serial_scsi_ata_mb_per_s(gbit_per_s: f64) -> Option<f64> {
-    if !(gbit_per_s > 0.0) {
+    if gbit_per_s.is_nan() || gbit_per_s <= 0.0 {
         return None;
     }
     if gbit_per_s > 20.0 {
@@ -55,7 +55,7 @@ pub fn usb_mb_per_s(speed_mbit: f64, lanes: u32) -> Option<f64> {
 /// PCIe per-lane payload by transfer rate: Gen 1/2 use 8b/10b, Gen 3-5 128b/130b, Gen 6 FLIT
 /// mode (242 payload bytes in 256).
 pub fn pcie_lane_mb_per_s(gt_per_s: f64) -> Option<f64> {
-    let bytes_per_s = if !(gt_per_s > 0.0) {
+    let bytes_per_s = if gt_per_s.is_nan() || gt_per_s <= 0.0 {
         return None;
     } else if gt_per_s < 6.0 {
         gt_per_s * 1e9 * 8.0 / 10.0 / 8.0
@@ -69,7 +69,14 @@ pub fn pcie_lane_mb_per_s(gt_per_s: f64) -> Option<f64> {
 
 /// The PCIe generation for a transfer rate.
 pub fn pcie_generation(gt_per_s: f64) -> Option<u32> {
-    let gens = [(2.5, 1), (5.0, 2), (8.0, 3), (16.0, 4), (32.0, 5), (64.0, 6)];
+    let gens = [
+        (2.5, 1),
+        (5.0, 2),
+        (8.0, 3),
+        (16.0, 4),
+        (32.0, 5),
+        (64.0, 6),
+    ];
     gens.iter()
         .find(|(r, _)| (gt_per_s - r).abs() < 0.01)
         .map(|(_, g)| *g)
@@ -79,7 +86,7 @@ pub fn pcie_generation(gt_per_s: f64) -> Option<u32> {
 /// timestamps and 38 bytes of Ethernet framing (header 14, FCS 4, preamble 8, gap 12) are on
 /// the wire around it. 1 Gb/s at MTU 1500 gives 117.7 MB/s.
 pub fn nic_mb_per_s(speed_mbit: f64, mtu: Option<u64>) -> Option<f64> {
-    if !(speed_mbit > 0.0) {
+    if speed_mbit.is_nan() || speed_mbit <= 0.0 {
         return None;
     }
     let mtu = mtu.unwrap_or(1500).max(576) as f64;
@@ -91,7 +98,9 @@ pub fn lowest(links: &[Link]) -> Option<f64> {
     links
         .iter()
         .filter_map(|l| l.ceiling_mb_per_s)
-        .fold(None, |acc: Option<f64>, c| Some(acc.map_or(c, |a| a.min(c))))
+        .fold(None, |acc: Option<f64>, c| {
+            Some(acc.map_or(c, |a| a.min(c)))
+        })
 }
 
 /// Parse a rate such as `6.0 Gbps`, `3.0 Gbit`, `8.0 GT/s PCIe`, `2.5 GT/s` to its number.
@@ -160,7 +169,10 @@ mod tests {
             detail: String::new(),
             ceiling_mb_per_s: c,
         };
-        assert_eq!(lowest(&[l(Some(600.0)), l(None), l(Some(500.0))]), Some(500.0));
+        assert_eq!(
+            lowest(&[l(Some(600.0)), l(None), l(Some(500.0))]),
+            Some(500.0)
+        );
         assert_eq!(lowest(&[l(None)]), None);
     }
 

@@ -558,8 +558,10 @@ impl<'a> Builder<'a> {
             match backing {
                 Some(f) => {
                     if info.loop_dev.as_ref().is_some_and(|l| l.backing_deleted) {
-                        self.notes
-                            .push(format!("{name}: its backing file {} was deleted", f.display()));
+                        self.notes.push(format!(
+                            "{name}: its backing file {} was deleted",
+                            f.display()
+                        ));
                     }
                     let md = fs::metadata(&f).ok();
                     if md.is_none() {

@@ -33,8 +33,13 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 4 <= b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            let v = (b[i + 1] - b'0') as u32 * 64 + (b[i + 2] - b'0') as u32 * 8 + (b[i + 3] - b'0') as u32;
+        if b[i] == b'\\'
+            && i + 4 <= b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = (b[i + 1] - b'0') as u32 * 64
+                + (b[i + 2] - b'0') as u32 * 8
+                + (b[i + 3] - b'0') as u32;
             if let Ok(v) = u8::try_from(v) {
                 out.push(v);
                 i += 4;
@@ -88,7 +93,10 @@ pub fn mount_for<'a>(
 ) -> Option<&'a MountEntry> {
     let best = |filter: &dyn Fn(&MountEntry) -> bool| {
         let mut best: Option<&MountEntry> = None;
-        for m in mounts.iter().filter(|m| path.starts_with(&m.mount_point) && filter(m)) {
+        for m in mounts
+            .iter()
+            .filter(|m| path.starts_with(&m.mount_point) && filter(m))
+        {
             let longer = best.is_none_or(|b| {
                 m.mount_point.components().count() >= b.mount_point.components().count()
             });

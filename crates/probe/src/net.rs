@@ -50,7 +50,10 @@ pub fn route_interface(proc_root: &Path, addr: IpAddr) -> Option<String> {
         return Some("lo".to_string());
     }
     match addr {
-        IpAddr::V4(a) => route_v4(&std::fs::read_to_string(proc_root.join("net/route")).ok()?, a),
+        IpAddr::V4(a) => route_v4(
+            &std::fs::read_to_string(proc_root.join("net/route")).ok()?,
+            a,
+        ),
         IpAddr::V6(a) => route_v6(
             &std::fs::read_to_string(proc_root.join("net/ipv6_route")).ok()?,
             a,
@@ -113,7 +116,11 @@ pub fn route_v6(table: &str, addr: Ipv6Addr) -> Option<String> {
         if flags & 0x1 == 0 || flags & 0x200 != 0 || f[9] == "lo" || plen > 128 {
             continue;
         }
-        let mask = if plen == 0 { 0 } else { u128::MAX << (128 - plen) };
+        let mask = if plen == 0 {
+            0
+        } else {
+            u128::MAX << (128 - plen)
+        };
         if target & mask != dest & mask {
             continue;
         }
@@ -182,7 +189,8 @@ mod tests {
     use super::*;
 
     // Default route via 192.168.1.1 on eth0, 192.168.1.0/24 on eth0, 10.8.0.0/16 on wg0.
-    const ROUTE: &str = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
+    const ROUTE: &str =
+        "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
 eth0\t00000000\t0101A8C0\t0003\t0\t0\t100\t00000000\t0\t0\t0
 eth0\t0001A8C0\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0
 wg0\t0000080A\t00000000\t0001\t0\t0\t0\t0000FFFF\t0\t0\t0
@@ -202,8 +210,14 @@ wg0\t0000080A\t00000000\t0001\t0\t0\t0\t0000FFFF\t0\t0\t0
 00000000000000000000000000000000 00 00000000000000000000000000000000 00 fe800000000000000000000000000001 00000400 00000001 00000000 00000003 eth0
 fd000000000000000000000000000000 08 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001 wg0
 ";
-        assert_eq!(route_v6(t, "fd12::5".parse().expect("ip")).as_deref(), Some("wg0"));
-        assert_eq!(route_v6(t, "2001:db8::1".parse().expect("ip")).as_deref(), Some("eth0"));
+        assert_eq!(
+            route_v6(t, "fd12::5".parse().expect("ip")).as_deref(),
+            Some("wg0")
+        );
+        assert_eq!(
+            route_v6(t, "2001:db8::1".parse().expect("ip")).as_deref(),
+            Some("eth0")
+        );
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub struct Smart {
     pub percentage_used: Option<u64>,
 }
 
-pub const NOT_INSTALLED: &str = "smartctl not installed (apt install smartmontools) — SMART not read";
+pub const NOT_INSTALLED: &str =
+    "smartctl not installed (apt install smartmontools) — SMART not read";
 
 /// Is `smartctl` on PATH?
 pub fn smartctl_path() -> Option<std::path::PathBuf> {
@@ -62,7 +63,10 @@ pub fn read_smart(dev: &Path) -> Smart {
     // Exit status bits 0-1: command line not parsed / device open failed (smartctl(8)).
     let code = out.status.code().unwrap_or(-1);
     if code < 0 || code & 0b11 != 0 {
-        let why = smart.note.take().unwrap_or_else(|| format!("exit status {code}"));
+        let why = smart
+            .note
+            .take()
+            .unwrap_or_else(|| format!("exit status {code}"));
         smart.note = Some(format!("smartctl {}: {why}", dev.display()));
     }
     smart

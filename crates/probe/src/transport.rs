@@ -106,7 +106,10 @@ pub fn probe(sys_canon: &Path, canon: &Path, name: &str) -> Found {
 
     // The SCSI device (`device` link of a SCSI disk): INQUIRY strings, queue depth, VPD.
     let dev_dir = std::fs::canonicalize(canon.join("device")).ok();
-    if let Some(d) = dev_dir.as_deref().filter(|d| d.join("scsi_level").is_file()) {
+    if let Some(d) = dev_dir
+        .as_deref()
+        .filter(|d| d.join("scsi_level").is_file())
+    {
         hw.vendor = sysfs::read(&d.join("vendor"));
         hw.model = sysfs::read(&d.join("model"));
         hw.firmware = sysfs::read(&d.join("rev"));
@@ -198,7 +201,8 @@ fn ata(ancestors: &[PathBuf], f: &mut Found) {
             .filter(|l| links.contains(l))
     };
     let Some(link) = link else {
-        f.notes.push(format!("{port_name}: could not tell which ATA link"));
+        f.notes
+            .push(format!("{port_name}: could not tell which ATA link"));
         return;
     };
     let ldir = port.join(&link);
@@ -275,7 +279,10 @@ fn sas(ancestors: &[PathBuf], f: &mut Found) {
     let Some(port) = ancestors.iter().find(|a| name_of(a).starts_with("port-")) else {
         return;
     };
-    for phy in sysfs::list(port).into_iter().filter(|n| n.starts_with("phy-")) {
+    for phy in sysfs::list(port)
+        .into_iter()
+        .filter(|n| n.starts_with("phy-"))
+    {
         let attr = port.join(&phy).join("sas_phy").join(&phy);
         let rate = sysfs::read(&attr.join("negotiated_linkrate"));
         let g = gbps(rate.clone());
@@ -290,7 +297,10 @@ fn sas(ancestors: &[PathBuf], f: &mut Found) {
 
 /// USB: the storage interface (driver uas or usb-storage), its device, and every hub above.
 fn usb(ancestors: &[PathBuf], f: &mut Found) {
-    let Some(iface) = ancestors.iter().find(|a| a.join("bInterfaceClass").is_file()) else {
+    let Some(iface) = ancestors
+        .iter()
+        .find(|a| a.join("bInterfaceClass").is_file())
+    else {
         return;
     };
     let driver = sysfs::link_name(&iface.join("driver"));
@@ -376,7 +386,9 @@ fn nvme(canon: &Path, devices: &Path, ancestors: &[PathBuf], f: &mut Found) {
         f.notes.push("NVMe controller not found in sysfs".into());
         return;
     };
-    let attr_dir = subsys.map(Path::to_path_buf).unwrap_or_else(|| ctrl.clone());
+    let attr_dir = subsys
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| ctrl.clone());
     let r = |a: &str| sysfs::read(&ctrl.join(a)).or_else(|| sysfs::read(&attr_dir.join(a)));
     let hw = &mut f.hardware;
     hw.model = r("model");
@@ -452,9 +464,13 @@ pub fn pcie_links(ancestors: &[PathBuf], notes: &mut Vec<String>) -> Vec<(Link, 
             continue;
         }
         let r = |a: &str| sysfs::read(&func.join(a));
-        let speed = r("current_link_speed").as_deref().and_then(ceiling::leading_number);
+        let speed = r("current_link_speed")
+            .as_deref()
+            .and_then(ceiling::leading_number);
         let width = r("current_link_width").and_then(|w| w.parse::<u32>().ok());
-        let max_speed = r("max_link_speed").as_deref().and_then(ceiling::leading_number);
+        let max_speed = r("max_link_speed")
+            .as_deref()
+            .and_then(ceiling::leading_number);
         let max_width = r("max_link_width").and_then(|w| w.parse::<u32>().ok());
         if speed.is_none() && width.is_none() {
             continue;
@@ -479,8 +495,10 @@ pub fn pcie_links(ancestors: &[PathBuf], notes: &mut Vec<String>) -> Vec<(Link, 
             max_width.map_or("?".into(), |w| w.to_string()),
         );
         let below = |c: Option<_>, m: Option<_>| matches!((c, m), (Some(c), Some(m)) if c < m);
-        if below(speed.map(|s| (s * 10.0) as u64), max_speed.map(|s| (s * 10.0) as u64))
-            || below(width.map(u64::from), max_width.map(u64::from))
+        if below(
+            speed.map(|s| (s * 10.0) as u64),
+            max_speed.map(|s| (s * 10.0) as u64),
+        ) || below(width.map(u64::from), max_width.map(u64::from))
         {
             notes.push(format!(
                 "PCIe link of {} runs below its maximum: {}",

@@ -107,7 +107,10 @@ fn sata_hdd_on_ahci() {
     assert_eq!(id.path_ceiling_mb_per_s(), Some(600.0));
     let smart = hw.smart.as_ref().expect("smart note");
     assert!(!smart.read);
-    assert!(smart.note.as_deref().is_some_and(|n| n.contains("not the live")));
+    assert!(smart
+        .note
+        .as_deref()
+        .is_some_and(|n| n.contains("not the live")));
 }
 
 #[test]
@@ -203,7 +206,9 @@ fn listing_skips_nothing_attached() {
         .collect();
     assert_eq!(names, ["loop0", "sda"]);
     // No SMART in listings.
-    assert!(list[1].devices().all(|d| d.hardware.as_ref().is_some_and(|h| h.smart.is_none())));
+    assert!(list[1]
+        .devices()
+        .all(|d| d.hardware.as_ref().is_some_and(|h| h.smart.is_none())));
 }
 
 #[test]
@@ -222,7 +227,10 @@ fn usb_bridge_with_usb_storage() {
     assert_eq!(usb.manufacturer.as_deref(), Some("JMicron"));
     assert_eq!(hw.queue_depth, Some(1));
     assert_eq!(hw.model.as_deref(), Some("004-2CV104"));
-    assert!(hw.sata.is_none(), "no ATA link is visible behind a USB bridge");
+    assert!(
+        hw.sata.is_none(),
+        "no ATA link is visible behind a USB bridge"
+    );
     assert_eq!(id.links.len(), 1, "{:?}", id.links);
     assert_eq!(id.links[0].kind, "usb");
     assert_eq!(id.path_ceiling_mb_per_s, Some(40.0));
@@ -242,7 +250,11 @@ fn usb_bridge_with_uas_behind_a_hub() {
     assert_eq!(usb.speed_mbit, Some(5000.0));
     assert_eq!(hw.queue_depth, Some(30));
     let names: Vec<&str> = id.links.iter().map(|l| l.name.as_str()).collect();
-    assert_eq!(names, ["2-1.4", "2-1"], "the bridge, then the hub; not the root hub");
+    assert_eq!(
+        names,
+        ["2-1.4", "2-1"],
+        "the bridge, then the hub; not the root hub"
+    );
     assert_eq!(id.path_ceiling_mb_per_s, Some(500.0));
     assert!(!id.notes.iter().any(|n| n.contains("no command queueing")));
 }
@@ -269,7 +281,10 @@ fn nvme_ssd_on_a_narrowed_pcie_link() {
     assert_eq!((p.max_generation, p.max_width), (Some(3), Some(4)));
     // One link: the root port describes the same link from above.
     assert_eq!(id.links.len(), 1, "{:?}", id.links);
-    assert!(approx(id.path_ceiling_mb_per_s, 2.0 * 8000.0 * 128.0 / 130.0 / 8.0));
+    assert!(approx(
+        id.path_ceiling_mb_per_s,
+        2.0 * 8000.0 * 128.0 / 130.0 / 8.0
+    ));
     assert!(id.notes.iter().any(|n| n.contains("below its maximum")));
 }
 
@@ -374,7 +389,10 @@ fn smartctl_json_open_failure() {
         &std::fs::read_to_string(fixture("smartctl/open_failed.json")).expect("fixture"),
     );
     assert!(!s.read);
-    assert!(s.note.as_deref().is_some_and(|n| n.contains("No such device")));
+    assert!(s
+        .note
+        .as_deref()
+        .is_some_and(|n| n.contains("No such device")));
     let s = parse_smartctl_json("not json");
     assert!(!s.read && s.note.is_some());
 }

@@ -78,7 +78,9 @@ fn mbps(v: Option<f64>) -> String {
 }
 
 fn size(v: Option<u64>) -> String {
-    v.map_or("—".to_string(), |b| format!("{} ({b} bytes)", human_size(b)))
+    v.map_or("—".to_string(), |b| {
+        format!("{} ({b} bytes)", human_size(b))
+    })
 }
 
 fn list_or_dash(v: &[String]) -> String {
@@ -398,8 +400,10 @@ pub fn describe(id: &Identity) -> String {
         out,
         "\npath ceiling: {}{}",
         mbps(id.path_ceiling_mb_per_s),
-        id.bottleneck()
-            .map_or(String::new(), |l| format!(" (set by {} {})", l.kind, l.name))
+        id.bottleneck().map_or(String::new(), |l| format!(
+            " (set by {} {})",
+            l.kind, l.name
+        ))
     );
     if !id.notes.is_empty() {
         let _ = writeln!(out, "\nnotes:");
@@ -412,7 +416,15 @@ pub fn describe(id: &Identity) -> String {
 
 /// The listing: one row per block device.
 pub fn table(list: &[Identity]) -> String {
-    let header = ["NAME", "SIZE", "TRANSPORT", "ROTA", "MODEL", "SERIAL", "CEILING"];
+    let header = [
+        "NAME",
+        "SIZE",
+        "TRANSPORT",
+        "ROTA",
+        "MODEL",
+        "SERIAL",
+        "CEILING",
+    ];
     let mut rows: Vec<[String; 7]> = vec![header.map(String::from)];
     for id in list {
         let Some(b) = id.target_block() else { continue };
