@@ -1,1 +1,29 @@
-//! drivescope-probe
+//! drivescope-probe: device identity and the path to it.
+//!
+//! For any target (block device, partition, file, directory) [`identify`] resolves the file
+//! system, its mount, and the device(s) under it through partitions, loop devices, md and dm
+//! stacks, or the server and local interface of a network mount; it reads the hardware's
+//! identity from sysfs (and SMART through `smartctl --json` when installed), and lists every
+//! link between the device and the CPU with its payload ceiling.
+//!
+//! All kernel views are read under [`Roots`], so tests run on fixture trees. Nothing here
+//! opens a device, let alone for writing.
+
+pub mod ata_id;
+pub mod block;
+pub mod ceiling;
+pub mod identity;
+pub mod mounts;
+pub mod net;
+pub mod roots;
+pub mod smart;
+pub mod sysfs;
+pub mod transport;
+
+pub use block::{BlockInfo, BlockRole, Hardware, Transport};
+pub use ceiling::Link;
+pub use identity::{
+    identify, identify_with, list_block_devices, Identity, Layer, Node, Options, TargetKind,
+};
+pub use roots::Roots;
+pub use smart::Smart;
