@@ -1,6 +1,7 @@
 //! drivescope: the binary is glue. Arguments -> validated config -> library calls.
 
 mod cmd;
+mod identity;
 mod progress;
 mod signals;
 mod summary;

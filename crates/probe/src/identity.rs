@@ -265,7 +265,9 @@ impl<'a> Builder<'a> {
 
     /// The top of the chain.
     fn target(&mut self, target: &Path) -> Result<TargetKind> {
-        if target.as_os_str() == "null" && fs::symlink_metadata(target).is_err() {
+        let spec = target.to_string_lossy();
+        let is_null = spec == "null" || spec.starts_with("null:");
+        if is_null && fs::symlink_metadata(target).is_err() {
             self.reserve();
             return Ok(TargetKind::Null);
         }

@@ -118,6 +118,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             .then_some((args.regions, args.dwell.as_nanos() as u64)),
     };
     let plan = scan::plan(&cfg, &target)?;
+    let device = crate::identity::of(&args.target);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let prog = Arc::new(Progress::default());
@@ -130,7 +131,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     if let Some(d) = display {
         d.finish();
     }
-    let rec = result?;
+    let mut rec = result?;
+    rec.device = device;
     if rec.interrupted {
         eprintln!(
             "drivescope: interrupted after {} of {}; the results below cover what was read",
