@@ -90,10 +90,15 @@ def zram(size):
                         "oflag=direct", "status=none"], check=True)
         yield dev
     finally:
-        with open(f"/sys/block/zram{idx}/reset", "w") as f:
-            f.write("1")
-        with open("/sys/class/zram-control/hot_remove", "w") as f:
-            f.write(idx)
+        for _ in range(50):  # udev may hold the device open for a moment after a write
+            try:
+                with open(f"/sys/block/zram{idx}/reset", "w") as f:
+                    f.write("1")
+                with open("/sys/class/zram-control/hot_remove", "w") as f:
+                    f.write(idx)
+                break
+            except OSError:
+                time.sleep(0.1)
 
 
 def median(xs):

@@ -5,6 +5,7 @@ mod identity;
 mod progress;
 mod signals;
 mod summary;
+mod tables;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +26,12 @@ struct Cli {
 enum Command {
     /// Read a whole device or range in order, timing every command (surface scan).
     Scan(cmd::scan::ScanArgs),
+    /// CrystalDiskMark-style tests: SEQ1M Q8T1, RND4K Q32T1, … (profiles or custom).
+    Bench(cmd::bench::BenchArgs),
+    /// Queue depth × threads grid of IOPS, MB/s and p99, and the queueing gain.
+    Sweep(cmd::sweep::SweepArgs),
+    /// One test sustained over time: rate per interval, steady state, steps.
+    Soak(cmd::soak::SoakArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -35,6 +42,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Scan(a) => cmd::scan::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
+        Command::Soak(a) => cmd::soak::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
     };
@@ -42,7 +52,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("drivescope: {e:#}");
-            ExitCode::from(cmd::EXIT_FAILURE)
+            if e.downcast_ref::<cmd::Refused>().is_some() {
+                ExitCode::from(cmd::EXIT_REFUSED)
+            } else {
+                ExitCode::from(cmd::EXIT_FAILURE)
+            }
         }
     }
 }

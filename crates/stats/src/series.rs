@@ -15,10 +15,12 @@ pub struct SeriesPoint {
     pub p99_ns: u64,
 }
 
-/// Accumulates completions into fixed intervals by completion time. Completions are expected
-/// in roughly increasing time; a late one lands in the current interval.
+/// Accumulates completions into fixed intervals by completion time, from an origin.
+/// Completions are expected in roughly increasing time; a late one lands in the current
+/// interval. Point times (`t_ns`) are from the origin.
 #[derive(Debug, Clone)]
 pub struct Series {
+    origin_ns: u64,
     interval_ns: u64,
     current: u64,
     bytes: u64,
@@ -29,8 +31,14 @@ pub struct Series {
 
 impl Series {
     pub fn new(interval_ns: u64) -> Self {
+        Self::starting_at(0, interval_ns)
+    }
+
+    /// A series whose first interval starts at `origin_ns`.
+    pub fn starting_at(origin_ns: u64, interval_ns: u64) -> Self {
         assert!(interval_ns > 0);
         Series {
+            origin_ns,
             interval_ns,
             current: 0,
             bytes: 0,
@@ -42,7 +50,7 @@ impl Series {
 
     #[inline]
     pub fn record(&mut self, done_ns: u64, bytes: u64, latency_ns: u64) {
-        let idx = done_ns / self.interval_ns;
+        let idx = done_ns.saturating_sub(self.origin_ns) / self.interval_ns;
         if idx > self.current {
             self.roll_to(idx);
         }
@@ -75,14 +83,26 @@ impl Series {
         }
     }
 
-    /// Close the series at `end_ns` (the run's duration); the last, partial interval is kept
-    /// when it is at least a tenth of an interval long.
+    /// Close the series at `end_ns` (same clock as the completions). The last, partial
+    /// interval becomes a point of its own when it is at least a tenth of an interval long;
+    /// a shorter one (commands draining after a deadline) is added to the point before, whose
+    /// span grows by as much, so every byte and command is in some point.
     pub fn finish(mut self, end_ns: u64) -> Vec<SeriesPoint> {
-        let idx = end_ns / self.interval_ns;
+        let end = end_ns.saturating_sub(self.origin_ns);
+        let idx = end / self.interval_ns;
         self.roll_to(idx);
-        let rest = end_ns - idx * self.interval_ns;
-        if rest * 10 >= self.interval_ns && (self.commands > 0 || rest > 0) {
-            self.flush(rest);
+        let rest = end - idx * self.interval_ns;
+        if rest * 10 >= self.interval_ns || (self.points.is_empty() && self.commands > 0) {
+            self.flush(rest.max(1));
+        } else if self.commands > 0 {
+            let span = self.interval_ns + rest;
+            let (bytes, commands) = (self.bytes, self.commands);
+            let last = self.points.last_mut().expect("a point before");
+            last.bytes += bytes;
+            last.commands += commands;
+            last.t_ns += rest;
+            last.mb_per_s = last.bytes as f64 / 1e6 / (span as f64 / 1e9);
+            last.iops = last.commands as f64 / (span as f64 / 1e9);
         }
         self.points
     }
@@ -104,11 +124,24 @@ mod tests {
         }
         let p = s.finish(2_500_000_000);
         assert_eq!(p.len(), 3);
+        assert_eq!(p.iter().map(|x| x.bytes).sum::<u64>(), 15_000_000);
         assert_eq!(p[0].commands, 10);
         assert!((p[0].mb_per_s - 10.0).abs() < 1e-9);
         assert_eq!(p[1].commands, 0);
         assert_eq!(p[2].t_ns, 2_500_000_000);
         assert!((p[2].mb_per_s - 10.0).abs() < 1e-9);
         assert_eq!(p[2].p99_ns, 2000);
+    }
+
+    #[test]
+    fn a_short_tail_joins_the_last_point() {
+        let mut s = Series::starting_at(500, 1_000_000_000);
+        s.record(500 + 999_999_999, 1_000_000, 10);
+        s.record(500 + 1_000_000_100, 1_000_000, 10);
+        let p = s.finish(500 + 1_000_000_200);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].bytes, 2_000_000);
+        assert_eq!(p[0].commands, 2);
+        assert_eq!(p[0].t_ns, 1_000_000_200);
     }
 }

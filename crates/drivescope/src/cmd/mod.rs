@@ -1,8 +1,12 @@
 //! One file per subcommand.
 
+pub mod bench;
 pub mod info;
 pub mod lab;
 pub mod scan;
+pub mod soak;
+pub mod sweep;
+pub mod workload;
 
 /// Exit codes, documented in the README.
 /// A run that failed: bad input, a device error.
@@ -11,3 +15,15 @@ pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_REFUSED: u8 = 3;
 /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// A request refused for safety; exits with [`EXIT_REFUSED`].
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}

@@ -94,8 +94,18 @@ impl Zram {
 
 impl Drop for Zram {
     fn drop(&mut self) {
-        let _ = std::fs::write(format!("/sys/block/zram{}/reset", self.index), "1");
-        let _ = std::fs::write("/sys/class/zram-control/hot_remove", self.index.to_string());
+        // udev may still hold the device open for a moment after a write: retry.
+        for _ in 0..50 {
+            let reset = std::fs::write(format!("/sys/block/zram{}/reset", self.index), "1");
+            if reset.is_ok()
+                && std::fs::write("/sys/class/zram-control/hot_remove", self.index.to_string())
+                    .is_ok()
+            {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("warning: could not remove zram{}", self.index);
     }
 }
 
@@ -184,4 +194,73 @@ pub fn check_scan_invariants(d: &serde_json::Value) {
     assert_eq!(next, offset + length, "curve ends at the end of the range");
     assert_eq!(offset % lbs, 0);
     assert_eq!(d["interrupted"], false);
+}
+
+/// An ext4 file system on a tmpfs-backed loop device, mounted on a fresh directory:
+/// a file system with O_DIRECT for test files. Unmounted and removed on drop.
+pub struct Ext4Mount {
+    pub dir: PathBuf,
+    dev: Option<TmpfsLoop>,
+}
+
+impl Ext4Mount {
+    pub fn new(size: u64) -> Self {
+        let dev = TmpfsLoop::new(size);
+        let st = Command::new("mkfs.ext4")
+            .args(["-q", "-F", "-E", "nodiscard"])
+            .arg(dev.path())
+            .status()
+            .expect("mkfs.ext4 (e2fsprogs) is needed");
+        assert!(st.success(), "mkfs.ext4 failed");
+        let dir = std::env::temp_dir().join(format!(
+            "drivescope-mnt-{}-{}",
+            std::process::id(),
+            unique()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let st = Command::new("mount")
+            .arg(dev.path())
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(st.success(), "mount failed");
+        Ext4Mount {
+            dir,
+            dev: Some(dev),
+        }
+    }
+
+    pub fn path(&self) -> &str {
+        self.dir.to_str().unwrap()
+    }
+}
+
+impl Drop for Ext4Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.dir).status();
+        let _ = std::fs::remove_dir(&self.dir);
+        drop(self.dev.take());
+    }
+}
+
+/// Fill a device we created with random data (so reads read real data).
+pub fn fill_random(dev: &Path, bytes: u64) {
+    let st = Command::new("dd")
+        .args(["if=/dev/urandom", "bs=1M", "oflag=direct", "status=none"])
+        .arg(format!("of={}", dev.display()))
+        .arg(format!("count={}", bytes >> 20))
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// SHA-256 of a device's or file's contents (to prove nothing wrote to it).
+pub fn checksum(path: &Path) -> String {
+    let out = Command::new("sha256sum").arg(path).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
 }

@@ -1,0 +1,159 @@
+//! The timed I/O job of a bench test: sequential or random commands over a region, reads,
+//! writes or a mix, until a deadline. One per worker thread.
+
+use super::pattern::{Access, Rw};
+use crate::engine::{Cmd, Completion, Job, Next};
+use crate::rng::Rng;
+use drivescope_stats::{Histogram, Series};
+
+/// What one worker accumulated.
+pub struct WorkerStats {
+    pub hist: Histogram,
+    pub submit_hist: Histogram,
+    pub bytes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub commands: u64,
+    pub errors: u64,
+    pub first_errno: Option<i32>,
+    /// When the worker issued its first command (its run starts there).
+    pub first_issue_ns: Option<u64>,
+    pub last_done_ns: u64,
+    pub series: Option<Series>,
+    pub cpu_ns: u64,
+}
+
+/// A worker's job.
+pub struct IoJob {
+    access: Access,
+    rw: Rw,
+    block_size: u64,
+    lo: u64,
+    blocks: u64,
+    next_block: u64,
+    duration_ns: u64,
+    deadline_ns: u64,
+    series_interval_ns: Option<u64>,
+    rng: Rng,
+    pub stats: WorkerStats,
+}
+
+impl IoJob {
+    /// A job over `[lo, lo + len)` (len a multiple of block_size) for `duration_ns` from its
+    /// first command. A sequential job starts at the region's start and wraps around.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        access: Access,
+        rw: Rw,
+        block_size: u64,
+        lo: u64,
+        len: u64,
+        duration_ns: u64,
+        seed: u64,
+        series_interval_ns: Option<u64>,
+    ) -> Self {
+        IoJob {
+            access,
+            rw,
+            block_size,
+            lo,
+            blocks: (len / block_size).max(1),
+            next_block: 0,
+            duration_ns,
+            deadline_ns: u64::MAX,
+            series_interval_ns,
+            rng: Rng::new(seed),
+            stats: WorkerStats {
+                hist: Histogram::new(),
+                submit_hist: Histogram::new(),
+                bytes: 0,
+                read_bytes: 0,
+                write_bytes: 0,
+                commands: 0,
+                errors: 0,
+                first_errno: None,
+                first_issue_ns: None,
+                last_done_ns: 0,
+                series: None,
+                cpu_ns: 0,
+            },
+        }
+    }
+}
+
+impl Job for IoJob {
+    #[inline]
+    fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
+        if self.stats.first_issue_ns.is_none() {
+            self.stats.first_issue_ns = Some(now_ns);
+            self.deadline_ns = now_ns.saturating_add(self.duration_ns);
+            self.stats.series = self
+                .series_interval_ns
+                .map(|i| Series::starting_at(now_ns, i));
+        }
+        if now_ns >= self.deadline_ns {
+            return if in_flight > 0 {
+                Next::Wait
+            } else {
+                Next::Done
+            };
+        }
+        let block = match self.access {
+            Access::Seq => {
+                let b = self.next_block;
+                self.next_block = if b + 1 >= self.blocks { 0 } else { b + 1 };
+                b
+            }
+            Access::Rnd => self.rng.below(self.blocks),
+        };
+        let write = match self.rw {
+            Rw::Read => false,
+            Rw::Write => true,
+            Rw::Mix(read_pct) => self.rng.below(100) >= read_pct as u64,
+        };
+        Next::Issue(Cmd {
+            offset: self.lo + block * self.block_size,
+            len: self.block_size as u32,
+            tag: 0,
+            write,
+        })
+    }
+
+    #[inline]
+    fn complete(&mut self, c: &Completion) {
+        let s = &mut self.stats;
+        s.commands += 1;
+        s.last_done_ns = s.last_done_ns.max(c.done_ns);
+        s.submit_hist.record(c.submit_latency_ns());
+        match c.result {
+            Ok(n) => {
+                let lat = c.latency_ns();
+                s.bytes += n as u64;
+                if c.cmd.write {
+                    s.write_bytes += n as u64;
+                } else {
+                    s.read_bytes += n as u64;
+                }
+                s.hist.record(lat);
+                if let Some(series) = s.series.as_mut() {
+                    series.record(c.done_ns, n as u64, lat);
+                }
+            }
+            Err(e) => {
+                s.errors += 1;
+                s.first_errno.get_or_insert(e);
+            }
+        }
+    }
+}
+
+/// CPU time of the calling thread, nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: writes one timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}

@@ -1,0 +1,379 @@
+//! Bench, sweep and soak: timed tests with CrystalDiskMark's names, queue-depth × thread
+//! grids, and sustained runs over time.
+
+mod job;
+mod pattern;
+mod record;
+mod run;
+mod steps;
+
+pub use pattern::{profile, Access, Rw, TestSpec};
+pub use record::{
+    BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult,
+};
+pub use run::{fill, run_once, RunOptions, RunResult};
+
+use crate::engine::{DataPattern, EngineError, EngineKind};
+use crate::scan::{hostname, ToolInfo};
+use crate::target::Target;
+use drivescope_stats::Histogram;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// Shared settings of bench, sweep and soak.
+#[derive(Debug, Clone, Copy)]
+pub struct Common {
+    pub engine: EngineKind,
+    pub data: DataPattern,
+    /// Test region `[0, size)`.
+    pub size: u64,
+    pub seed: u64,
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+impl Header {
+    pub fn new(kind: &str, target: &Target, c: &Common) -> Header {
+        let t = now();
+        Header {
+            schema: "drivescope/1".into(),
+            kind: kind.into(),
+            tool: ToolInfo::current(),
+            host: hostname(),
+            started_at: t.clone(),
+            ended_at: t,
+            target: target.info(),
+            device: serde_json::Value::Null,
+            size: c.size,
+            data: c.data,
+            direct: target.direct,
+            interrupted: false,
+        }
+    }
+
+    fn end(&mut self, stop: &AtomicBool) {
+        self.ended_at = now();
+        self.interrupted = stop.load(Ordering::Relaxed);
+    }
+}
+
+fn run_values(r: &RunResult) -> RunValues {
+    RunValues {
+        mb_per_s: r.mb_per_s(),
+        iops: r.iops(),
+        duration_ns: r.duration_ns,
+        commands: r.commands,
+        errors: r.errors,
+        p50_ns: r.hist.quantile(0.5),
+        p99_ns: r.hist.quantile(0.99),
+        cpu_ns_per_command: r.cpu_ns_per_command(),
+    }
+}
+
+fn check_errors(r: &RunResult, what: &str) -> Result<(), EngineError> {
+    if r.errors > 0 && r.errors == r.commands {
+        let e = r.first_errno.unwrap_or(libc::EIO);
+        return Err(EngineError::Io(std::io::Error::other(format!(
+            "{what}: every command failed ({})",
+            std::io::Error::from_raw_os_error(e)
+        ))));
+    }
+    Ok(())
+}
+
+/// Settings of `bench`.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    pub common: Common,
+    pub profile: String,
+    pub tests: Vec<TestSpec>,
+    pub rws: Vec<Rw>,
+    pub runs: u32,
+    pub duration: Duration,
+    pub pause: Duration,
+}
+
+/// Run each test in each rw mode: one discarded preparing run, then `runs` measured runs.
+/// `report` hears each finished test.
+pub fn bench(
+    target: &Target,
+    o: &BenchOptions,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&TestResult),
+) -> Result<BenchRecord, EngineError> {
+    let mut header = Header::new("bench", target, &o.common);
+    let mut tests = Vec::new();
+    let mut first = true;
+    'outer: for spec in &o.tests {
+        for &rw in &o.rws {
+            if !first && !o.pause.is_zero() {
+                std::thread::sleep(o.pause);
+            }
+            first = false;
+            let opts = RunOptions {
+                engine: o.common.engine,
+                data: o.common.data,
+                duration_ns: o.duration.as_nanos() as u64,
+                region: o.common.size,
+                series_interval_ns: None,
+                seed: o.common.seed,
+            };
+            // preparing run, discarded
+            let prep = run_once(target, spec, rw, &opts, stop)?;
+            check_errors(&prep, &spec.name())?;
+            let mut runs = Vec::new();
+            for i in 0..o.runs {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let r = run_once(
+                    target,
+                    spec,
+                    rw,
+                    &RunOptions {
+                        seed: o.common.seed.wrapping_add(i as u64 + 1),
+                        ..opts
+                    },
+                    stop,
+                )?;
+                check_errors(&r, &spec.name())?;
+                runs.push(r);
+            }
+            if runs.is_empty() {
+                break 'outer;
+            }
+            let t = summarize(spec, rw, &runs);
+            report(&t);
+            tests.push(t);
+            if stop.load(Ordering::Relaxed) {
+                break 'outer;
+            }
+        }
+    }
+    header.end(stop);
+    Ok(BenchRecord {
+        header,
+        profile: o.profile.clone(),
+        runs: o.runs,
+        duration_ns: o.duration.as_nanos() as u64,
+        pause_ns: o.pause.as_nanos() as u64,
+        tests,
+    })
+}
+
+fn summarize(spec: &TestSpec, rw: Rw, runs: &[RunResult]) -> TestResult {
+    let values: Vec<RunValues> = runs.iter().map(run_values).collect();
+    let best = values
+        .iter()
+        .max_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
+        .expect("at least one run");
+    let n = values.len() as f64;
+    let mean = values.iter().map(|v| v.mb_per_s).sum::<f64>() / n;
+    let sd = if values.len() > 1 {
+        (values
+            .iter()
+            .map(|v| (v.mb_per_s - mean).powi(2))
+            .sum::<f64>()
+            / (n - 1.0))
+            .sqrt()
+    } else {
+        0.0
+    };
+    let mut hist = Histogram::new();
+    let mut submit = Histogram::new();
+    for r in runs {
+        hist.merge(&r.hist);
+        submit.merge(&r.submit_hist);
+    }
+    let cmds: u64 = runs.iter().map(|r| r.commands).sum();
+    let cpu: u64 = runs.iter().map(|r| r.cpu_ns).sum();
+    TestResult {
+        name: spec.name(),
+        rw: rw.label().into(),
+        read_pct: match rw {
+            Rw::Mix(p) => Some(p),
+            _ => None,
+        },
+        block_size: spec.block_size,
+        queue_depth: spec.queue_depth,
+        threads: spec.threads,
+        engine: runs[0].engine,
+        mb_per_s: best.mb_per_s,
+        iops: best.iops,
+        mean_mb_per_s: mean,
+        stddev_mb_per_s: sd,
+        mean_iops: values.iter().map(|v| v.iops).sum::<f64>() / n,
+        latency: hist.summary(),
+        submit_latency: submit.summary(),
+        cpu_ns_per_command: if cmds > 0 {
+            cpu as f64 / cmds as f64
+        } else {
+            0.0
+        },
+        errors: runs.iter().map(|r| r.errors).sum(),
+        runs: values,
+    }
+}
+
+/// Settings of `sweep`.
+#[derive(Debug, Clone)]
+pub struct SweepOptions {
+    pub common: Common,
+    pub access: Access,
+    pub block_size: u64,
+    pub rw: Rw,
+    pub qds: Vec<u32>,
+    pub threads: Vec<u32>,
+    pub duration: Duration,
+}
+
+/// Run every (queue depth, threads) cell once, after one discarded warm-up run.
+pub fn sweep(
+    target: &Target,
+    o: &SweepOptions,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&SweepCell),
+) -> Result<SweepRecord, EngineError> {
+    let mut header = Header::new("sweep", target, &o.common);
+    let opts = RunOptions {
+        engine: o.common.engine,
+        data: o.common.data,
+        duration_ns: o.duration.as_nanos() as u64,
+        region: o.common.size,
+        series_interval_ns: None,
+        seed: o.common.seed,
+    };
+    let spec_of = |qd: u32, th: u32| TestSpec {
+        access: o.access,
+        block_size: o.block_size,
+        queue_depth: qd,
+        threads: th,
+    };
+    let warm = RunOptions {
+        duration_ns: opts.duration_ns.min(1_000_000_000),
+        ..opts
+    };
+    run_once(target, &spec_of(1, 1), o.rw, &warm, stop)?;
+    let mut cells = Vec::new();
+    'outer: for &th in &o.threads {
+        for &qd in &o.qds {
+            if stop.load(Ordering::Relaxed) {
+                break 'outer;
+            }
+            let r = run_once(target, &spec_of(qd, th), o.rw, &opts, stop)?;
+            check_errors(&r, &spec_of(qd, th).name())?;
+            let cell = SweepCell {
+                queue_depth: qd,
+                threads: th,
+                engine: r.engine,
+                iops: r.iops(),
+                mb_per_s: r.mb_per_s(),
+                p50_ns: r.hist.quantile(0.5),
+                p99_ns: r.hist.quantile(0.99),
+                errors: r.errors,
+            };
+            report(&cell);
+            cells.push(cell);
+        }
+    }
+    let best = cells
+        .iter()
+        .max_by(|a, b| a.iops.total_cmp(&b.iops))
+        .cloned();
+    let base = cells
+        .iter()
+        .find(|c| c.queue_depth == 1 && c.threads == 1)
+        .map(|c| c.iops);
+    let queueing_gain = match (&best, base) {
+        (Some(b), Some(q1)) if q1 > 0.0 => Some(b.iops / q1),
+        _ => None,
+    };
+    header.end(stop);
+    Ok(SweepRecord {
+        header,
+        pattern: format!(
+            "{}{}",
+            match o.access {
+                Access::Seq => "SEQ",
+                Access::Rnd => "RND",
+            },
+            crate::units::format_size(o.block_size)
+                .replace(" KiB", "K")
+                .replace(" MiB", "M")
+        ),
+        rw: o.rw.label().into(),
+        block_size: o.block_size,
+        duration_ns: o.duration.as_nanos() as u64,
+        cells,
+        queueing_gain,
+        best,
+    })
+}
+
+/// Settings of `soak`.
+#[derive(Debug, Clone)]
+pub struct SoakOptions {
+    pub common: Common,
+    pub test: TestSpec,
+    pub rw: Rw,
+    pub duration: Duration,
+    pub interval: Duration,
+    /// Relative change that counts as a step (0.2 = 20 %).
+    pub step_threshold: f64,
+}
+
+/// One long run with a time series.
+pub fn soak(
+    target: &Target,
+    o: &SoakOptions,
+    stop: &AtomicBool,
+) -> Result<SoakRecord, EngineError> {
+    let mut header = Header::new("soak", target, &o.common);
+    let interval_ns = (o.interval.as_nanos() as u64).max(1_000_000);
+    let r = run_once(
+        target,
+        &o.test,
+        o.rw,
+        &RunOptions {
+            engine: o.common.engine,
+            data: o.common.data,
+            duration_ns: o.duration.as_nanos() as u64,
+            region: o.common.size,
+            series_interval_ns: Some(interval_ns),
+            seed: o.common.seed,
+        },
+        stop,
+    )?;
+    check_errors(&r, &o.test.name())?;
+    let series = r.series.clone().unwrap_or_default();
+    let steady_mb_per_s = steps::steady(&series);
+    let first_to_steady = series
+        .first()
+        .filter(|_| steady_mb_per_s > 0.0)
+        .map(|p| p.mb_per_s / steady_mb_per_s);
+    let found = steps::find(&series, o.step_threshold);
+    header.end(stop);
+    Ok(SoakRecord {
+        header,
+        test: o.test.name(),
+        rw: o.rw.label().into(),
+        block_size: o.test.block_size,
+        queue_depth: o.test.queue_depth,
+        threads: o.test.threads,
+        engine: r.engine,
+        duration_ns: r.duration_ns,
+        interval_ns,
+        bytes: r.bytes,
+        commands: r.commands,
+        errors: r.errors,
+        mb_per_s: r.mb_per_s(),
+        iops: r.iops(),
+        latency: r.hist.summary(),
+        series,
+        steady_mb_per_s,
+        first_to_steady,
+        steps: found,
+    })
+}

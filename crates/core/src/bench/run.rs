@@ -1,0 +1,244 @@
+//! One timed run of a test: its worker threads (one ring each), started together on a
+//! shared clock, each issuing until the deadline; their statistics merged.
+
+use super::job::{thread_cpu_ns, IoJob, WorkerStats};
+use super::pattern::{Access, Rw, TestSpec};
+use crate::engine::{
+    self, Clock, Cmd, Completion, DataPattern, EngineConfig, EngineError, EngineKind, Job, Next,
+};
+use crate::target::Target;
+use drivescope_stats::{Histogram, SeriesPoint};
+use std::sync::atomic::AtomicBool;
+use std::sync::Barrier;
+
+/// The merged result of one run.
+pub struct RunResult {
+    pub engine: EngineKind,
+    pub duration_ns: u64,
+    pub bytes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub commands: u64,
+    pub errors: u64,
+    pub first_errno: Option<i32>,
+    pub hist: Histogram,
+    pub submit_hist: Histogram,
+    pub cpu_ns: u64,
+    /// Per-interval series when asked for (threads merged: bytes and commands summed, p99
+    /// the highest of the threads').
+    pub series: Option<Vec<SeriesPoint>>,
+}
+
+impl RunResult {
+    pub fn mb_per_s(&self) -> f64 {
+        crate::units::mb_per_s(self.bytes, self.duration_ns)
+    }
+
+    pub fn iops(&self) -> f64 {
+        if self.duration_ns == 0 {
+            0.0
+        } else {
+            (self.commands - self.errors) as f64 * 1e9 / self.duration_ns as f64
+        }
+    }
+
+    pub fn cpu_ns_per_command(&self) -> f64 {
+        if self.commands == 0 {
+            0.0
+        } else {
+            self.cpu_ns as f64 / self.commands as f64
+        }
+    }
+}
+
+/// How to run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    pub engine: EngineKind,
+    pub data: DataPattern,
+    pub duration_ns: u64,
+    /// Region of the target: `[0, region)`.
+    pub region: u64,
+    pub series_interval_ns: Option<u64>,
+    pub seed: u64,
+}
+
+/// Run `spec` with `rw` once.
+pub fn run_once(
+    target: &Target,
+    spec: &TestSpec,
+    rw: Rw,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+) -> Result<RunResult, EngineError> {
+    let engine = engine::resolve(opts.engine, target, spec.queue_depth as usize)?;
+    let cfg = EngineConfig {
+        kind: engine,
+        queue_depth: spec.queue_depth as usize,
+        max_len: spec.block_size as usize,
+        data: opts.data,
+    };
+    let threads = spec.threads as u64;
+    let bs = spec.block_size;
+    let blocks = (opts.region / bs).max(1);
+    let clock = Clock::new();
+    let barrier = Barrier::new(spec.threads as usize);
+    let results: Vec<Result<WorkerStats, EngineError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (clock, barrier, cfg) = (&clock, &barrier, &cfg);
+                s.spawn(move || {
+                    // Sequential workers each stream through their own slice; random ones
+                    // spread over the whole region.
+                    let (lo, len) = match spec.access {
+                        Access::Seq => {
+                            let per = (blocks / threads).max(1);
+                            ((t * per % blocks) * bs, per * bs)
+                        }
+                        Access::Rnd => (0, blocks * bs),
+                    };
+                    let seed = opts.seed.wrapping_add(t.wrapping_mul(0x1000_0001));
+                    let mut job = IoJob::new(
+                        spec.access,
+                        rw,
+                        bs,
+                        lo,
+                        len,
+                        opts.duration_ns,
+                        seed,
+                        opts.series_interval_ns,
+                    );
+                    barrier.wait();
+                    let cpu0 = thread_cpu_ns();
+                    engine::run(target, cfg, seed, clock, stop, &mut job)?;
+                    job.stats.cpu_ns = thread_cpu_ns() - cpu0;
+                    Ok(job.stats)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread panicked"))
+            .collect()
+    });
+    let mut out = RunResult {
+        engine,
+        duration_ns: 0,
+        bytes: 0,
+        read_bytes: 0,
+        write_bytes: 0,
+        commands: 0,
+        errors: 0,
+        first_errno: None,
+        hist: Histogram::new(),
+        submit_hist: Histogram::new(),
+        cpu_ns: 0,
+        series: None,
+    };
+    let mut start = u64::MAX;
+    let mut end = 0;
+    let mut series: Vec<Vec<SeriesPoint>> = Vec::new();
+    for r in results {
+        let w = r?;
+        start = start.min(w.first_issue_ns.unwrap_or(u64::MAX));
+        end = end.max(w.last_done_ns);
+        out.bytes += w.bytes;
+        out.read_bytes += w.read_bytes;
+        out.write_bytes += w.write_bytes;
+        out.commands += w.commands;
+        out.errors += w.errors;
+        out.first_errno = out.first_errno.or(w.first_errno);
+        out.hist.merge(&w.hist);
+        out.submit_hist.merge(&w.submit_hist);
+        out.cpu_ns += w.cpu_ns;
+        if let Some(s) = w.series {
+            series.push(s.finish(w.last_done_ns));
+        }
+    }
+    out.duration_ns = if start == u64::MAX {
+        0
+    } else {
+        end.saturating_sub(start)
+    };
+    if opts.series_interval_ns.is_some() {
+        out.series = Some(merge_series(series));
+    }
+    Ok(out)
+}
+
+fn merge_series(all: Vec<Vec<SeriesPoint>>) -> Vec<SeriesPoint> {
+    let n = all.iter().map(|s| s.len()).max().unwrap_or(0);
+    (0..n)
+        .map(|i| {
+            let pts: Vec<&SeriesPoint> = all.iter().filter_map(|s| s.get(i)).collect();
+            let t_ns = pts.iter().map(|p| p.t_ns).max().unwrap_or(0);
+            let bytes: u64 = pts.iter().map(|p| p.bytes).sum();
+            let commands: u64 = pts.iter().map(|p| p.commands).sum();
+            SeriesPoint {
+                t_ns,
+                bytes,
+                commands,
+                mb_per_s: pts.iter().map(|p| p.mb_per_s).sum(),
+                iops: pts.iter().map(|p| p.iops).sum(),
+                p99_ns: pts.iter().map(|p| p.p99_ns).max().unwrap_or(0),
+            }
+        })
+        .collect()
+}
+
+/// Fill `[0, region)` of a writable target with its write data (1 MiB writes, QD8), so reads
+/// read real data and the file is allocated before anything is measured.
+pub fn fill(
+    target: &Target,
+    region: u64,
+    data: DataPattern,
+    stop: &AtomicBool,
+) -> Result<(), EngineError> {
+    struct FillJob {
+        next: u64,
+        end: u64,
+        errno: Option<i32>,
+    }
+    impl Job for FillJob {
+        fn next(&mut self, _now: u64, in_flight: usize) -> Next {
+            if self.next >= self.end || self.errno.is_some() {
+                return if in_flight > 0 {
+                    Next::Wait
+                } else {
+                    Next::Done
+                };
+            }
+            let len = (self.end - self.next).min(1 << 20);
+            let c = Cmd {
+                offset: self.next,
+                len: len as u32,
+                tag: 0,
+                write: true,
+            };
+            self.next += len;
+            Next::Issue(c)
+        }
+        fn complete(&mut self, c: &Completion) {
+            if let Err(e) = c.result {
+                self.errno.get_or_insert(e);
+            }
+        }
+    }
+    let engine = engine::resolve(EngineKind::Auto, target, 8)?;
+    let cfg = EngineConfig {
+        kind: engine,
+        queue_depth: 8,
+        max_len: 1 << 20,
+        data,
+    };
+    let mut job = FillJob {
+        next: 0,
+        end: region,
+        errno: None,
+    };
+    engine::run(target, &cfg, 0xF111, &Clock::new(), stop, &mut job)?;
+    match job.errno {
+        Some(e) => Err(EngineError::Io(std::io::Error::from_raw_os_error(e))),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,94 @@
+//! `drivescope bench`: CrystalDiskMark's profiles and custom tests.
+
+use super::scan::parse_duration;
+use super::workload::{self, parse_pct, RwArg, WorkloadArgs};
+use crate::tables;
+use clap::Args;
+use drivescope_core::bench::{self, profile, BenchOptions, TestSpec};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub w: WorkloadArgs,
+    /// default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme, peak or realworld.
+    #[arg(long, default_value = "default")]
+    pub profile: String,
+    /// A custom test such as 'RND16K Q4T2' (repeatable; replaces the profile's tests).
+    #[arg(long = "test", value_name = "TEST")]
+    pub tests: Vec<String>,
+    /// read, write, both, or mix.
+    #[arg(long, value_enum, default_value = "both")]
+    pub rw: RwArg,
+    /// Add a mixed read/write variant of each test with PCT % reads (default 70 with --rw mix).
+    #[arg(long, value_parser = parse_pct, value_name = "PCT")]
+    pub mix: Option<u8>,
+    /// Measured runs per test (a discarded preparing run comes first).
+    #[arg(long, default_value_t = 5)]
+    pub runs: u32,
+    /// Length of each run.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Pause between tests.
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub pause: Duration,
+}
+
+pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+    let tests: Vec<TestSpec> = if a.tests.is_empty() {
+        profile(&a.profile).map_err(anyhow::Error::msg)?
+    } else {
+        a.tests
+            .iter()
+            .map(|t| TestSpec::parse(t))
+            .collect::<Result<_, _>>()
+            .map_err(anyhow::Error::msg)?
+    };
+    if a.runs == 0 || a.duration.is_zero() {
+        anyhow::bail!("--runs and --duration must be above 0");
+    }
+    let rws = workload::rw_modes(a.rw, a.mix);
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let opened = workload::open(&a.w, &rws, &stop)?;
+    let device = crate::identity::of(&a.w.target);
+    let opts = BenchOptions {
+        common: opened.common,
+        profile: if a.tests.is_empty() {
+            a.profile.clone()
+        } else {
+            "custom".into()
+        },
+        tests,
+        rws,
+        runs: a.runs,
+        duration: a.duration,
+        pause: a.pause,
+    };
+    let quiet = a.w.quiet;
+    let direct = opened.target.direct;
+    let mut rec = bench::bench(&opened.target, &opts, &stop, &mut |t| {
+        if !quiet {
+            eprintln!("{}", tables::bench_line(t, direct));
+        }
+    })?;
+    rec.header.device = device;
+    let mut out: Box<dyn std::io::Write> = if a.w.json {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    tables::print_bench(&rec, &mut out)?;
+    if a.w.json {
+        serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
+        println!();
+    }
+    Ok(if stop.load(Ordering::Relaxed) {
+        ExitCode::from(super::EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,82 @@
+//! `drivescope soak`: one test sustained over time, with its steps.
+
+use super::scan::parse_duration;
+use super::workload::{self, RwArg, WorkloadArgs};
+use crate::tables;
+use clap::Args;
+use drivescope_core::bench::{self, Rw, SoakOptions, TestSpec};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct SoakArgs {
+    #[command(flatten)]
+    pub w: WorkloadArgs,
+    /// The test, e.g. 'SEQ1M Q8T1'.
+    #[arg(long = "test", default_value = "SEQ1M Q8T1")]
+    pub test: String,
+    /// read, write or mix.
+    #[arg(long, value_enum, default_value = "read")]
+    pub rw: RwArg,
+    /// Reads in percent for --rw mix.
+    #[arg(long, value_parser = workload::parse_pct, default_value = "70")]
+    pub mix: u8,
+    /// Total length.
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Interval of the time series.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub interval: Duration,
+    /// Relative change of the rate that counts as a step, in percent.
+    #[arg(long, default_value = "20", value_parser = workload::parse_pct)]
+    pub step: u8,
+}
+
+pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
+    let test = TestSpec::parse(&a.test).map_err(anyhow::Error::msg)?;
+    let rw = match a.rw {
+        RwArg::Read => Rw::Read,
+        RwArg::Write => Rw::Write,
+        RwArg::Mix => Rw::Mix(a.mix),
+        RwArg::Both => anyhow::bail!("a soak runs one of read, write or mix"),
+    };
+    if a.duration.is_zero() || a.interval.is_zero() || a.interval > a.duration {
+        anyhow::bail!(
+            "--duration and --interval must be above 0, the interval no longer than the duration"
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let opened = workload::open(&a.w, &[rw], &stop)?;
+    let device = crate::identity::of(&a.w.target);
+    let mut rec = bench::soak(
+        &opened.target,
+        &SoakOptions {
+            common: opened.common,
+            test,
+            rw,
+            duration: a.duration,
+            interval: a.interval,
+            step_threshold: a.step as f64 / 100.0,
+        },
+        &stop,
+    )?;
+    rec.header.device = device;
+    let mut out: Box<dyn std::io::Write> = if a.w.json {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    tables::print_soak(&rec, &mut out)?;
+    if a.w.json {
+        serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
+        println!();
+    }
+    Ok(if stop.load(Ordering::Relaxed) {
+        ExitCode::from(super::EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,86 @@
+//! `drivescope sweep`: the queue-depth × threads grid and the queueing gain.
+
+use super::scan::parse_duration;
+use super::workload::{self, parse_list, Grid, RwArg, WorkloadArgs};
+use crate::tables;
+use clap::Args;
+use drivescope_core::bench::{self, Rw, SweepOptions, TestSpec};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub w: WorkloadArgs,
+    /// Access pattern and block size: RND4K, SEQ1M, RND16K, …
+    #[arg(long, default_value = "RND4K")]
+    pub pattern: String,
+    /// read, write or mix.
+    #[arg(long, value_enum, default_value = "read")]
+    pub rw: RwArg,
+    /// Reads in percent for --rw mix.
+    #[arg(long, value_parser = workload::parse_pct, default_value = "70")]
+    pub mix: u8,
+    /// Queue depths per thread.
+    #[arg(long, default_value = "1,2,4,8,16,32,64", value_parser = parse_list)]
+    pub qd: Grid,
+    /// Thread counts.
+    #[arg(long, default_value = "1,2,4", value_parser = parse_list)]
+    pub threads: Grid,
+    /// Length of each cell's run.
+    #[arg(long, default_value = "3s", value_parser = parse_duration)]
+    pub duration: Duration,
+}
+
+pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
+    let spec = TestSpec::parse(&a.pattern).map_err(anyhow::Error::msg)?;
+    let rw = match a.rw {
+        RwArg::Read => Rw::Read,
+        RwArg::Write => Rw::Write,
+        RwArg::Mix => Rw::Mix(a.mix),
+        RwArg::Both => anyhow::bail!("a sweep runs one of read, write or mix"),
+    };
+    let (qds, threads) = (a.qd.0, a.threads.0);
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let opened = workload::open(&a.w, &[rw], &stop)?;
+    let device = crate::identity::of(&a.w.target);
+    let quiet = a.w.quiet;
+    let direct = opened.target.direct;
+    let mut rec = bench::sweep(
+        &opened.target,
+        &SweepOptions {
+            common: opened.common,
+            access: spec.access,
+            block_size: spec.block_size,
+            rw,
+            qds,
+            threads,
+            duration: a.duration,
+        },
+        &stop,
+        &mut |c| {
+            if !quiet {
+                eprintln!("{}", tables::sweep_line(c, direct));
+            }
+        },
+    )?;
+    rec.header.device = device;
+    let mut out: Box<dyn std::io::Write> = if a.w.json {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    tables::print_sweep(&rec, &mut out)?;
+    if a.w.json {
+        serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
+        println!();
+    }
+    Ok(if stop.load(Ordering::Relaxed) {
+        ExitCode::from(super::EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,168 @@
+//! What bench, sweep and soak share: their target (a directory gets a test file drivescope
+//! creates, fills and removes; a device or an existing file is only read), and options.
+
+use super::scan::{parse_size, EngineArg};
+use clap::Args;
+use drivescope_core::bench::{fill, Common, Rw};
+use drivescope_core::engine::DataPattern;
+use drivescope_core::target::{Target, TargetType};
+use drivescope_core::testfile::TestFile;
+use drivescope_core::units::format_size;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+#[derive(Args, Clone)]
+pub struct WorkloadArgs {
+    /// A directory (a test file is created there, filled with random data, and removed), a
+    /// block device (read tests only), an existing file (read tests only) or null:SIZE.
+    pub target: String,
+    /// Test file size, or the region of the device used (binary units: 1G = 1 GiB).
+    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
+    pub size: u64,
+    /// I/O engine (auto: psync at QD1 on devices that complete inline, io_uring otherwise).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: EngineArg,
+    /// Write data: random (incompressible) or zero (to compare with compressing devices).
+    #[arg(long, value_enum, default_value = "random")]
+    pub data: DataArg,
+    /// Measure through the page cache where the file system has no O_DIRECT (tmpfs, some
+    /// network file systems). Results are then not the device's, and every line says so.
+    #[arg(long)]
+    pub allow_buffered: bool,
+    /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum DataArg {
+    Random,
+    Zero,
+}
+
+/// The opened target, and the test file when drivescope made one (removed on drop).
+pub struct Opened {
+    pub target: Target,
+    pub common: Common,
+    _test_file: Option<TestFile>,
+}
+
+/// Open the target for tests in `rws`; create and fill a test file for a directory.
+pub fn open(a: &WorkloadArgs, rws: &[Rw], stop: &AtomicBool) -> anyhow::Result<Opened> {
+    if a.size == 0 {
+        anyhow::bail!("--size must be above 0");
+    }
+    let data = match a.data {
+        DataArg::Random => DataPattern::Random,
+        DataArg::Zero => DataPattern::Zero,
+    };
+    let writes = rws.iter().any(|r| r.writes());
+    let is_dir = !a.target.starts_with("null:") && Path::new(&a.target).is_dir();
+    let (target, test_file) = if is_dir {
+        if !a.size.is_multiple_of(4096) {
+            anyhow::bail!("--size must be a multiple of 4 KiB for a test file");
+        }
+        let tf = TestFile::create(Path::new(&a.target), a.size)?;
+        let target = Target::open_test_file(&tf, a.allow_buffered)?;
+        if !a.quiet {
+            eprintln!(
+                "drivescope: filling test file {} ({}) with {} data",
+                tf.path().display(),
+                format_size(a.size),
+                if data == DataPattern::Zero {
+                    "zero"
+                } else {
+                    "random"
+                }
+            );
+        }
+        fill(&target, a.size, data, stop)?;
+        (target, Some(tf))
+    } else {
+        let target = Target::open_read(&a.target)?;
+        if writes && target.kind != TargetType::Null {
+            let what = if target.kind == TargetType::Block {
+                "write tests on a block device are refused: they destroy its data, and the gated \
+                 destructive mode is not built yet; use --rw read, or give a directory"
+            } else {
+                "write tests on an existing file are refused (drivescope writes only to test files \
+                 it creates); use --rw read, or give a directory"
+            };
+            return Err(super::Refused(format!("{}: {what}", a.target)).into());
+        }
+        (target, None)
+    };
+    let size = a.size.min(target.size);
+    let bs_floor = size / 4096 * 4096;
+    if bs_floor == 0 {
+        anyhow::bail!("{} is smaller than 4 KiB", a.target);
+    }
+    Ok(Opened {
+        common: Common {
+            engine: a.engine.into(),
+            data,
+            size: bs_floor,
+            seed: 0x5EED,
+        },
+        target,
+        _test_file: test_file,
+    })
+}
+
+/// The rw modes for `--rw` and `--mix`.
+pub fn rw_modes(rw: RwArg, mix: Option<u8>) -> Vec<Rw> {
+    let pct = mix.unwrap_or(70);
+    let mut v = match rw {
+        RwArg::Read => vec![Rw::Read],
+        RwArg::Write => vec![Rw::Write],
+        RwArg::Both => vec![Rw::Read, Rw::Write],
+        RwArg::Mix => vec![Rw::Mix(pct)],
+    };
+    if mix.is_some() && rw != RwArg::Mix {
+        v.push(Rw::Mix(pct));
+    }
+    v
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RwArg {
+    Read,
+    Write,
+    Both,
+    Mix,
+}
+
+/// `buffered` marker for every line of a page-cache run.
+pub fn buffered_mark(direct: bool) -> &'static str {
+    if direct {
+        ""
+    } else {
+        "  [BUFFERED: page cache, not the device]"
+    }
+}
+
+/// Parse a percentage 0..=100.
+pub fn parse_pct(s: &str) -> Result<u8, String> {
+    match s.trim().trim_end_matches('%').parse::<u8>() {
+        Ok(v) if v <= 100 => Ok(v),
+        _ => Err(format!("'{s}' is not a percentage from 0 to 100")),
+    }
+}
+
+/// A list of grid values (`1,2,4,8`).
+#[derive(Debug, Clone)]
+pub struct Grid(pub Vec<u32>);
+
+/// Parse a comma-separated list of positive integers (`1,2,4,8`).
+pub fn parse_list(s: &str) -> Result<Grid, String> {
+    let v: Result<Vec<u32>, _> = s.split(',').map(|x| x.trim().parse::<u32>()).collect();
+    match v {
+        Ok(v) if !v.is_empty() && v.iter().all(|&x| (1..=4096).contains(&x)) => Ok(Grid(v)),
+        _ => Err(format!(
+            "'{s}' is not a list of numbers from 1 to 4096 such as 1,2,4,8"
+        )),
+    }
+}

@@ -1,0 +1,308 @@
+//! bench, sweep and soak end to end on devices the tests create.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+const MIB: u64 = 1 << 20;
+
+fn tests_of(d: &Value) -> &Vec<Value> {
+    d["tests"].as_array().unwrap()
+}
+
+#[test]
+fn bench_on_a_directory_creates_fills_and_removes_its_test_file() {
+    let fs = Ext4Mount::new(128 * MIB);
+    let d = drivescope_json(&[
+        "bench",
+        fs.path(),
+        "--size",
+        "32M",
+        "--runs",
+        "2",
+        "--duration",
+        "200ms",
+    ]);
+    assert_eq!(d["kind"], "bench");
+    assert_eq!(d["direct"], true);
+    assert_eq!(d["profile"], "default");
+    let tests = tests_of(&d);
+    let names: Vec<(&str, &str)> = tests
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["rw"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("SEQ1M Q8T1", "read"),
+            ("SEQ1M Q8T1", "write"),
+            ("SEQ1M Q1T1", "read"),
+            ("SEQ1M Q1T1", "write"),
+            ("RND4K Q32T1", "read"),
+            ("RND4K Q32T1", "write"),
+            ("RND4K Q1T1", "read"),
+            ("RND4K Q1T1", "write"),
+        ]
+    );
+    for t in tests {
+        assert_eq!(t["runs"].as_array().unwrap().len(), 2);
+        assert!(t["mb_per_s"].as_f64().unwrap() > 0.0);
+        assert!(t["iops"].as_f64().unwrap() > 0.0);
+        assert_eq!(t["errors"], 0);
+        let best = t["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["mb_per_s"].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        assert_eq!(t["mb_per_s"].as_f64().unwrap(), best, "best run reported");
+        // MB/s = IOPS × block size
+        let bs = t["block_size"].as_f64().unwrap();
+        let r0 = &t["runs"][0];
+        let ratio = r0["mb_per_s"].as_f64().unwrap() * 1e6 / (r0["iops"].as_f64().unwrap() * bs);
+        assert!((ratio - 1.0).abs() < 1e-6, "MB/s and IOPS agree: {ratio}");
+        assert!(t["latency"]["percentiles_ns"]["99"].as_u64().unwrap() > 0);
+    }
+    assert_eq!(tests[4]["queue_depth"], 32);
+    assert_eq!(tests[4]["block_size"], 4096);
+    // the test file is gone
+    let left: Vec<_> = std::fs::read_dir(fs.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("drivescope-test")
+        })
+        .collect();
+    assert!(left.is_empty(), "test file left behind");
+}
+
+#[test]
+fn custom_tests_and_mix() {
+    let fs = Ext4Mount::new(64 * MIB);
+    let d = drivescope_json(&[
+        "bench",
+        fs.path(),
+        "--size",
+        "16M",
+        "--runs",
+        "1",
+        "--duration",
+        "150ms",
+        "--test",
+        "RND16K Q4T2",
+        "--rw",
+        "read",
+        "--mix",
+        "60",
+    ]);
+    let tests = tests_of(&d);
+    assert_eq!(tests.len(), 2);
+    assert_eq!(tests[0]["name"], "RND16K Q4T2");
+    assert_eq!(tests[0]["threads"], 2);
+    assert_eq!(tests[0]["queue_depth"], 4);
+    assert_eq!(tests[1]["rw"], "mix");
+    assert_eq!(tests[1]["read_pct"], 60);
+}
+
+#[test]
+fn a_file_system_without_o_direct_needs_allow_buffered_and_says_so() {
+    // ramfs has no O_DIRECT (tmpfs has had it since Linux 6.6).
+    require_root();
+    let dir = std::env::temp_dir().join(format!("ds-ramfs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let st = std::process::Command::new("mount")
+        .args(["-t", "ramfs", "ramfs"])
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success(), "mount -t ramfs");
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+            let _ = std::fs::remove_dir(&self.0);
+        }
+    }
+    let _guard = Unmount(dir.clone());
+    let p = dir.to_str().unwrap();
+    let args = [
+        "bench",
+        p,
+        "--size",
+        "8M",
+        "--runs",
+        "1",
+        "--duration",
+        "50ms",
+        "--profile",
+        "peak",
+    ];
+    let out = drivescope(&args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("O_DIRECT"));
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "test file removed"
+    );
+    let mut buffered = args.to_vec();
+    buffered.push("--allow-buffered");
+    let out = drivescope(&buffered);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("SEQ1M") || l.contains("RND4K"))
+        .collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    for line in lines {
+        assert!(
+            line.contains("BUFFERED"),
+            "every result line says buffered: {line}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "test file removed"
+    );
+}
+
+#[test]
+fn block_devices_are_read_only_for_bench() {
+    let z = Zram::new(32 * MIB);
+    fill_random(&z.path, 32 * MIB);
+    let before = checksum(&z.path);
+    let p = z.path.to_str().unwrap();
+    let out = drivescope(&[
+        "bench",
+        p,
+        "--size",
+        "32M",
+        "--runs",
+        "1",
+        "--duration",
+        "50ms",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "write tests on a device are refused"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused"));
+    let d = drivescope_json(&[
+        "bench",
+        p,
+        "--rw",
+        "read",
+        "--size",
+        "32M",
+        "--runs",
+        "2",
+        "--duration",
+        "100ms",
+    ]);
+    assert_eq!(tests_of(&d).len(), 4);
+    assert!(tests_of(&d).iter().all(|t| t["rw"] == "read"));
+    assert_eq!(
+        tests_of(&d)[3]["engine"],
+        "psync",
+        "auto picks psync at QD1 on zram"
+    );
+    assert_eq!(tests_of(&d)[2]["engine"], "io_uring");
+    assert_eq!(checksum(&z.path), before, "the device is unchanged");
+}
+
+#[test]
+fn sweep_grid_and_gain() {
+    let z = Zram::new(32 * MIB);
+    fill_random(&z.path, 32 * MIB);
+    let p = z.path.to_str().unwrap();
+    let d = drivescope_json(&[
+        "sweep",
+        p,
+        "--size",
+        "32M",
+        "--qd",
+        "1,4,16",
+        "--threads",
+        "1,2",
+        "--duration",
+        "100ms",
+    ]);
+    assert_eq!(d["kind"], "sweep");
+    let cells = d["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    let q1 = cells
+        .iter()
+        .find(|c| c["queue_depth"] == 1 && c["threads"] == 1)
+        .unwrap()["iops"]
+        .as_f64()
+        .unwrap();
+    let best = cells
+        .iter()
+        .map(|c| c["iops"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let gain = d["queueing_gain"].as_f64().unwrap();
+    assert!((gain - best / q1).abs() < 1e-9);
+    assert!(gain >= 1.0);
+}
+
+#[test]
+fn soak_series_covers_the_duration() {
+    let z = Zram::new(32 * MIB);
+    fill_random(&z.path, 32 * MIB);
+    let p = z.path.to_str().unwrap();
+    let d = drivescope_json(&[
+        "soak",
+        p,
+        "--size",
+        "32M",
+        "--test",
+        "SEQ128K Q4T1",
+        "--duration",
+        "2s",
+        "--interval",
+        "200ms",
+    ]);
+    assert_eq!(d["kind"], "soak");
+    let series = d["series"].as_array().unwrap();
+    assert!(
+        (9..=11).contains(&series.len()),
+        "{} intervals",
+        series.len()
+    );
+    let total: u64 = series.iter().map(|p| p["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(total, d["bytes"].as_u64().unwrap());
+    assert!(d["steady_mb_per_s"].as_f64().unwrap() > 0.0);
+    assert!(d["first_to_steady"].as_f64().is_some());
+}
+
+#[test]
+fn bench_bad_input() {
+    for (args, needle) in [
+        (
+            vec!["bench", "null:1G", "--test", "SEQ1M Q0T1"],
+            "queue depth",
+        ),
+        (
+            vec!["bench", "null:1G", "--profile", "fast"],
+            "unknown profile",
+        ),
+        (vec!["bench", "null:1G", "--runs", "0"], "above 0"),
+        (vec!["sweep", "null:1G", "--qd", "1,x"], "list of numbers"),
+        (vec!["bench", "/nonexistent/dir"], "no such file"),
+    ] {
+        let out = drivescope(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+}
