@@ -69,15 +69,26 @@ impl Table {
         let rows = order
             .into_iter()
             .map(|(key, label, unit, better)| {
-                let values: Vec<Option<f64>> =
-                    per_run.iter().map(|ms| ms.iter().find(|m| m.key == key).map(|m| m.value)).collect();
+                let values: Vec<Option<f64>> = per_run
+                    .iter()
+                    .map(|ms| ms.iter().find(|m| m.key == key).map(|m| m.value))
+                    .collect();
                 let marks = marks(&values, better);
                 let cells = values
                     .iter()
                     .zip(marks)
-                    .map(|(v, mark)| Cell { value: *v, text: v.map_or("—".into(), |v| unit.format(v)), mark })
+                    .map(|(v, mark)| Cell {
+                        value: *v,
+                        text: v.map_or("—".into(), |v| unit.format(v)),
+                        mark,
+                    })
                     .collect();
-                Row { key, label, unit: unit.suffix(), cells }
+                Row {
+                    key,
+                    label,
+                    unit: unit.suffix(),
+                    cells,
+                }
             })
             .collect();
         Table { columns, rows }
@@ -95,10 +106,20 @@ impl Table {
             (false, Mark::Worst) => format!("{} {WORST}", c.text),
             _ => c.text.clone(),
         };
-        let mut widths = vec![self.rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0).max(6)];
+        let mut widths = vec![self
+            .rows
+            .iter()
+            .map(|r| r.label.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(6)];
         for (i, col) in self.columns.iter().enumerate() {
             let w = self.rows.iter().map(|r| text(&r.cells[i]).chars().count());
-            let head = [&col.label, &col.device, &col.date].iter().map(|s| s.chars().count()).max().unwrap_or(0);
+            let head = [&col.label, &col.device, &col.date]
+                .iter()
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0);
             widths.push(w.max().unwrap_or(0).max(head));
         }
         let pad = |s: &str, w: usize, right: bool| {
@@ -119,7 +140,11 @@ impl Table {
             for (i, c) in self.columns.iter().enumerate() {
                 let s = pad(&get(c), widths[i + 1], true);
                 out += "  ";
-                out += &if color { format!("{head}{s}{head:#}") } else { s };
+                out += &if color {
+                    format!("{head}{s}{head:#}")
+                } else {
+                    s
+                };
             }
             out += "\n";
         }
@@ -144,7 +169,12 @@ impl Table {
         let esc = |s: &str| s.replace('|', "\\|");
         let mut out = String::from("| metric |");
         for c in &self.columns {
-            out += &format!(" {}<br>{}<br>{} |", esc(&c.label), esc(&c.device), esc(&c.date));
+            out += &format!(
+                " {}<br>{}<br>{} |",
+                esc(&c.label),
+                esc(&c.device),
+                esc(&c.date)
+            );
         }
         out += "\n|---|";
         out += &"---:|".repeat(self.columns.len());
@@ -173,11 +203,19 @@ impl Table {
 /// Ties are all marked.
 fn marks(values: &[Option<f64>], better: Better) -> Vec<Mark> {
     let present: Vec<f64> = values.iter().flatten().copied().collect();
-    let (min, max) = present.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    let (min, max) = present
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
     if better == Better::Neither || present.len() < 2 || min == max {
         return vec![Mark::None; values.len()];
     }
-    let (good, bad) = if better == Better::Higher { (max, min) } else { (min, max) };
+    let (good, bad) = if better == Better::Higher {
+        (max, min)
+    } else {
+        (min, max)
+    };
     values
         .iter()
         .map(|v| match v {
@@ -196,24 +234,45 @@ mod tests {
     #[test]
     fn marks_follow_direction_and_skip_ties() {
         use Mark::*;
-        assert_eq!(marks(&[Some(1.0), Some(3.0), Some(2.0)], Better::Higher), vec![Worst, Best, None]);
-        assert_eq!(marks(&[Some(1.0), Some(3.0), Option::None], Better::Lower), vec![Best, Worst, None]);
-        assert_eq!(marks(&[Some(2.0), Some(2.0)], Better::Lower), vec![None, None]);
+        assert_eq!(
+            marks(&[Some(1.0), Some(3.0), Some(2.0)], Better::Higher),
+            vec![Worst, Best, None]
+        );
+        assert_eq!(
+            marks(&[Some(1.0), Some(3.0), Option::None], Better::Lower),
+            vec![Best, Worst, None]
+        );
+        assert_eq!(
+            marks(&[Some(2.0), Some(2.0)], Better::Lower),
+            vec![None, None]
+        );
         assert_eq!(marks(&[Some(2.0)], Better::Lower), vec![None]);
-        assert_eq!(marks(&[Some(1.0), Some(2.0)], Better::Neither), vec![None, None]);
+        assert_eq!(
+            marks(&[Some(1.0), Some(2.0)], Better::Neither),
+            vec![None, None]
+        );
     }
 
     #[test]
     fn review_table_marks_the_faster_drive() {
-        let runs: Vec<Run> = (1..=5).map(|s| Run::new(Some(s as i64), sample::bench(s))).collect();
+        let runs: Vec<Run> = (1..=5)
+            .map(|s| Run::new(Some(s as i64), sample::bench(s)))
+            .collect();
         let t = Table::new(&runs);
         assert_eq!(t.columns.len(), 5);
-        let row = t.rows.iter().find(|r| r.key == "bench.SEQ1M Q8T1 read.mb_per_s").expect("row");
+        let row = t
+            .rows
+            .iter()
+            .find(|r| r.key == "bench.SEQ1M Q8T1 read.mb_per_s")
+            .expect("row");
         let vals: Vec<f64> = row.cells.iter().map(|c| c.value.unwrap()).collect();
         let best = vals.iter().cloned().fold(f64::MIN, f64::max);
         let i = row.cells.iter().position(|c| c.mark == Mark::Best).unwrap();
         assert_eq!(vals[i], best);
-        assert_eq!(row.cells.iter().filter(|c| c.mark == Mark::Worst).count(), 1);
+        assert_eq!(
+            row.cells.iter().filter(|c| c.mark == Mark::Worst).count(),
+            1
+        );
         let md = t.to_markdown();
         assert!(md.contains(&format!("**{}** ▲", row.cells[i].text)), "{md}");
         let plain = t.to_terminal(false);

@@ -27,7 +27,9 @@ impl Run {
     pub fn label(&self) -> String {
         match self.id {
             Some(id) => format!("run {id}"),
-            None => str_at(&self.doc, &["started_at"]).unwrap_or("unsaved run").to_string(),
+            None => str_at(&self.doc, &["started_at"])
+                .unwrap_or("unsaved run")
+                .to_string(),
         }
     }
 
@@ -39,18 +41,31 @@ impl Run {
             (Some(m), Some(s)) => format!("{m} ({s})"),
             (Some(m), None) => m.to_string(),
             (None, Some(s)) => s.to_string(),
-            (None, None) => str_at(&self.doc, &["target", "path"]).unwrap_or("?").to_string(),
+            (None, None) => str_at(&self.doc, &["target", "path"])
+                .unwrap_or("?")
+                .to_string(),
         }
     }
 
     /// A legend entry: `run 12 read · ACME HD4000 (S1) · 2026-11-02`.
     pub fn legend(&self) -> String {
-        let date = str_at(&self.doc, &["started_at"]).map(|s| s.get(..10).unwrap_or(s)).unwrap_or("");
-        format!("{} {} · {} · {}", self.label(), self.rw(), self.device(), date)
+        let date = str_at(&self.doc, &["started_at"])
+            .map(|s| s.get(..10).unwrap_or(s))
+            .unwrap_or("");
+        format!(
+            "{} {} · {} · {}",
+            self.label(),
+            self.rw(),
+            self.device(),
+            date
+        )
     }
 
     pub fn array(&self, key: &str) -> &[Value] {
-        self.doc.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+        self.doc
+            .get(key)
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
     }
 }
 
@@ -59,9 +74,13 @@ pub(crate) fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
 }
 
 pub(crate) fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
-    at(v, path).and_then(Value::as_str).filter(|s| !s.is_empty())
+    at(v, path)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 pub(crate) fn num_at(v: &Value, path: &[&str]) -> Option<f64> {
-    at(v, path).and_then(Value::as_f64).filter(|x| x.is_finite())
+    at(v, path)
+        .and_then(Value::as_f64)
+        .filter(|x| x.is_finite())
 }

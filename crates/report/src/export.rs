@@ -24,14 +24,30 @@ pub fn default_table(kind: &str) -> Option<&'static str> {
 }
 
 /// Columns that identify a row, in this order, before the others.
-const LEADING: &[&str] =
-    &["index", "name", "rw", "t_ns", "offset", "lba", "length", "low_ns", "high_ns", "queue_depth", "threads", "block_size"];
+const LEADING: &[&str] = &[
+    "index",
+    "name",
+    "rw",
+    "t_ns",
+    "offset",
+    "lba",
+    "length",
+    "low_ns",
+    "high_ns",
+    "queue_depth",
+    "threads",
+    "block_size",
+];
 
 fn flatten(prefix: &str, v: &Value, out: &mut Map<String, Value>) {
     match v {
         Value::Object(o) => {
             for (k, v) in o {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten(&key, v, out);
             }
         }
@@ -48,7 +64,10 @@ pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
     let name = table.or_else(|| default_table(run.kind()));
     let path: Vec<&str> = name.map(|n| n.split('.').collect()).unwrap_or_default();
     let mut w = csv::Writer::from_writer(Vec::new());
-    match name.and_then(|_| at(&run.doc, &path)).and_then(Value::as_array) {
+    match name
+        .and_then(|_| at(&run.doc, &path))
+        .and_then(Value::as_array)
+    {
         Some(rows) => {
             let flat: Vec<Map<String, Value>> = rows
                 .iter()
@@ -81,7 +100,11 @@ pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
             }
         }
         None if table.is_some() => {
-            return Err(crate::Error::Png(format!("no table {:?} in this {} run", table.unwrap_or(""), run.kind())))
+            return Err(crate::Error::Png(format!(
+                "no table {:?} in this {} run",
+                table.unwrap_or(""),
+                run.kind()
+            )))
         }
         None => {
             w.write_record(["metric", "unit", "value"])?;
@@ -90,7 +113,9 @@ pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
             }
         }
     }
-    let bytes = w.into_inner().map_err(|e| crate::Error::Csv(e.into_error().into()))?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| crate::Error::Csv(e.into_error().into()))?;
     Ok(String::from_utf8(bytes).expect("csv of UTF-8 strings is UTF-8"))
 }
 
@@ -99,7 +124,11 @@ pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
 pub fn markdown(run: &Run) -> String {
     let d = &run.doc;
     let mut o = format!("# {} — {}\n\n", run.label(), run.kind());
-    let field = |path: &[&str]| str_at(d, path).map(str::to_string).or_else(|| at(d, path).filter(|v| v.is_number()).map(Value::to_string));
+    let field = |path: &[&str]| {
+        str_at(d, path)
+            .map(str::to_string)
+            .or_else(|| at(d, path).filter(|v| v.is_number()).map(Value::to_string))
+    };
     for (name, path) in [
         ("Device", &["device", "model"][..]),
         ("Serial", &["device", "serial"]),
@@ -128,10 +157,25 @@ pub fn markdown(run: &Run) -> String {
         if list.is_empty() {
             continue;
         }
-        let _ = write!(o, "\n## {} commands\n\n| LBA | offset | latency (ns) | errno |\n|---:|---:|---:|---:|\n", if key == "slow" { "Slow" } else { "Failed" });
+        let _ = write!(
+            o,
+            "\n## {} commands\n\n| LBA | offset | latency (ns) | errno |\n|---:|---:|---:|---:|\n",
+            if key == "slow" { "Slow" } else { "Failed" }
+        );
         for e in list.iter().take(crate::text::LIST_MAX) {
-            let g = |k: &str| e.get(k).filter(|v| !v.is_null()).map_or(String::new(), Value::to_string);
-            let _ = writeln!(o, "| {} | {} | {} | {} |", g("lba"), g("offset"), g("latency_ns"), g("errno"));
+            let g = |k: &str| {
+                e.get(k)
+                    .filter(|v| !v.is_null())
+                    .map_or(String::new(), Value::to_string)
+            };
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} |",
+                g("lba"),
+                g("offset"),
+                g("latency_ns"),
+                g("errno")
+            );
         }
         if list.len() > crate::text::LIST_MAX {
             let _ = writeln!(o, "\n…and {} more.", list.len() - crate::text::LIST_MAX);
@@ -150,14 +194,26 @@ mod tests {
         let run = Run::new(Some(1), sample::scan(5, 1 << 30, 50, 3, 1, "read"));
         let text = csv(&run, None).unwrap();
         let mut lines = text.lines();
-        assert_eq!(lines.next().unwrap(), "offset,length,max_ns,mb_per_s,min_ns");
+        assert_eq!(
+            lines.next().unwrap(),
+            "offset,length,max_ns,mb_per_s,min_ns"
+        );
         assert_eq!(lines.count(), 50);
         let buckets = csv(&run, Some("histogram.buckets")).unwrap();
-        assert_eq!(buckets.lines().count(), 1 + run.doc["histogram"]["buckets"].as_array().unwrap().len());
+        assert_eq!(
+            buckets.lines().count(),
+            1 + run.doc["histogram"]["buckets"].as_array().unwrap().len()
+        );
         assert!(csv(&run, Some("nope")).is_err());
         let bench = Run::new(Some(2), sample::bench(1));
         let b = csv(&bench, None).unwrap();
-        assert!(b.lines().next().unwrap().contains("latency.percentiles_ns.99"), "{b}");
+        assert!(
+            b.lines()
+                .next()
+                .unwrap()
+                .contains("latency.percentiles_ns.99"),
+            "{b}"
+        );
     }
 
     #[test]

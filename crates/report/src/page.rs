@@ -13,8 +13,10 @@ const COMPARE: &str = include_str!("../templates/compare.html");
 fn env() -> Environment<'static> {
     let mut env = Environment::new();
     // The `.html` names turn on HTML auto-escaping; SVG and the compare table come in pre-escaped (`|safe`).
-    env.add_template("report.html", PAGE).expect("report template parses");
-    env.add_template("compare.html", COMPARE).expect("compare template parses");
+    env.add_template("report.html", PAGE)
+        .expect("report template parses");
+    env.add_template("compare.html", COMPARE)
+        .expect("compare template parses");
     env
 }
 
@@ -32,22 +34,48 @@ struct RunRow {
 
 /// Identity and result fields, which are not parameters.
 const NOT_PARAMS: &[&str] = &[
-    "schema", "kind", "host", "started_at", "ended_at", "bytes", "commands", "duration_ns", "zone_ratio",
-    "slow_total", "failed_total", "queueing_gain", "steady_mb_per_s", "first_to_steady",
+    "schema",
+    "kind",
+    "host",
+    "started_at",
+    "ended_at",
+    "bytes",
+    "commands",
+    "duration_ns",
+    "zone_ratio",
+    "slow_total",
+    "failed_total",
+    "queueing_gain",
+    "steady_mb_per_s",
+    "first_to_steady",
 ];
 
 /// The parameters of a run: its top-level scalars that are not identity or results.
 pub fn params(doc: &Value) -> Vec<(String, String)> {
-    let Some(obj) = doc.as_object() else { return Vec::new() };
+    let Some(obj) = doc.as_object() else {
+        return Vec::new();
+    };
     obj.iter()
-        .filter(|(k, v)| !NOT_PARAMS.contains(&k.as_str()) && !v.is_object() && !v.is_array() && !v.is_null())
-        .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+        .filter(|(k, v)| {
+            !NOT_PARAMS.contains(&k.as_str()) && !v.is_object() && !v.is_array() && !v.is_null()
+        })
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            )
+        })
         .collect()
 }
 
 fn run_row(r: &Run) -> RunRow {
     let d = &r.doc;
-    let target = match (str_at(d, &["target", "path"]), d.get("target").and_then(|t| t.get("size")).and_then(Value::as_f64)) {
+    let target = match (
+        str_at(d, &["target", "path"]),
+        d.get("target")
+            .and_then(|t| t.get("size"))
+            .and_then(Value::as_f64),
+    ) {
         (Some(p), Some(s)) => format!("{p} ({})", crate::format::bytes(s)),
         (Some(p), None) => p.to_string(),
         _ => String::new(),
@@ -67,7 +95,9 @@ fn run_row(r: &Run) -> RunRow {
 
 /// The compare table as an HTML fragment.
 pub fn render_compare(table: &Table) -> crate::Result<String> {
-    Ok(env().get_template("compare.html")?.render(context! { table => J::from(minijinja::value::Serde(table)) })?)
+    Ok(env()
+        .get_template("compare.html")?
+        .render(context! { table => J::from(minijinja::value::Serde(table)) })?)
 }
 
 /// The whole report page for `runs`, with its charts (also returned, for PNG export or checks).
@@ -95,11 +125,17 @@ mod tests {
         let mut doc = sample::scan(3, 1 << 30, 200, 5, 1, "read");
         doc["host"] = "<script>alert(1)</script>".into();
         let (html, charts) = render(&[Run::new(Some(7), doc)], "Report").unwrap();
-        assert!(!html.contains("<script"), "no scripts, and document text is escaped");
+        assert!(
+            !html.contains("<script"),
+            "no scripts, and document text is escaped"
+        );
         assert!(html.contains("&lt;script&gt;"));
         for forbidden in ["http://", "https://", "@import", "url("] {
             let outside_ns = html.replace("http://www.w3.org/2000/svg", "");
-            assert!(!outside_ns.contains(forbidden), "external reference {forbidden}");
+            assert!(
+                !outside_ns.contains(forbidden),
+                "external reference {forbidden}"
+            );
         }
         assert_eq!(charts.iter().find(|c| c.id == "curve").unwrap().marks, 200);
         assert!(html.contains(r#"data-points="200""#));

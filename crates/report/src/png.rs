@@ -24,11 +24,24 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
 
 /// Renders one SVG document to PNG bytes.
 pub fn render(svg: &str) -> Result<Vec<u8>> {
-    let opt = usvg::Options { font_family: "DejaVu Sans".into(), fontdb: fonts(), ..usvg::Options::default() };
+    let opt = usvg::Options {
+        font_family: "DejaVu Sans".into(),
+        fontdb: fonts(),
+        ..usvg::Options::default()
+    };
     let tree = usvg::Tree::from_str(svg, &opt).map_err(|e| Error::Png(e.to_string()))?;
-    let size = tree.size().to_int_size().scale_by(SCALE).ok_or_else(|| Error::Png("empty chart".into()))?;
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| Error::Png("chart too large".into()))?;
-    resvg::render(&tree, tiny_skia::Transform::from_scale(SCALE, SCALE), &mut pixmap.as_mut());
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(SCALE)
+        .ok_or_else(|| Error::Png("empty chart".into()))?;
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| Error::Png("chart too large".into()))?;
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(SCALE, SCALE),
+        &mut pixmap.as_mut(),
+    );
     pixmap.encode_png().map_err(|e| Error::Png(e.to_string()))
 }
 

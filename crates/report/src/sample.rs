@@ -55,7 +55,10 @@ fn latency(rng: &mut Rng, commands: u64, median_ns: f64, failed: u64) -> (Value,
     }
     let total_w: f64 = weights.iter().sum();
     let ok = commands - failed;
-    let mut counts: Vec<u64> = weights.iter().map(|w| (w / total_w * ok as f64).floor() as u64).collect();
+    let mut counts: Vec<u64> = weights
+        .iter()
+        .map(|w| (w / total_w * ok as f64).floor() as u64)
+        .collect();
     let short = ok - counts.iter().sum::<u64>();
     let peak = (0..counts.len()).max_by_key(|&i| counts[i]).unwrap_or(0);
     counts[peak] += short;
@@ -65,8 +68,18 @@ fn latency(rng: &mut Rng, commands: u64, median_ns: f64, failed: u64) -> (Value,
         .filter(|(_, &c)| c > 0)
         .map(|(&(lo, hi), &c)| json!({"low_ns": lo, "high_ns": hi, "count": c}))
         .collect();
-    let edges = [1_000_000u64, 3_000_000, 10_000_000, 20_000_000, 50_000_000, 150_000_000, 500_000_000];
-    let labels = ["<1ms", "<3ms", "<10ms", "<20ms", "<50ms", "<150ms", "<500ms"];
+    let edges = [
+        1_000_000u64,
+        3_000_000,
+        10_000_000,
+        20_000_000,
+        50_000_000,
+        150_000_000,
+        500_000_000,
+    ];
+    let labels = [
+        "<1ms", "<3ms", "<10ms", "<20ms", "<50ms", "<150ms", "<500ms",
+    ];
     let mut band_counts = [0u64; 8];
     let mut sum = 0f64;
     let mut sum_sq = 0f64;
@@ -95,14 +108,22 @@ fn latency(rng: &mut Rng, commands: u64, median_ns: f64, failed: u64) -> (Value,
         }
         buckets.last().map_or(0, |b| b.1)
     };
-    let nonzero: Vec<_> = buckets.iter().zip(&counts).filter(|(_, &c)| c > 0).collect();
+    let nonzero: Vec<_> = buckets
+        .iter()
+        .zip(&counts)
+        .filter(|(_, &c)| c > 0)
+        .collect();
     let mean = sum / ok as f64;
     let summary = json!({
         "count": ok, "mean_ns": mean.round(), "stddev_ns": (sum_sq / ok as f64 - mean * mean).max(0.0).sqrt().round(),
         "min_ns": nonzero.first().map_or(0, |b| b.0 .0), "max_ns": nonzero.last().map_or(0, |b| b.0 .1),
         "percentiles_ns": {"50": pct(0.5), "90": pct(0.9), "99": pct(0.99), "99.9": pct(0.999), "99.99": pct(0.9999)},
     });
-    (summary, Value::Array(bands), json!({"unit": "ns", "sub_buckets": 64, "buckets": hist}))
+    (
+        summary,
+        Value::Array(bands),
+        json!({"unit": "ns", "sub_buckets": 64, "buckets": hist}),
+    )
 }
 
 /// A full surface scan of a `size`-byte hard disk: `points` curve bins (rate falling from the outer to the inner
@@ -112,13 +133,18 @@ pub fn scan(seed: u64, size: u64, points: usize, slow: usize, failed: usize, rw:
     let mut rng = Rng::new(seed);
     let block = 65536u64;
     let commands = size.div_ceil(block);
-    let (start_rate, end_rate) = if rw == "write" { (190.0, 92.0) } else { (205.0, 98.0) };
+    let (start_rate, end_rate) = if rw == "write" {
+        (190.0, 92.0)
+    } else {
+        (205.0, 98.0)
+    };
     let bin = size / points as u64;
     let mut curve = Vec::with_capacity(points);
     let mut busy_ns = 0f64;
     for i in 0..points {
         let pos = i as f64 / points as f64;
-        let mut rate = start_rate + (end_rate - start_rate) * pos.powf(1.3) + rng.next() * 4.0 - 2.0;
+        let mut rate =
+            start_rate + (end_rate - start_rate) * pos.powf(1.3) + rng.next() * 4.0 - 2.0;
         if rng.next() < 0.01 {
             rate *= 0.4 + 0.4 * rng.next();
         }
@@ -127,9 +153,17 @@ pub fn scan(seed: u64, size: u64, points: usize, slow: usize, failed: usize, rw:
         curve.push(json!({"offset": i as u64 * bin, "length": bin, "mb_per_s": (rate * 10.0).round() / 10.0,
                           "min_ns": min_ns, "max_ns": min_ns * (3 + (rng.next() * 40.0) as u64)}));
     }
-    let rates: Vec<f64> = curve.iter().map(|c| c["mb_per_s"].as_f64().unwrap_or(0.0)).collect();
+    let rates: Vec<f64> = curve
+        .iter()
+        .map(|c| c["mb_per_s"].as_f64().unwrap_or(0.0))
+        .collect();
     let duration_ns = busy_ns as u64;
-    let (summary, bands, histogram) = latency(&mut rng, commands, block as f64 / 150.0 * 1e3, failed as u64);
+    let (summary, bands, histogram) = latency(
+        &mut rng,
+        commands,
+        block as f64 / 150.0 * 1e3,
+        failed as u64,
+    );
     let slow_list: Vec<Value> = (0..slow)
         .map(|i| {
             let offset = (size / slow.max(1) as u64 * i as u64) / 4096 * 4096;
@@ -194,16 +228,26 @@ pub fn quick_scan(seed: u64, size: u64, regions: usize) -> Value {
 pub fn bench(seed: u64) -> Value {
     let mut rng = Rng::new(seed);
     let mut tests = Vec::new();
-    for (name, bs, qd, base) in
-        [("SEQ1M Q8T1", 1 << 20, 8, 3400.0), ("SEQ1M Q1T1", 1 << 20, 1, 2100.0), ("RND4K Q32T1", 4096, 32, 650.0), ("RND4K Q1T1", 4096, 1, 70.0)]
-    {
+    for (name, bs, qd, base) in [
+        ("SEQ1M Q8T1", 1 << 20, 8, 3400.0),
+        ("SEQ1M Q1T1", 1 << 20, 1, 2100.0),
+        ("RND4K Q32T1", 4096, 32, 650.0),
+        ("RND4K Q1T1", 4096, 1, 70.0),
+    ] {
         for rw in ["read", "write"] {
             let mb = base * if rw == "write" { 0.8 } else { 1.0 } * (0.95 + 0.1 * rng.next());
-            let (summary, _, _) = latency(&mut rng, 100_000, 8e9 / mb * qd as f64 / 8.0 * bs as f64 / 1e6, 0);
-            let runs: Vec<Value> = (0..5).map(|_| {
-                let m = mb * (0.97 + 0.06 * rng.next());
-                json!({"mb_per_s": m, "iops": m * 1e6 / bs as f64})
-            }).collect();
+            let (summary, _, _) = latency(
+                &mut rng,
+                100_000,
+                8e9 / mb * qd as f64 / 8.0 * bs as f64 / 1e6,
+                0,
+            );
+            let runs: Vec<Value> = (0..5)
+                .map(|_| {
+                    let m = mb * (0.97 + 0.06 * rng.next());
+                    json!({"mb_per_s": m, "iops": m * 1e6 / bs as f64})
+                })
+                .collect();
             tests.push(json!({"name": name, "rw": rw, "block_size": bs, "queue_depth": qd, "threads": 1,
                               "mb_per_s": mb, "iops": mb * 1e6 / bs as f64, "latency": summary, "runs": runs}));
         }
@@ -220,13 +264,17 @@ pub fn sweep(seed: u64) -> Value {
     for threads in [1u64, 2, 4, 8] {
         for qd in [1u64, 2, 4, 8, 16, 32, 64] {
             let outstanding = (qd * threads) as f64;
-            let iops = 14_000.0 * outstanding / (1.0 + outstanding / 40.0) * (0.95 + 0.1 * rng.next());
+            let iops =
+                14_000.0 * outstanding / (1.0 + outstanding / 40.0) * (0.95 + 0.1 * rng.next());
             cells.push(json!({"queue_depth": qd, "threads": threads, "iops": iops, "mb_per_s": iops * 4096.0 / 1e6,
                               "p99_ns": (outstanding / iops * 1e9 * 2.5) as u64}));
         }
     }
     let mut doc = common("sweep", seed, 1 << 40);
-    merge(&mut doc, json!({"pattern": "RND4K", "rw": "read", "cells": cells, "queueing_gain": 8.4}));
+    merge(
+        &mut doc,
+        json!({"pattern": "RND4K", "rw": "read", "cells": cells, "queueing_gain": 8.4}),
+    );
     doc
 }
 
@@ -264,10 +312,19 @@ mod tests {
     fn scan_is_consistent() {
         let d = scan(1, 4 << 40, 1000, 100, 3, "read");
         assert_eq!(d["curve"].as_array().unwrap().len(), 1000);
-        let bands: u64 = d["bands"].as_array().unwrap().iter().map(|b| b["count"].as_u64().unwrap()).sum();
+        let bands: u64 = d["bands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["count"].as_u64().unwrap())
+            .sum();
         assert_eq!(bands, d["commands"].as_u64().unwrap());
-        let hist: u64 =
-            d["histogram"]["buckets"].as_array().unwrap().iter().map(|b| b["count"].as_u64().unwrap()).sum();
+        let hist: u64 = d["histogram"]["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["count"].as_u64().unwrap())
+            .sum();
         assert_eq!(hist + 3, d["commands"].as_u64().unwrap());
         assert_eq!(d["slow"].as_array().unwrap().len(), 100);
     }

@@ -26,18 +26,33 @@ pub fn show(run: &Run) -> String {
         let _ = writeln!(o, "  device   {}", id.join(", "));
     }
     if let Some(p) = str_at(d, &["target", "path"]) {
-        let size = num_at(d, &["target", "size"]).map(|s| format!(" ({})", bytes(s))).unwrap_or_default();
+        let size = num_at(d, &["target", "size"])
+            .map(|s| format!(" ({})", bytes(s)))
+            .unwrap_or_default();
         let _ = writeln!(o, "  target   {p}{size}");
     }
-    let when = format!("{} → {}", str_at(d, &["started_at"]).unwrap_or("?"), str_at(d, &["ended_at"]).unwrap_or("?"));
-    let _ = writeln!(o, "  run      {when} on {} (drivescope {})", str_at(d, &["host"]).unwrap_or("?"), str_at(d, &["tool", "version"]).unwrap_or("?"));
+    let when = format!(
+        "{} → {}",
+        str_at(d, &["started_at"]).unwrap_or("?"),
+        str_at(d, &["ended_at"]).unwrap_or("?")
+    );
+    let _ = writeln!(
+        o,
+        "  run      {when} on {} (drivescope {})",
+        str_at(d, &["host"]).unwrap_or("?"),
+        str_at(d, &["tool", "version"]).unwrap_or("?")
+    );
     let params = crate::page::params(d);
     if !params.is_empty() {
         let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(o, "  params   {}", p.join(" "));
     }
     let ms = metrics::of(run);
-    let w = ms.iter().map(|m| m.label.chars().count()).max().unwrap_or(0);
+    let w = ms
+        .iter()
+        .map(|m| m.label.chars().count())
+        .max()
+        .unwrap_or(0);
     if !ms.is_empty() {
         o.push('\n');
     }
@@ -52,7 +67,9 @@ pub fn show(run: &Run) -> String {
         }
         let _ = writeln!(o, "\n  {title} ({total}):");
         for e in list.iter().take(LIST_MAX) {
-            let errno = num_at(e, &["errno"]).map(|x| format!("  errno {x}")).unwrap_or_default();
+            let errno = num_at(e, &["errno"])
+                .map(|x| format!("  errno {x}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 o,
                 "    LBA {:>14}  offset {:>18}  {:>10}{errno}",
@@ -62,7 +79,11 @@ pub fn show(run: &Run) -> String {
             );
         }
         if total > LIST_MAX {
-            let _ = writeln!(o, "    … {} more (drivescope export RUN --format csv --table {key})", thousands((total - LIST_MAX) as f64));
+            let _ = writeln!(
+                o,
+                "    … {} more (drivescope export RUN --format csv --table {key})",
+                thousands((total - LIST_MAX) as f64)
+            );
         }
     }
     o
@@ -79,7 +100,10 @@ mod tests {
         let t = show(&run);
         assert!(t.starts_with("run 4 · scan · ACME HD"), "{t}");
         assert!(t.contains("Rate read mean"));
-        assert!(t.contains("slow commands (30)") && t.contains("… 10 more"), "{t}");
+        assert!(
+            t.contains("slow commands (30)") && t.contains("… 10 more"),
+            "{t}"
+        );
         assert!(t.contains("errno 5"));
         assert!(t.contains("block_size=65536"));
     }

@@ -33,7 +33,8 @@ fn text(v: &Value, path: &[&str]) -> Option<String> {
 
 fn int(v: &Value, path: &[&str]) -> Option<i64> {
     let v = path.iter().try_fold(v, |v, k| v.get(k))?;
-    v.as_i64().or_else(|| v.as_u64().map(|u| u.min(i64::MAX as u64) as i64))
+    v.as_i64()
+        .or_else(|| v.as_u64().map(|u| u.min(i64::MAX as u64) as i64))
 }
 
 impl Identity {
@@ -41,9 +42,14 @@ impl Identity {
         if !doc.is_object() {
             return Err(Error::BadDocument("not a JSON object".into()));
         }
-        let schema = doc.get("schema").and_then(Value::as_str).unwrap_or_default();
+        let schema = doc
+            .get("schema")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if !schema.starts_with("drivescope/") {
-            return Err(Error::BadDocument(format!("schema is {schema:?}, expected \"drivescope/1\"")));
+            return Err(Error::BadDocument(format!(
+                "schema is {schema:?}, expected \"drivescope/1\""
+            )));
         }
         let kind = doc.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind.is_empty() {

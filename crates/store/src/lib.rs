@@ -10,7 +10,7 @@
 
 mod error;
 mod identity;
-mod migrations;
+pub mod migrations;
 mod query;
 mod save;
 
@@ -50,7 +50,9 @@ impl Store {
         // WAL: readers never block the writer and a killed writer leaves the last committed state.
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(Error::Unsupported(format!("journal_mode WAL refused (got {mode})")));
+            return Err(Error::Unsupported(format!(
+                "journal_mode WAL refused (got {mode})"
+            )));
         }
         conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
         migrations::migrate(&mut conn)?;
@@ -72,7 +74,9 @@ impl Store {
 
     /// The schema version of the open store (always [`SCHEMA_VERSION`] after [`Store::open`]).
     pub fn schema_version(&self) -> Result<i64> {
-        Ok(self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 }
 
@@ -95,9 +99,15 @@ mod tests {
         let p = default_path_from(Some("/x/data".into()), Some("/home/u".into())).unwrap();
         assert_eq!(p, PathBuf::from("/x/data/drivescope/runs.sqlite"));
         let p = default_path_from(None, Some("/home/u".into())).unwrap();
-        assert_eq!(p, PathBuf::from("/home/u/.local/share/drivescope/runs.sqlite"));
+        assert_eq!(
+            p,
+            PathBuf::from("/home/u/.local/share/drivescope/runs.sqlite")
+        );
         let p = default_path_from(Some("relative".into()), Some("/home/u".into())).unwrap();
-        assert_eq!(p, PathBuf::from("/home/u/.local/share/drivescope/runs.sqlite"));
+        assert_eq!(
+            p,
+            PathBuf::from("/home/u/.local/share/drivescope/runs.sqlite")
+        );
         assert!(default_path_from(None, None).is_err());
     }
 }

@@ -56,7 +56,10 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if found > SCHEMA_VERSION {
-        return Err(Error::TooNew { found, known: SCHEMA_VERSION });
+        return Err(Error::TooNew {
+            found,
+            known: SCHEMA_VERSION,
+        });
     }
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         // IMMEDIATE: take the write lock before reading the version again, so two processes opening an old

@@ -73,9 +73,11 @@ impl Store {
     pub fn get(&self, id: RunId) -> Result<Value> {
         let row: Option<(String, Vec<u8>)> = self
             .conn
-            .query_row("SELECT encoding, body FROM run_documents WHERE run_id = ?1", [id.0], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT encoding, body FROM run_documents WHERE run_id = ?1",
+                [id.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
         let (encoding, body) = row.ok_or(Error::NotFound(id.0))?;
         let json = match encoding.as_str() {
@@ -90,12 +92,17 @@ impl Store {
     /// The identity of run `id`.
     pub fn info(&self, id: RunId) -> Result<RunInfo> {
         let sql = format!("SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE r.id = ?1");
-        self.conn.query_row(&sql, [id.0], info_from_row).optional()?.ok_or(Error::NotFound(id.0))
+        self.conn
+            .query_row(&sql, [id.0], info_from_row)
+            .optional()?
+            .ok_or(Error::NotFound(id.0))
     }
 
     /// Runs matching `filter`, newest first (by start time, then by number).
     pub fn list(&self, filter: &ListFilter) -> Result<Vec<RunInfo>> {
-        let mut sql = format!("SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1");
+        let mut sql = format!(
+            "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1"
+        );
         let mut args: Vec<Sql> = Vec::new();
         if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
             args.push(Sql::Text(format!("%{}%", dev.to_lowercase())));

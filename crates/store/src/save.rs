@@ -17,11 +17,16 @@ impl Store {
         let id = Identity::of(doc)?;
         let json = serde_json::to_vec(doc).expect("a serde_json::Value always serializes");
         let (encoding, body) = if json.len() >= COMPRESS_FROM {
-            ("json+deflate", miniz_oxide::deflate::compress_to_vec(&json, 6))
+            (
+                "json+deflate",
+                miniz_oxide::deflate::compress_to_vec(&json, 6),
+            )
         } else {
             ("json", json.clone())
         };
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO runs (kind, schema, started_at, ended_at, host, tool_version, target_path, target_type,
                 target_size, device_model, device_serial, device_firmware, device_capacity, device_transport)

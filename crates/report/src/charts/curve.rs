@@ -25,10 +25,19 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
     if curves.is_empty() {
         return None;
     }
-    let max_pos = curves.iter().flat_map(|c| c.2.iter().map(|p| p.0)).fold(0.0, f64::max);
-    let ends = runs.iter().filter_map(|r| num_at(&r.doc, &["offset"]).zip(num_at(&r.doc, &["length"]))).map(|(o, l)| o + l);
+    let max_pos = curves
+        .iter()
+        .flat_map(|c| c.2.iter().map(|p| p.0))
+        .fold(0.0, f64::max);
+    let ends = runs
+        .iter()
+        .filter_map(|r| num_at(&r.doc, &["offset"]).zip(num_at(&r.doc, &["length"])))
+        .map(|(o, l)| o + l);
     let max_pos = ends.fold(max_pos, f64::max);
-    let max_rate = curves.iter().flat_map(|c| c.2.iter().map(|p| p.1)).fold(0.0, f64::max);
+    let max_rate = curves
+        .iter()
+        .flat_map(|c| c.2.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
     let layout = Layout::new(curves.len());
     let x = Scale::linear(0.0, max_pos, layout.left, layout.right);
     let y = Scale::linear(0.0, max_rate * 1.05, layout.bottom, layout.top);
@@ -40,7 +49,12 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         &layout,
         &x,
         &y,
-        &Axes { x_title: &x_title, y_title: "Transfer rate (MB/s)", x_fmt: &|v| label(v / div), y_fmt: &label },
+        &Axes {
+            x_title: &x_title,
+            y_title: "Transfer rate (MB/s)",
+            x_fmt: &|v| label(v / div),
+            y_fmt: &label,
+        },
     );
     let mut marks = 0;
     let mut legend = Vec::new();
@@ -49,7 +63,11 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         let px: Vec<(f64, f64)> = pts.iter().map(|(p, r)| (x.px(*p), y.px(*r))).collect();
         s.data_line(&px, color, dashed, &run.label());
         marks += px.len();
-        legend.push(Entry { text: format!("{} ({} points)", run.legend(), pts.len()), color, dashed });
+        legend.push(Entry {
+            text: format!("{} ({} points)", run.legend(), pts.len()),
+            color,
+            dashed,
+        });
     }
     frame::legend(&mut s, &layout, &legend);
     Some(Chart {

@@ -14,7 +14,13 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         .and_then(|h| h.get("buckets"))
         .and_then(|b| b.as_array())?
         .iter()
-        .filter_map(|b| Some((num_at(b, &["low_ns"])?.max(1.0), num_at(b, &["high_ns"])?, num_at(b, &["count"])?)))
+        .filter_map(|b| {
+            Some((
+                num_at(b, &["low_ns"])?.max(1.0),
+                num_at(b, &["high_ns"])?,
+                num_at(b, &["count"])?,
+            ))
+        })
         .collect();
     if buckets.is_empty() {
         return None;
@@ -55,23 +61,54 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         }
         let (x0, x1) = (x.px(prev.max(x.lo)), x.px(end));
         if bi % 2 == 0 {
-            let a = [("x", n(x0)), ("y", n(layout.top)), ("width", n(x1 - x0)), ("height", n(layout.bottom - layout.top)), ("fill", "#f2f2f2".into()), ("class", "band".into())];
+            let a = [
+                ("x", n(x0)),
+                ("y", n(layout.top)),
+                ("width", n(x1 - x0)),
+                ("height", n(layout.bottom - layout.top)),
+                ("fill", "#f2f2f2".into()),
+                ("class", "band".into()),
+            ];
             s.leaf("rect", &a, None);
         }
         if x1 - x0 > 30.0 {
             let count = num_at(b, &["count"]).unwrap_or(0.0);
-            let share = if total > 0.0 { count / total * 100.0 } else { 0.0 };
-            s.text((x0 + x1) / 2.0, layout.top + 14.0, "middle", &[("font-size", "11".into())], label);
-            s.text((x0 + x1) / 2.0, layout.top + 27.0, "middle", &[("font-size", "10".into()), ("fill", "#555".into())], &format!("{share:.2} %"));
+            let share = if total > 0.0 {
+                count / total * 100.0
+            } else {
+                0.0
+            };
+            s.text(
+                (x0 + x1) / 2.0,
+                layout.top + 14.0,
+                "middle",
+                &[("font-size", "11".into())],
+                label,
+            );
+            s.text(
+                (x0 + x1) / 2.0,
+                layout.top + 27.0,
+                "middle",
+                &[("font-size", "10".into()), ("fill", "#555".into())],
+                &format!("{share:.2} %"),
+            );
         }
         prev = end;
     }
     let (color, _) = style(run, i);
-    s.open("g", &[("class", "bars".into()), ("fill", color.to_string())]);
+    s.open(
+        "g",
+        &[("class", "bars".into()), ("fill", color.to_string())],
+    );
     for (lo, hi, c) in &buckets {
         let (x0, x1) = (x.px(*lo), x.px(*hi));
         let y0 = y.px(c.max(0.5));
-        let tip = format!("{} – {}: {} commands", duration(*lo), duration(*hi), thousands(*c));
+        let tip = format!(
+            "{} – {}: {} commands",
+            duration(*lo),
+            duration(*hi),
+            thousands(*c)
+        );
         s.open(
             "rect",
             &[
@@ -86,13 +123,26 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         s.close("rect");
     }
     s.close("g");
-    if let Some(failed) = bands.iter().find(|b| str_at(b, &["label"]) == Some("failed")).and_then(|b| num_at(b, &["count"])) {
-        s.text(layout.right - 6.0, layout.top + 44.0, "end", &[("fill", "#b00".into())], &format!("failed: {}", thousands(failed)));
+    if let Some(failed) = bands
+        .iter()
+        .find(|b| str_at(b, &["label"]) == Some("failed"))
+        .and_then(|b| num_at(b, &["count"]))
+    {
+        s.text(
+            layout.right - 6.0,
+            layout.top + 44.0,
+            "end",
+            &[("fill", "#b00".into())],
+            &format!("failed: {}", thousands(failed)),
+        );
     }
     Some(Chart {
         id: format!("histogram-{}", slug(run, i)),
         title,
-        caption: format!("{} non-empty buckets; shaded columns are the response-time bands.", buckets.len()),
+        caption: format!(
+            "{} non-empty buckets; shaded columns are the response-time bands.",
+            buckets.len()
+        ),
         svg: s.finish(),
         marks: buckets.len(),
     })

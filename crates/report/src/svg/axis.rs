@@ -14,16 +14,32 @@ pub struct Scale {
 impl Scale {
     /// A linear scale over [lo, hi], widened to nice tick boundaries.
     pub fn linear(lo: f64, hi: f64, p0: f64, p1: f64) -> Scale {
-        let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 1.0, lo + 1.0) };
+        let (lo, hi) = if hi > lo {
+            (lo, hi)
+        } else {
+            (lo - 1.0, lo + 1.0)
+        };
         let step = nice_step((hi - lo) / 5.0);
-        Scale { lo: (lo / step).floor() * step, hi: (hi / step).ceil() * step, log: false, p0, p1 }
+        Scale {
+            lo: (lo / step).floor() * step,
+            hi: (hi / step).ceil() * step,
+            log: false,
+            p0,
+            p1,
+        }
     }
 
     /// A log10 scale over whole decades covering [lo, hi] (lo > 0).
     pub fn log(lo: f64, hi: f64, p0: f64, p1: f64) -> Scale {
         let lo = lo.max(f64::MIN_POSITIVE);
         let hi = hi.max(lo * 10.0);
-        Scale { lo: 10f64.powf(lo.log10().floor()), hi: 10f64.powf(hi.log10().ceil()), log: true, p0, p1 }
+        Scale {
+            lo: 10f64.powf(lo.log10().floor()),
+            hi: 10f64.powf(hi.log10().ceil()),
+            log: true,
+            p0,
+            p1,
+        }
     }
 
     /// Pixel of value `v` (clamped into the plot for log scales at or below zero).
@@ -39,7 +55,10 @@ impl Scale {
     /// Tick values: 1-2-5 steps for linear scales, decades (with 2 and 5 when there are few) for log ones.
     pub fn ticks(&self) -> Vec<f64> {
         if self.log {
-            let (a, b) = (self.lo.log10().round() as i32, self.hi.log10().round() as i32);
+            let (a, b) = (
+                self.lo.log10().round() as i32,
+                self.hi.log10().round() as i32,
+            );
             let mults: &[f64] = if b - a <= 3 { &[1.0, 2.0, 5.0] } else { &[1.0] };
             let mut t = Vec::new();
             for e in a..=b {

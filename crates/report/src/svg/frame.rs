@@ -23,7 +23,13 @@ pub struct Layout {
 impl Layout {
     pub fn new(legend: usize) -> Layout {
         let bottom = TOP + PLOT_H;
-        Layout { left: LEFT, right: WIDTH - RIGHT, top: TOP, bottom, height: bottom + 56.0 + legend as f64 * LEGEND_LINE }
+        Layout {
+            left: LEFT,
+            right: WIDTH - RIGHT,
+            top: TOP,
+            bottom,
+            height: bottom + 56.0 + legend as f64 * LEGEND_LINE,
+        }
     }
 }
 
@@ -45,8 +51,17 @@ pub struct Axes<'a> {
 /// Starts a chart: title, grid, ticks and axis titles; data goes on top, then [`legend`].
 pub fn start(title: &str, layout: &Layout, x: &Scale, y: &Scale, axes: &Axes<'_>) -> Svg {
     let mut s = Svg::new(WIDTH, layout.height, title);
-    s.text(WIDTH / 2.0, 24.0, "middle", &[("font-size", "15".into()), ("font-weight", "bold".into())], title);
-    s.open("g", &[("class", "grid".into()), ("stroke-width", "1".into())]);
+    s.text(
+        WIDTH / 2.0,
+        24.0,
+        "middle",
+        &[("font-size", "15".into()), ("font-weight", "bold".into())],
+        title,
+    );
+    s.open(
+        "g",
+        &[("class", "grid".into()), ("stroke-width", "1".into())],
+    );
     // A categorical x axis (hi == lo) draws its own labels.
     for t in if x.hi > x.lo { x.ticks() } else { Vec::new() } {
         let px = x.px(t);
@@ -73,9 +88,24 @@ pub fn start(title: &str, layout: &Layout, x: &Scale, y: &Scale, axes: &Axes<'_>
         ],
         None,
     );
-    s.text((layout.left + layout.right) / 2.0, layout.bottom + 40.0, "middle", &[("class", "axis-title".into())], axes.x_title);
+    s.text(
+        (layout.left + layout.right) / 2.0,
+        layout.bottom + 40.0,
+        "middle",
+        &[("class", "axis-title".into())],
+        axes.x_title,
+    );
     let (cx, cy) = (22.0, (layout.top + layout.bottom) / 2.0);
-    s.text(cx, cy, "middle", &[("class", "axis-title".into()), ("transform", format!("rotate(-90 {} {})", n(cx), n(cy)))], axes.y_title);
+    s.text(
+        cx,
+        cy,
+        "middle",
+        &[
+            ("class", "axis-title".into()),
+            ("transform", format!("rotate(-90 {} {})", n(cx), n(cy))),
+        ],
+        axes.y_title,
+    );
     s
 }
 
@@ -87,7 +117,14 @@ pub fn legend(s: &mut Svg, layout: &Layout, entries: &[Entry]) {
         if e.dashed {
             a.push(("stroke-dasharray", "6 3".into()));
         }
-        s.line(layout.left, y - 4.0, layout.left + 28.0, y - 4.0, e.color, &a);
+        s.line(
+            layout.left,
+            y - 4.0,
+            layout.left + 28.0,
+            y - 4.0,
+            e.color,
+            &a,
+        );
         s.text(layout.left + 36.0, y, "start", &[], &e.text);
     }
 }

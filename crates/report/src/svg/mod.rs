@@ -8,7 +8,9 @@ pub mod frame;
 use std::fmt::Write;
 
 /// Colours for runs, distinguishable on screen and in grey print (paired with dash patterns for writes).
-pub const PALETTE: [&str; 8] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
+pub const PALETTE: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+];
 
 /// The font the PNG renderer embeds; browsers fall back to any sans-serif.
 pub const FONT: &str = "DejaVu Sans, Verdana, Arial, sans-serif";
@@ -57,7 +59,15 @@ impl Svg {
             f = esc(FONT)
         );
         s.leaf("title", &[], Some(title));
-        s.leaf("rect", &[("width", n(width)), ("height", n(height)), ("fill", "#ffffff".into())], None);
+        s.leaf(
+            "rect",
+            &[
+                ("width", n(width)),
+                ("height", n(height)),
+                ("fill", "#ffffff".into()),
+            ],
+            None,
+        );
         s
     }
 
@@ -92,13 +102,31 @@ impl Svg {
 
     /// Text at (x, y); `anchor` is start, middle or end.
     pub fn text(&mut self, x: f64, y: f64, anchor: &str, extra: &[(&str, String)], text: &str) {
-        let mut a = vec![("x", n(x)), ("y", n(y)), ("text-anchor", anchor.to_string())];
+        let mut a = vec![
+            ("x", n(x)),
+            ("y", n(y)),
+            ("text-anchor", anchor.to_string()),
+        ];
         a.extend(extra.iter().cloned());
         self.leaf("text", &a, Some(text));
     }
 
-    pub fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, extra: &[(&str, String)]) {
-        let mut a = vec![("x1", n(x1)), ("y1", n(y1)), ("x2", n(x2)), ("y2", n(y2)), ("stroke", stroke.to_string())];
+    pub fn line(
+        &mut self,
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        stroke: &str,
+        extra: &[(&str, String)],
+    ) {
+        let mut a = vec![
+            ("x1", n(x1)),
+            ("y1", n(y1)),
+            ("x2", n(x2)),
+            ("y2", n(y2)),
+            ("stroke", stroke.to_string()),
+        ];
         a.extend(extra.iter().cloned());
         self.leaf("line", &a, None);
     }
@@ -148,7 +176,10 @@ mod tests {
         let mut s = Svg::new(10.0, 10.0, "t<");
         s.data_line(&[(0.0, 1.0), (2.5, 3.0)], "#000", false, "r");
         let out = s.finish();
-        assert!(out.contains(r#"data-points="2" points="0,1 2.5,3""#), "{out}");
+        assert!(
+            out.contains(r#"data-points="2" points="0,1 2.5,3""#),
+            "{out}"
+        );
         assert!(out.contains("<title>t&lt;</title>"));
     }
 }
