@@ -52,6 +52,18 @@ pub fn duration(ns: f64) -> String {
     }
 }
 
+/// A short duration for an axis tick: `200 µs`, `1 ms`, `2.5 s`.
+pub fn duration_tick(ns: f64) -> String {
+    let (v, unit) = match ns.abs() {
+        a if a < 1e3 => (ns, "ns"),
+        a if a < 1e6 => (ns / 1e3, "µs"),
+        a if a < 1e9 => (ns / 1e6, "ms"),
+        _ => (ns / 1e9, "s"),
+    };
+    let s = format!("{v:.2}");
+    format!("{} {unit}", s.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// IEC sizes: `4.00 TiB`, `64.0 KiB`.
 pub fn bytes(b: f64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -101,6 +113,8 @@ mod tests {
     fn units() {
         assert_eq!(duration(52_000.0), "52.0 µs");
         assert_eq!(duration(8_410_000.0), "8.41 ms");
+        assert_eq!(duration_tick(200_000.0), "200 µs");
+        assert_eq!(duration_tick(2_500_000_000.0), "2.5 s");
         assert_eq!(bytes(4.0 * (1u64 << 40) as f64), "4.00 TiB");
         assert_eq!(thousands(1234567.0), "1 234 567");
         assert_eq!(Unit::MBps.format(1739.24), "1739.2 MB/s");

@@ -215,7 +215,7 @@ fn bench(run: &Run, out: &mut Vec<Metric>) {
         push(
             out,
             format!("bench.{name}.mb_per_s"),
-            format!("{name}"),
+            name.to_string(),
             Unit::MBps,
             Better::Higher,
             num_at(t, &["mb_per_s"]),
@@ -223,7 +223,7 @@ fn bench(run: &Run, out: &mut Vec<Metric>) {
         push(
             out,
             format!("bench.{name}.iops"),
-            format!("{name}"),
+            name.to_string(),
             Unit::Iops,
             Better::Higher,
             num_at(t, &["iops"]),

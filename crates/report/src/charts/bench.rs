@@ -61,7 +61,7 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         },
         &y,
         &Axes {
-            x_title: "Test",
+            x_title: "",
             y_title: "Transfer rate (MB/s)",
             x_fmt: &|_| String::new(),
             y_fmt: &label,

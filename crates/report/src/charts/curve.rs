@@ -6,8 +6,11 @@ use crate::doc::{num_at, Run};
 use crate::svg::axis::{label, Scale};
 use crate::svg::frame::{self, Axes, Entry, Layout};
 
+/// A run's index, the run, and its (position, MB/s) points.
+type Curve<'a> = (usize, &'a Run, Vec<(f64, f64)>);
+
 pub fn chart(runs: &[Run]) -> Option<Chart> {
-    let curves: Vec<(usize, &Run, Vec<(f64, f64)>)> = runs
+    let curves: Vec<Curve<'_>> = runs
         .iter()
         .enumerate()
         .filter_map(|(i, r)| {
@@ -39,9 +42,10 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         .flat_map(|c| c.2.iter().map(|p| p.1))
         .fold(0.0, f64::max);
     let layout = Layout::new(curves.len());
-    let x = Scale::linear(0.0, max_pos, layout.left, layout.right);
-    let y = Scale::linear(0.0, max_rate * 1.05, layout.bottom, layout.top);
+    // Positions are scaled in the display unit (GiB, TiB) so ticks fall on round numbers of it.
     let (div, unit) = position_unit(max_pos);
+    let x = Scale::linear(0.0, max_pos / div, layout.left, layout.right);
+    let y = Scale::linear(0.0, max_rate * 1.05, layout.bottom, layout.top);
     let title = "Transfer rate vs position";
     let x_title = format!("Position ({unit})");
     let mut s = frame::start(
@@ -52,7 +56,7 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         &Axes {
             x_title: &x_title,
             y_title: "Transfer rate (MB/s)",
-            x_fmt: &|v| label(v / div),
+            x_fmt: &label,
             y_fmt: &label,
         },
     );
@@ -60,7 +64,10 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
     let mut legend = Vec::new();
     for (i, run, pts) in &curves {
         let (color, dashed) = style(run, *i);
-        let px: Vec<(f64, f64)> = pts.iter().map(|(p, r)| (x.px(*p), y.px(*r))).collect();
+        let px: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|(p, r)| (x.px(*p / div), y.px(*r)))
+            .collect();
         s.data_line(&px, color, dashed, &run.label());
         marks += px.len();
         legend.push(Entry {

@@ -2,7 +2,7 @@
 
 use super::{slug, style, Chart};
 use crate::doc::{num_at, str_at, Run};
-use crate::format::{duration, thousands};
+use crate::format::{duration, duration_tick, thousands};
 use crate::svg::axis::Scale;
 use crate::svg::frame::{self, Axes, Layout};
 use crate::svg::n;
@@ -40,8 +40,15 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         &Axes {
             x_title: "Response time (log scale)",
             y_title: "Commands (log scale)",
-            x_fmt: &duration,
-            y_fmt: &|v| thousands(v),
+            x_fmt: &duration_tick,
+            // The axis starts a decade under one command so single-command buckets show; label whole counts only.
+            y_fmt: &|v| {
+                if v >= 1.0 {
+                    thousands(v)
+                } else {
+                    String::new()
+                }
+            },
         },
     );
     // Bands: shade every other band and label it with its share of the commands.
@@ -102,7 +109,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     );
     for (lo, hi, c) in &buckets {
         let (x0, x1) = (x.px(*lo), x.px(*hi));
-        let y0 = y.px(c.max(0.5));
+        let y0 = y.px(c.max(y.lo));
         let tip = format!(
             "{} – {}: {} commands",
             duration(*lo),

@@ -26,14 +26,14 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     let last = regions.iter().map(|r| r.0).fold(0.0, f64::max);
     let end = size.unwrap_or(0.0).max(last + last / regions.len() as f64);
     let layout = Layout::new(0);
-    let x = Scale::linear(0.0, end, layout.left, layout.right);
+    let (div, unit) = position_unit(end);
+    let x = Scale::linear(0.0, end / div, layout.left, layout.right);
     let y = Scale::linear(
         0.0,
         regions.iter().map(|r| r.1).fold(0.0, f64::max) * 1.05,
         layout.bottom,
         layout.top,
     );
-    let (div, unit) = position_unit(end);
     let title = format!("Quick scan by region — {}", run.label());
     let x_title = format!("Region start ({unit})");
     let mut s = frame::start(
@@ -44,7 +44,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         &Axes {
             x_title: &x_title,
             y_title: "Transfer rate (MB/s)",
-            x_fmt: &|v| label(v / div),
+            x_fmt: &label,
             y_fmt: &label,
         },
     );
@@ -60,7 +60,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
             "rect",
             &[
                 ("class", "mark".into()),
-                ("x", n(x.px(*off))),
+                ("x", n(x.px(*off / div))),
                 ("y", n(y0)),
                 ("width", n(width)),
                 ("height", n(layout.bottom - y0)),
