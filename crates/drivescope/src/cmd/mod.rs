@@ -1,8 +1,14 @@
 //! One file per subcommand.
 
+pub mod compare;
+pub mod export;
 pub mod info;
 pub mod lab;
+pub mod report;
+pub mod runs;
 pub mod scan;
+pub mod show;
+pub mod store_opts;
 
 /// Exit codes, documented in the README.
 /// A run that failed: bad input, a device error.
