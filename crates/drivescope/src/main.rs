@@ -36,6 +36,16 @@ enum Command {
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
     Lab(cmd::lab::LabArgs),
+    /// List stored runs, newest first (filter by device, kind, date).
+    Runs(cmd::runs::RunsArgs),
+    /// Print a stored run as it was printed when it ran.
+    Show(cmd::show::ShowArgs),
+    /// Put stored runs side by side, best and worst of each row marked.
+    Compare(cmd::compare::CompareArgs),
+    /// Export a stored run as JSON, CSV or Markdown.
+    Export(cmd::export::ExportArgs),
+    /// Write an HTML report with charts (and PNGs) of stored runs.
+    Report(cmd::report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +57,11 @@ fn main() -> ExitCode {
         Command::Soak(a) => cmd::soak::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
+        Command::Runs(a) => cmd::runs::run(a),
+        Command::Show(a) => cmd::show::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Report(a) => cmd::report::run(a),
     };
     match result {
         Ok(code) => code,

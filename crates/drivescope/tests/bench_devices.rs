@@ -121,7 +121,7 @@ fn a_file_system_without_o_direct_needs_allow_buffered_and_says_so() {
     struct Unmount(std::path::PathBuf);
     impl Drop for Unmount {
         fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(&self.0).status();
+            unmount(&self.0);
             let _ = std::fs::remove_dir(&self.0);
         }
     }

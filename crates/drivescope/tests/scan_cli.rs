@@ -2,14 +2,14 @@
 
 mod common;
 use common::*;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 #[test]
 #[allow(clippy::zombie_processes)] // reaped with wait4 below, to read its rusage
 fn null_target_totals_and_flat_memory() {
     // 256 GiB of 64 KiB commands (4 Mi commands) through the null engine, measuring the
     // child's peak RSS: memory must not grow with the device size.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_drivescope"))
+    let mut child = drivescope_cmd()
         .args(["scan", "null:256G", "--json", "--quiet"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -69,7 +69,7 @@ fn bad_input_gets_one_clear_line() {
 
 #[test]
 fn sigint_stops_and_keeps_partial_results() {
-    let child = Command::new(env!("CARGO_BIN_EXE_drivescope"))
+    let child = drivescope_cmd()
         .args(["scan", "null:64T", "--json", "--quiet"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

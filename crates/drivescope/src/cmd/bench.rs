@@ -76,19 +76,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         }
     })?;
     rec.header.device = device;
-    let mut out: Box<dyn std::io::Write> = if a.w.json {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
-    tables::print_bench(&rec, &mut out)?;
-    if a.w.json {
-        serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
-        println!();
-    }
-    Ok(if stop.load(Ordering::Relaxed) {
-        ExitCode::from(super::EXIT_INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    workload::output(
+        &rec,
+        &a.w,
+        stop.load(Ordering::Relaxed),
+        tables::print_bench,
+    )
 }

@@ -1,10 +1,16 @@
 //! One file per subcommand.
 
 pub mod bench;
+pub mod compare;
+pub mod export;
 pub mod info;
 pub mod lab;
+pub mod report;
+pub mod runs;
 pub mod scan;
+pub mod show;
 pub mod soak;
+pub mod store_opts;
 pub mod sweep;
 pub mod workload;
 

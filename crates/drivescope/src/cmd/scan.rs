@@ -58,6 +58,8 @@ pub struct ScanArgs {
     /// Write the transfer-rate curve as CSV to FILE.
     #[arg(long, value_name = "FILE")]
     pub curve_csv: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub store: super::store_opts::StoreOpts,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -150,6 +152,10 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         println!();
     } else {
         summary::print_scan(&rec, &mut std::io::stdout())?;
+    }
+    // Saved after the results are out, so a store problem never costs a measurement.
+    if let Err(e) = args.store.save(&serde_json::to_value(&rec)?) {
+        eprintln!("drivescope: the run was not saved: {e:#}");
     }
     Ok(if rec.interrupted {
         ExitCode::from(super::EXIT_INTERRUPTED)

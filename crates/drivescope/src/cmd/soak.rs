@@ -64,19 +64,5 @@ pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
         &stop,
     )?;
     rec.header.device = device;
-    let mut out: Box<dyn std::io::Write> = if a.w.json {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
-    tables::print_soak(&rec, &mut out)?;
-    if a.w.json {
-        serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
-        println!();
-    }
-    Ok(if stop.load(Ordering::Relaxed) {
-        ExitCode::from(super::EXIT_INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), tables::print_soak)
 }

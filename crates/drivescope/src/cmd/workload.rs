@@ -35,6 +35,8 @@ pub struct WorkloadArgs {
     /// No progress lines.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub store: super::store_opts::StoreOpts,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -165,4 +167,30 @@ pub fn parse_list(s: &str) -> Result<Grid, String> {
             "'{s}' is not a list of numbers from 1 to 4096 such as 1,2,4,8"
         )),
     }
+}
+
+/// Print a finished record (table on stdout, or on stderr with the JSON document on stdout),
+/// then save it in the store. The exit code says whether the run was interrupted.
+pub fn output<T: serde::Serialize>(
+    rec: &T,
+    w: &WorkloadArgs,
+    interrupted: bool,
+    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<std::process::ExitCode> {
+    if w.json {
+        print(rec, &mut std::io::stderr())?;
+        serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
+        println!();
+    } else {
+        print(rec, &mut std::io::stdout())?;
+    }
+    // Saved after the results are out, so a store problem never costs a measurement.
+    if let Err(e) = w.store.save(&serde_json::to_value(rec)?) {
+        eprintln!("drivescope: warning: {e:#}");
+    }
+    Ok(if interrupted {
+        std::process::ExitCode::from(super::EXIT_INTERRUPTED)
+    } else {
+        std::process::ExitCode::SUCCESS
+    })
 }

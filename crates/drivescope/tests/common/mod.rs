@@ -109,12 +109,40 @@ impl Drop for Zram {
     }
 }
 
+/// The drivescope binary, with its results store in a temporary directory of this test
+/// process (never the user's own store).
+pub fn drivescope_cmd() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_drivescope"));
+    c.env(
+        "XDG_DATA_HOME",
+        std::env::temp_dir().join(format!("drivescope-test-store-{}", std::process::id())),
+    );
+    c
+}
+
 /// Run the drivescope binary.
 pub fn drivescope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_drivescope"))
+    drivescope_cmd()
         .args(args)
         .output()
         .expect("run drivescope")
+}
+
+/// Unmount, retrying while the mount is briefly busy, then lazily.
+pub fn unmount(dir: &Path) {
+    for _ in 0..20 {
+        let ok = Command::new("umount")
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if ok {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = Command::new("umount").arg("-l").arg(dir).status();
 }
 
 /// Run drivescope with `--json` and parse stdout; panics with stderr on failure.
@@ -237,7 +265,7 @@ impl Ext4Mount {
 
 impl Drop for Ext4Mount {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.dir).status();
+        unmount(&self.dir);
         let _ = std::fs::remove_dir(&self.dir);
         drop(self.dev.take());
     }

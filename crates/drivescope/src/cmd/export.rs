@@ -1,0 +1,50 @@
+//! `drivescope export RUN --format json|csv|md`.
+
+use super::store_opts::{load, StorePath};
+use anyhow::Context;
+use drivescope_report::export;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// The stored document (drivescope/1), unchanged.
+    Json,
+    /// One table of the run: by default the curve (scan), regions (quick scan), tests (bench), cells (sweep)
+    /// or series (soak); --table picks another (slow, failed, bands, histogram.buckets, series).
+    Csv,
+    /// A Markdown summary: identity, parameters, results, slow and failed commands.
+    Md,
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// Run number (see `drivescope runs`) or `last`.
+    pub run: String,
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// CSV: the table to export (a field of the document holding a list, dotted for nested ones).
+    #[arg(long)]
+    pub table: Option<String>,
+    /// Write to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub store: StorePath,
+}
+
+pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
+    let store = a.store.open()?;
+    let run = load(&store, std::slice::from_ref(&a.run))?.remove(0);
+    let text = match a.format {
+        ExportFormat::Json => export::json(&run) + "\n",
+        ExportFormat::Csv => export::csv(&run, a.table.as_deref())?,
+        ExportFormat::Md => export::markdown(&run),
+    };
+    match &a.output {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

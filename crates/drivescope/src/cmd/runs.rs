@@ -1,0 +1,83 @@
+//! `drivescope runs`: the stored runs, newest first, filtered by device, kind and date.
+
+use super::store_opts::StorePath;
+use drivescope_store::ListFilter;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct RunsArgs {
+    /// Only runs whose device model, serial or target path contains this (case-insensitive).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Only runs of this kind: scan, quick_scan, bench, sweep, soak.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only runs started at or after this date/time (RFC 3339 prefix: 2026-11-01, 2026-11-01T10:00).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only runs started on or before this date/time (inclusive: 2026-11-30 keeps the whole day).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// At most this many runs.
+    #[arg(long, default_value_t = 100)]
+    pub limit: usize,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: StorePath,
+}
+
+pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
+    let store = a.store.open()?;
+    let filter = ListFilter {
+        device: a.device,
+        kind: a.kind,
+        since: a.since,
+        until: a.until,
+        limit: Some(a.limit),
+    };
+    let runs = store.list(&filter)?;
+    if a.json {
+        let list: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "id": r.id.0, "kind": r.kind, "started_at": r.started_at, "ended_at": r.ended_at,
+                    "host": r.host, "tool_version": r.tool_version, "target": r.target_path,
+                    "device": {"model": r.device_model, "serial": r.device_serial, "firmware": r.device_firmware,
+                               "capacity": r.device_capacity, "transport": r.device_transport},
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if runs.is_empty() {
+        eprintln!("no runs in {}", store.path().display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:>5}  {:<10}  {:<20}  {:<36}  {:<16}  host",
+        "run", "kind", "started", "device", "target"
+    );
+    for r in &runs {
+        let device = match (&r.device_model, &r.device_serial) {
+            (Some(m), Some(s)) => format!("{m} ({s})"),
+            (Some(m), None) => m.clone(),
+            (None, Some(s)) => s.clone(),
+            (None, None) => "-".into(),
+        };
+        let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        println!(
+            "{:>5}  {:<10}  {:<20}  {:<36}  {:<16}  {}",
+            r.id.0,
+            r.kind,
+            o(&r.started_at),
+            device,
+            o(&r.target_path),
+            o(&r.host)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,86 @@
+//! Where runs are kept: `--store PATH` (default: the XDG data directory) and `--no-store`.
+
+use anyhow::Context;
+use drivescope_store::{RunId, Store};
+use std::path::PathBuf;
+
+/// For commands that measure: every run is saved unless `--no-store`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct StoreOpts {
+    /// Results store (SQLite). Default: $XDG_DATA_HOME/drivescope/runs.sqlite, else
+    /// ~/.local/share/drivescope/runs.sqlite.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// Do not save this run in the results store.
+    #[arg(long, conflicts_with = "store")]
+    pub no_store: bool,
+}
+
+impl StoreOpts {
+    /// Saves `doc` unless `--no-store`; prints `saved as run N` to stderr and returns N.
+    pub fn save(&self, doc: &serde_json::Value) -> anyhow::Result<Option<i64>> {
+        if self.no_store {
+            return Ok(None);
+        }
+        let mut store = open(self.store.as_ref())?;
+        let id = store
+            .save(doc)
+            .with_context(|| format!("saving the run in {}", store.path().display()))?;
+        eprintln!(
+            "drivescope: saved as run {id} in {}",
+            store.path().display()
+        );
+        Ok(Some(id.0))
+    }
+}
+
+/// For commands that read the store.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct StorePath {
+    /// Results store (SQLite). Default: $XDG_DATA_HOME/drivescope/runs.sqlite, else
+    /// ~/.local/share/drivescope/runs.sqlite.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+impl StorePath {
+    pub fn open(&self) -> anyhow::Result<Store> {
+        open(self.store.as_ref())
+    }
+}
+
+fn open(path: Option<&PathBuf>) -> anyhow::Result<Store> {
+    let path = match path {
+        Some(p) => p.clone(),
+        None => Store::default_path()?,
+    };
+    Store::open(&path).with_context(|| format!("opening the results store {}", path.display()))
+}
+
+/// A run named on the command line: its number, or `last` for the newest.
+pub fn resolve(store: &Store, run: &str) -> anyhow::Result<RunId> {
+    if run == "last" {
+        let newest = store.list(&drivescope_store::ListFilter {
+            limit: Some(1),
+            ..Default::default()
+        })?;
+        return newest
+            .first()
+            .map(|r| r.id)
+            .context("the store holds no runs yet");
+    }
+    let n: i64 = run.parse().with_context(|| {
+        format!("{run:?} is not a run number (see `drivescope runs`) or `last`")
+    })?;
+    Ok(RunId(n))
+}
+
+/// Loads runs for the report commands.
+pub fn load(store: &Store, runs: &[String]) -> anyhow::Result<Vec<drivescope_report::Run>> {
+    runs.iter()
+        .map(|r| {
+            let id = resolve(store, r)?;
+            Ok(drivescope_report::Run::new(Some(id.0), store.get(id)?))
+        })
+        .collect()
+}

@@ -1,0 +1,110 @@
+//! A soak's time series: transfer rate over time, with the detected steps marked.
+
+use super::{slug, style, Chart};
+use crate::doc::{num_at, str_at, Run};
+use crate::svg::axis::{label, Scale};
+use crate::svg::frame::{self, Axes, Entry, Layout};
+
+pub fn chart(run: &Run, i: usize) -> Option<Chart> {
+    if run.kind() != "soak" {
+        return None;
+    }
+    let pts: Vec<(f64, f64)> = run
+        .array("series")
+        .iter()
+        .filter_map(|p| Some((num_at(p, &["t_ns"])? / 1e9, num_at(p, &["mb_per_s"])?)))
+        .collect();
+    if pts.is_empty() {
+        return None;
+    }
+    let layout = Layout::new(1);
+    let x = Scale::linear(
+        0.0,
+        pts.iter().map(|p| p.0).fold(0.0, f64::max),
+        layout.left,
+        layout.right,
+    );
+    let y = Scale::linear(
+        0.0,
+        pts.iter().map(|p| p.1).fold(0.0, f64::max) * 1.05,
+        layout.bottom,
+        layout.top,
+    );
+    let test = str_at(&run.doc, &["test"]).unwrap_or("soak");
+    let title = format!("{test} over time — {}", run.label());
+    let mut s = frame::start(
+        &title,
+        &layout,
+        &x,
+        &y,
+        &Axes {
+            x_title: "Time (s)",
+            y_title: "Transfer rate (MB/s)",
+            x_fmt: &label,
+            y_fmt: &label,
+        },
+    );
+    for step in run.array("steps") {
+        if let Some(t) = num_at(step, &["t_ns"]) {
+            let px = x.px(t / 1e9);
+            s.line(
+                px,
+                layout.top,
+                px,
+                layout.bottom,
+                "#888",
+                &[("stroke-dasharray", "3 3".into()), ("class", "step".into())],
+            );
+            let (a, b) = (
+                num_at(step, &["from_mb_per_s"]),
+                num_at(step, &["to_mb_per_s"]),
+            );
+            if let (Some(a), Some(b)) = (a, b) {
+                s.text(
+                    px + 4.0,
+                    layout.top + 14.0,
+                    "start",
+                    &[("font-size", "11".into())],
+                    &format!("{a:.0} → {b:.0} MB/s"),
+                );
+            }
+        }
+    }
+    if let Some(steady) = num_at(&run.doc, &["steady_mb_per_s"]) {
+        let py = y.px(steady);
+        s.line(
+            layout.left,
+            py,
+            layout.right,
+            py,
+            "#2ca02c",
+            &[("stroke-dasharray", "8 4".into())],
+        );
+        s.text(
+            layout.right - 4.0,
+            py - 4.0,
+            "end",
+            &[("font-size", "11".into())],
+            &format!("steady {steady:.0} MB/s"),
+        );
+    }
+    let (color, _) = style(run, i);
+    let px: Vec<(f64, f64)> = pts.iter().map(|(t, r)| (x.px(*t), y.px(*r))).collect();
+    s.data_line(&px, color, false, &run.label());
+    frame::legend(
+        &mut s,
+        &layout,
+        &[Entry {
+            text: format!("{} ({} samples)", run.legend(), pts.len()),
+            color,
+            dashed: false,
+        }],
+    );
+    Some(Chart {
+        id: format!("series-{}", slug(run, i)),
+        title,
+        caption: "Transfer rate per interval; dashed verticals are steps, the green line the steady rate.".into(),
+        svg: s.finish(),
+        marks: pts.len(),
+    })
+}

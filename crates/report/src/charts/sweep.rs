@@ -1,0 +1,111 @@
+//! A queue-depth sweep: IOPS vs queue depth, one line per thread count.
+
+use super::{slug, Chart};
+use crate::doc::{num_at, str_at, Run};
+use crate::format::thousands;
+use crate::svg::axis::{label, Scale};
+use crate::svg::frame::{self, Axes, Entry, Layout};
+use crate::svg::{n, PALETTE};
+
+pub fn chart(run: &Run, i: usize) -> Option<Chart> {
+    let cells: Vec<(f64, f64, f64)> = run
+        .array("cells")
+        .iter()
+        .filter_map(|c| {
+            Some((
+                num_at(c, &["queue_depth"])?,
+                num_at(c, &["threads"]).unwrap_or(1.0),
+                num_at(c, &["iops"])?,
+            ))
+        })
+        .collect();
+    if cells.is_empty() {
+        return None;
+    }
+    let mut threads: Vec<f64> = cells.iter().map(|c| c.1).collect();
+    threads.sort_by(f64::total_cmp);
+    threads.dedup();
+    let layout = Layout::new(threads.len());
+    let qd_max = cells.iter().map(|c| c.0).fold(1.0, f64::max);
+    let x = Scale::log(1.0, qd_max, layout.left, layout.right);
+    let y = Scale::linear(
+        0.0,
+        cells.iter().map(|c| c.2).fold(0.0, f64::max) * 1.05,
+        layout.bottom,
+        layout.top,
+    );
+    let what = format!(
+        "{} {}",
+        str_at(&run.doc, &["pattern"]).unwrap_or(""),
+        str_at(&run.doc, &["rw"]).unwrap_or("")
+    );
+    let title = format!("{} IOPS vs queue depth — {}", what.trim(), run.label());
+    let mut s = frame::start(
+        &title,
+        &layout,
+        &x,
+        &y,
+        &Axes {
+            x_title: "Queue depth per thread (log scale)",
+            y_title: "IOPS",
+            x_fmt: &label,
+            y_fmt: &|v| thousands(v),
+        },
+    );
+    let mut legend = Vec::new();
+    for (k, t) in threads.iter().enumerate() {
+        let color = PALETTE[k % PALETTE.len()];
+        let mut pts: Vec<(f64, f64)> = cells
+            .iter()
+            .filter(|c| c.1 == *t)
+            .map(|c| (c.0, c.2))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let px: Vec<(f64, f64)> = pts.iter().map(|(q, v)| (x.px(*q), y.px(*v))).collect();
+        let line: Vec<String> = px
+            .iter()
+            .map(|(a, b)| format!("{},{}", n(*a), n(*b)))
+            .collect();
+        s.leaf(
+            "polyline",
+            &[
+                ("points", line.join(" ")),
+                ("fill", "none".into()),
+                ("stroke", color.into()),
+                ("stroke-width", "1.5".into()),
+            ],
+            None,
+        );
+        for ((q, v), (a, b)) in pts.iter().zip(&px) {
+            s.open(
+                "circle",
+                &[
+                    ("class", "mark".into()),
+                    ("cx", n(*a)),
+                    ("cy", n(*b)),
+                    ("r", "3.5".into()),
+                    ("fill", color.into()),
+                ],
+            );
+            s.leaf(
+                "title",
+                &[],
+                Some(&format!("Q{q} T{t}: {} IOPS", thousands(*v))),
+            );
+            s.close("circle");
+        }
+        legend.push(Entry {
+            text: format!("{t} thread{}", if *t == 1.0 { "" } else { "s" }),
+            color,
+            dashed: false,
+        });
+    }
+    frame::legend(&mut s, &layout, &legend);
+    Some(Chart {
+        id: format!("sweep-{}", slug(run, i)),
+        title,
+        caption: format!("{} cells; one line per thread count.", cells.len()),
+        svg: s.finish(),
+        marks: cells.len(),
+    })
+}

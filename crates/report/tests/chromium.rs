@@ -1,0 +1,294 @@
+//! The HTML report in a real browser: headless Chromium (Debian package `chromium`) loads the page with no
+//! console messages, every chart is in the DOM with exactly as many data marks as the runs have points, and a
+//! screenshot is not blank. Without Chromium this test FAILS: CI must install it.
+
+use drivescope_report::{page, sample, Run};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn chromium() -> PathBuf {
+    if let Some(p) = std::env::var_os("DRIVESCOPE_CHROMIUM") {
+        return p.into();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    panic!(
+        "headless Chromium not found: the HTML report test needs it. Install the Debian package `chromium` \
+         (apt-get install -y chromium) or point DRIVESCOPE_CHROMIUM at a Chromium binary."
+    );
+}
+
+/// Runs headless Chromium on `page` with `args`; returns (stdout, stderr).
+fn run_chromium(dir: &Path, page: &Path, args: &[String]) -> (String, String) {
+    let profile = dir.join(format!("profile-{}", args.len()));
+    let mut cmd = Command::new(chromium());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--enable-logging=stderr",
+        "--v=0",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(args)
+    .arg(format!("file://{}", page.display()))
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("start chromium");
+    let id = child.id();
+    let start = Instant::now();
+    let waiter = std::thread::spawn(move || child.wait_with_output());
+    while !waiter.is_finished() {
+        if start.elapsed() > Duration::from_secs(90) {
+            // Chromium hung: end it (by its own pid) and fail.
+            unsafe_kill(id);
+            panic!("chromium did not finish within 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = waiter.join().unwrap().expect("chromium output");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn unsafe_kill(pid: u32) {
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+}
+
+/// Console messages Chromium logged for the page (`...:CONSOLE...] "message", source: ...`). The report has no
+/// scripts, so any message at all (a script error, a refused resource) is a failure.
+fn console_messages(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
+}
+
+/// Figures in the dumped DOM: id -> (data-marks claimed, marks actually present).
+fn figures(dom: &str) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    for part in dom.split("<figure").skip(1) {
+        let fig = &part[..part.find("</figure>").expect("figure closes")];
+        let open = &fig[..fig.find('>').unwrap()];
+        let attr = |tag: &str, name: &str| -> Option<String> {
+            let start = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(tag[start..start + tag[start..].find('"')?].to_string())
+        };
+        let id = attr(open, "id").expect("figure id");
+        let claimed: usize = attr(open, "data-marks")
+            .expect("data-marks")
+            .parse()
+            .unwrap();
+        let mut present = 0;
+        for tag in fig.split('<').skip(1) {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            if tag.contains(" class=\"mark\"") {
+                present += 1;
+            } else if tag.starts_with("polyline") && tag.contains(" class=\"mark-line\"") {
+                let points = attr(tag, "points").expect("points");
+                let n = points
+                    .split_whitespace()
+                    .filter(|p| p.contains(','))
+                    .count();
+                assert_eq!(
+                    attr(tag, "data-points").unwrap().parse::<usize>().unwrap(),
+                    n,
+                    "{id}: data-points"
+                );
+                present += n;
+            }
+        }
+        out.push((id, claimed, present));
+    }
+    out
+}
+
+fn len(doc: &Value, path: &[&str]) -> usize {
+    path.iter()
+        .try_fold(doc, |v, k| v.get(k))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+fn runs() -> Vec<Run> {
+    let docs = vec![
+        sample::scan(1, 1 << 40, 1000, 200, 3, "read"),
+        sample::scan(1, 1 << 40, 1000, 20, 0, "write"),
+        sample::scan(2, 1 << 40, 1000, 5, 0, "read"),
+        sample::quick_scan(3, 1 << 40, 256),
+        sample::bench(4),
+        sample::bench(5),
+        sample::sweep(6),
+        sample::soak(7, 600),
+    ];
+    docs.into_iter()
+        .enumerate()
+        .map(|(i, d)| Run::new(Some(i as i64 + 1), d))
+        .collect()
+}
+
+/// What the documents say each chart must show: chart id -> data points.
+fn expected(runs: &[Run]) -> Vec<(String, usize)> {
+    let mut e = vec![(
+        "chart-curve".to_string(),
+        runs.iter().map(|r| len(&r.doc, &["curve"])).sum(),
+    )];
+    e.push((
+        "chart-bench".into(),
+        runs.iter()
+            .filter(|r| r.kind() == "bench")
+            .map(|r| len(&r.doc, &["tests"]))
+            .sum(),
+    ));
+    for r in runs {
+        let id = r.id.unwrap();
+        for (chart, path) in [
+            ("regions", &["regions"][..]),
+            ("histogram", &["histogram", "buckets"]),
+            ("sweep", &["cells"]),
+        ] {
+            if len(&r.doc, path) > 0 {
+                e.push((format!("chart-{chart}-run{id}"), len(&r.doc, path)));
+            }
+        }
+        if r.kind() == "soak" {
+            e.push((format!("chart-series-run{id}"), len(&r.doc, &["series"])));
+        }
+    }
+    e.sort();
+    e
+}
+
+#[test]
+fn console_check_catches_errors() {
+    // The check must be able to fail: a page that logs an error is caught.
+    let dir = tempdir("control");
+    let page = dir.join("bad.html");
+    std::fs::write(
+        &page,
+        "<html><body><script>console.error('boom'); missingFunction();</script></body></html>",
+    )
+    .unwrap();
+    let (_, stderr) = run_chromium(&dir, &page, &["--dump-dom".into()]);
+    let msgs = console_messages(&stderr);
+    assert!(
+        msgs.iter().any(|m| m.contains("boom")),
+        "console.error not seen: {stderr}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("missingFunction")),
+        "uncaught error not seen"
+    );
+}
+
+#[test]
+fn report_loads_with_every_chart_and_mark_and_is_not_blank() {
+    let dir = tempdir("report");
+    let runs = runs();
+    let (html, _) = page::render(&runs, "drivescope report").unwrap();
+    let page = dir.join("report.html");
+    std::fs::write(&page, &html).unwrap();
+
+    let (dom, stderr) = run_chromium(&dir, &page, &["--dump-dom".into()]);
+    assert!(
+        dom.contains("</html>"),
+        "no DOM dumped; chromium said:\n{stderr}"
+    );
+    let msgs = console_messages(&stderr);
+    assert!(msgs.is_empty(), "console messages:\n{}", msgs.join("\n"));
+
+    let mut found: Vec<(String, usize)> = figures(&dom)
+        .into_iter()
+        .map(|(id, claimed, present)| {
+            assert_eq!(
+                claimed, present,
+                "{id}: data-marks says {claimed}, DOM has {present}"
+            );
+            (id, present)
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        expected(&runs),
+        "charts and their marks (id, points) against the documents"
+    );
+
+    let shot = dir.join("shot.png");
+    let (_, stderr) = run_chromium(
+        &dir,
+        &page,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1000,2400".into(),
+        ],
+    );
+    let file = std::fs::File::open(&shot)
+        .unwrap_or_else(|e| panic!("no screenshot ({e}); chromium said:\n{stderr}"));
+    let (w, h, gray) = decode_gray(file);
+    assert!(w >= 1000 && h >= 2400, "screenshot {w}x{h}");
+    let (mean, var, ink) = stats(&gray);
+    eprintln!(
+        "screenshot {w}x{h}: mean {mean:.1}, variance {var:.1}, non-white {:.1} %",
+        ink * 100.0
+    );
+    assert!(
+        var > 100.0 && ink > 0.02,
+        "screenshot looks blank: variance {var:.1}, non-white {ink:.4}"
+    );
+}
+
+pub fn decode_gray(file: std::fs::File) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(file));
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("png size")];
+    let info = reader.next_frame(&mut buf).expect("png frame");
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let channels = info.color_type.samples();
+    let gray = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| {
+            if channels >= 3 {
+                ((p[0] as u32 + p[1] as u32 + p[2] as u32) / 3) as u8
+            } else {
+                p[0]
+            }
+        })
+        .collect();
+    (info.width, info.height, gray)
+}
+
+/// Mean, variance and share of clearly non-white pixels.
+pub fn stats(gray: &[u8]) -> (f64, f64, f64) {
+    let n = gray.len() as f64;
+    let mean = gray.iter().map(|&g| g as f64).sum::<f64>() / n;
+    let var = gray.iter().map(|&g| (g as f64 - mean).powi(2)).sum::<f64>() / n;
+    let ink = gray.iter().filter(|&&g| g < 200).count() as f64 / n;
+    (mean, var, ink)
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("drivescope-chromium-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

@@ -1,0 +1,25 @@
+//! Errors of the results store.
+
+use std::path::PathBuf;
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("store: {0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    #[error("store: no data directory: neither XDG_DATA_HOME nor HOME is set (use --store PATH)")]
+    NoDataDir,
+    #[error("store: not a drivescope run document: {0}")]
+    BadDocument(String),
+    #[error("store: run {0} not found")]
+    NotFound(i64),
+    #[error("store: run {0} is damaged: {1}")]
+    Corrupt(i64, String),
+    #[error("store: schema version {found} is newer than this drivescope knows ({known}); upgrade drivescope")]
+    TooNew { found: i64, known: i64 },
+    #[error("store: {0}")]
+    Unsupported(String),
+}

@@ -1,0 +1,113 @@
+//! drivescope results store: every run document kept in an embedded SQLite database.
+//!
+//! The store keeps what a run produced and never computes: a run goes in as the JSON document its command
+//! printed (`"schema": "drivescope/1"`) and comes back out unchanged. The identity of the run (kind, times,
+//! host, tool version, target, device model/serial/firmware/capacity/transport) is copied into indexed
+//! columns so runs can be listed and filtered without reading documents.
+//!
+//! Crash safety: the database runs in WAL mode with `synchronous=FULL`, and [`Store::save`] writes a run in one
+//! transaction, so a process killed while saving leaves either the whole run or none of it.
+
+mod error;
+mod identity;
+pub mod migrations;
+mod query;
+mod save;
+
+pub use error::{Error, Result};
+pub use migrations::SCHEMA_VERSION;
+pub use query::{ListFilter, RunInfo};
+
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+/// The number of a stored run (SQLite rowid; stable for the life of the store).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RunId(pub i64);
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// An open results store.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it (and its parent directory) when missing and upgrading an older
+    /// store to the current schema.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+        }
+        let mut conn = Connection::open(&path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        // WAL: readers never block the writer and a killed writer leaves the last committed state.
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Error::Unsupported(format!(
+                "journal_mode WAL refused (got {mode})"
+            )));
+        }
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
+        migrations::migrate(&mut conn)?;
+        Ok(Store { conn, path })
+    }
+
+    /// `$XDG_DATA_HOME/drivescope/runs.sqlite`, else `~/.local/share/drivescope/runs.sqlite`.
+    pub fn default_path() -> Result<PathBuf> {
+        default_path_from(
+            std::env::var_os("XDG_DATA_HOME").map(PathBuf::from),
+            std::env::var_os("HOME").map(PathBuf::from),
+        )
+    }
+
+    /// Where this store lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version of the open store (always [`SCHEMA_VERSION`] after [`Store::open`]).
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+}
+
+fn default_path_from(xdg_data_home: Option<PathBuf>, home: Option<PathBuf>) -> Result<PathBuf> {
+    // The XDG base directory spec says a relative $XDG_DATA_HOME is invalid and must be ignored.
+    let base = match (xdg_data_home.filter(|p| p.is_absolute()), home) {
+        (Some(x), _) => x,
+        (None, Some(h)) if !h.as_os_str().is_empty() => h.join(".local/share"),
+        _ => return Err(Error::NoDataDir),
+    };
+    Ok(base.join("drivescope").join("runs.sqlite"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_path_follows_xdg() {
+        let p = default_path_from(Some("/x/data".into()), Some("/home/u".into())).unwrap();
+        assert_eq!(p, PathBuf::from("/x/data/drivescope/runs.sqlite"));
+        let p = default_path_from(None, Some("/home/u".into())).unwrap();
+        assert_eq!(
+            p,
+            PathBuf::from("/home/u/.local/share/drivescope/runs.sqlite")
+        );
+        let p = default_path_from(Some("relative".into()), Some("/home/u".into())).unwrap();
+        assert_eq!(
+            p,
+            PathBuf::from("/home/u/.local/share/drivescope/runs.sqlite")
+        );
+        assert!(default_path_from(None, None).is_err());
+    }
+}

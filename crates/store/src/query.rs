@@ -1,0 +1,136 @@
+//! Reading runs back: one document, or a filtered list of identities.
+
+use crate::error::{Error, Result};
+use crate::{RunId, Store};
+use rusqlite::types::Value as Sql;
+use rusqlite::OptionalExtension;
+use serde_json::Value;
+
+/// Which runs `list` returns. Empty fields match everything.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    /// Substring (case-insensitive) of the device model, serial or target path.
+    pub device: Option<String>,
+    /// Exact kind: `scan`, `quick_scan`, `bench`, `sweep`, `soak`, ...
+    pub kind: Option<String>,
+    /// Runs started at or after this RFC 3339 prefix (`2026-11-01`, `2026-11-01T10:00`).
+    pub since: Option<String>,
+    /// Runs started on or before this RFC 3339 prefix (inclusive: `2026-11-30` keeps the whole day).
+    pub until: Option<String>,
+    /// At most this many runs, newest first.
+    pub limit: Option<usize>,
+}
+
+/// A stored run's identity, as listed by `drivescope runs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    pub id: RunId,
+    pub kind: String,
+    pub started_at: Option<String>,
+    pub ended_at: Option<String>,
+    pub host: Option<String>,
+    pub tool_version: Option<String>,
+    pub target_path: Option<String>,
+    pub target_type: Option<String>,
+    pub target_size: Option<i64>,
+    pub device_model: Option<String>,
+    pub device_serial: Option<String>,
+    pub device_firmware: Option<String>,
+    pub device_capacity: Option<i64>,
+    pub device_transport: Option<String>,
+    pub saved_at: String,
+    /// Size of the document as JSON, before any compression.
+    pub json_bytes: i64,
+}
+
+const INFO_COLUMNS: &str = "r.id, r.kind, r.started_at, r.ended_at, r.host, r.tool_version, r.target_path,
+    r.target_type, r.target_size, r.device_model, r.device_serial, r.device_firmware, r.device_capacity,
+    r.device_transport, r.saved_at, d.json_bytes";
+
+fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
+    Ok(RunInfo {
+        id: RunId(r.get(0)?),
+        kind: r.get(1)?,
+        started_at: r.get(2)?,
+        ended_at: r.get(3)?,
+        host: r.get(4)?,
+        tool_version: r.get(5)?,
+        target_path: r.get(6)?,
+        target_type: r.get(7)?,
+        target_size: r.get(8)?,
+        device_model: r.get(9)?,
+        device_serial: r.get(10)?,
+        device_firmware: r.get(11)?,
+        device_capacity: r.get(12)?,
+        device_transport: r.get(13)?,
+        saved_at: r.get(14)?,
+        json_bytes: r.get(15)?,
+    })
+}
+
+impl Store {
+    /// The document of run `id`, exactly as it was saved.
+    pub fn get(&self, id: RunId) -> Result<Value> {
+        let row: Option<(String, Vec<u8>)> = self
+            .conn
+            .query_row(
+                "SELECT encoding, body FROM run_documents WHERE run_id = ?1",
+                [id.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (encoding, body) = row.ok_or(Error::NotFound(id.0))?;
+        let json = match encoding.as_str() {
+            "json" => body,
+            "json+deflate" => miniz_oxide::inflate::decompress_to_vec(&body)
+                .map_err(|e| Error::Corrupt(id.0, format!("deflate: {e:?}")))?,
+            other => return Err(Error::Corrupt(id.0, format!("unknown encoding {other:?}"))),
+        };
+        serde_json::from_slice(&json).map_err(|e| Error::Corrupt(id.0, e.to_string()))
+    }
+
+    /// The identity of run `id`.
+    pub fn info(&self, id: RunId) -> Result<RunInfo> {
+        let sql = format!("SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE r.id = ?1");
+        self.conn
+            .query_row(&sql, [id.0], info_from_row)
+            .optional()?
+            .ok_or(Error::NotFound(id.0))
+    }
+
+    /// Runs matching `filter`, newest first (by start time, then by number).
+    pub fn list(&self, filter: &ListFilter) -> Result<Vec<RunInfo>> {
+        let mut sql = format!(
+            "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1"
+        );
+        let mut args: Vec<Sql> = Vec::new();
+        if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
+            args.push(Sql::Text(format!("%{}%", dev.to_lowercase())));
+            let n = args.len();
+            sql += &format!(
+                " AND (lower(coalesce(r.device_model,'')) LIKE ?{n} OR lower(coalesce(r.device_serial,'')) LIKE ?{n}
+                   OR lower(coalesce(r.target_path,'')) LIKE ?{n})"
+            );
+        }
+        if let Some(kind) = filter.kind.as_deref().filter(|s| !s.is_empty()) {
+            args.push(Sql::Text(kind.to_string()));
+            sql += &format!(" AND r.kind = ?{}", args.len());
+        }
+        if let Some(since) = filter.since.as_deref().filter(|s| !s.is_empty()) {
+            args.push(Sql::Text(since.to_string()));
+            sql += &format!(" AND r.started_at >= ?{}", args.len());
+        }
+        if let Some(until) = filter.until.as_deref().filter(|s| !s.is_empty()) {
+            args.push(Sql::Text(until.to_string()));
+            let n = args.len();
+            sql += &format!(" AND substr(r.started_at, 1, length(?{n})) <= ?{n}");
+        }
+        sql += " ORDER BY r.started_at DESC, r.id DESC";
+        if let Some(limit) = filter.limit {
+            sql += &format!(" LIMIT {limit}");
+        }
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(args), info_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}

@@ -1,0 +1,102 @@
+//! `kill -9` during saves leaves a store that opens and holds every earlier run, and no half run.
+//!
+//! The test runs itself as the child: with `DRIVESCOPE_KILL9_STORE` set, `child_saves_forever` saves runs in a
+//! loop and prints `saved ID SEQ` after each commit; the parent kills it with SIGKILL at varying moments.
+
+use drivescope_report::sample;
+use drivescope_store::{ListFilter, RunId, Store};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const ENV: &str = "DRIVESCOPE_KILL9_STORE";
+
+fn doc(seq: u64) -> serde_json::Value {
+    // Large enough that a save takes milliseconds, so kills land inside saves.
+    let mut d = sample::scan(seq, 1 << 36, 1000, 3000, 100, "read");
+    d["seq"] = seq.into();
+    d
+}
+
+#[test]
+fn child_saves_forever() {
+    let Some(path) = std::env::var_os(ENV) else {
+        return;
+    };
+    let mut store = Store::open(path).unwrap();
+    let start = store.list(&ListFilter::default()).unwrap().len() as u64;
+    for seq in start.. {
+        let d = doc(seq);
+        println!("begin {seq}");
+        let id = store.save(&d).unwrap();
+        println!("saved {} {seq}", id.0);
+    }
+}
+
+#[test]
+fn kill_9_during_save_keeps_every_earlier_run() {
+    let dir = std::env::temp_dir().join(format!("drivescope-kill9-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("runs.sqlite");
+    let mut confirmed: Vec<(i64, u64)> = Vec::new();
+    let mut expected = std::collections::HashMap::new();
+    for round in 0..8u64 {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_saves_forever",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(ENV, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut this_round = 0;
+        while this_round < 3 {
+            let line = lines.next().expect("child alive").unwrap();
+            if let Some(rest) = line.strip_prefix("saved ") {
+                let (id, seq) = rest.split_once(' ').unwrap();
+                confirmed.push((id.parse().unwrap(), seq.parse().unwrap()));
+                this_round += 1;
+            }
+        }
+        // Kill inside the next save: right after it begins, later in each round.
+        while !lines
+            .next()
+            .expect("child alive")
+            .unwrap()
+            .starts_with("begin ")
+        {}
+        std::thread::sleep(Duration::from_micros(400 * round));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+
+        let store = Store::open(&path).expect("store opens after kill -9");
+        let listed = store.list(&ListFilter::default()).unwrap();
+        for (id, seq) in &confirmed {
+            let d = store.get(RunId(*id)).expect("every confirmed run is kept");
+            assert_eq!(d["seq"].as_u64(), Some(*seq));
+            let want = expected.entry(*seq).or_insert_with(|| doc(*seq));
+            assert!(d == *want, "run {id} differs from what was saved");
+        }
+        // Runs committed but not yet reported (killed between commit and print) are whole too.
+        for info in &listed {
+            let d = store.get(info.id).expect("no half run is listed");
+            assert_eq!(d["curve"].as_array().map(Vec::len), Some(1000));
+            let want = expected
+                .entry(d["seq"].as_u64().unwrap())
+                .or_insert_with(|| doc(d["seq"].as_u64().unwrap()));
+            assert!(d == *want, "run {} differs", info.id);
+        }
+        assert!(listed.len() >= confirmed.len() && listed.len() <= confirmed.len() + 1);
+        // Continue numbering from what is stored, as the child does.
+        confirmed = listed
+            .iter()
+            .map(|i| (i.id.0, store.get(i.id).unwrap()["seq"].as_u64().unwrap()))
+            .collect();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
