@@ -224,7 +224,7 @@ fn default_bad_latency() -> u64 {
     20_000_000
 }
 fn default_lookahead() -> u64 {
-    300_000
+    8_000_000
 }
 fn default_seed() -> u64 {
     1
@@ -340,7 +340,7 @@ impl Model {
 
     /// Check everything once, so the timing code can trust the model.
     pub fn validate(&self) -> Result<(), ModelError> {
-        if self.size < 1 << 20 || self.size % SECTOR != 0 {
+        if self.size < 1 << 20 || !self.size.is_multiple_of(SECTOR) {
             return Err(self.invalid("size must be at least 1 MiB and a multiple of 512"));
         }
         let layout = self.zone_layout()?;
@@ -459,7 +459,7 @@ zones = { count = 4, outer_mb_s = 200, inner_mb_s = 100 }
         let m = Model::from_toml_str(MINIMAL, "test").unwrap();
         assert_eq!(m.size, 64 << 20);
         assert_eq!(m.queue.mode, QueueMode::Serial);
-        assert_eq!(m.lookahead_ns, 300_000);
+        assert_eq!(m.lookahead_ns, 8_000_000);
         let ZoneLayout::Steps(r) = m.zone_layout().unwrap() else {
             panic!("steps expected")
         };

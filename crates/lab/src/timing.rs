@@ -361,7 +361,7 @@ mod tests {
         assert!((r / expect - 1.0).abs() < 0.001, "{r} vs {expect}");
         // A round trip longer than the look-ahead is no longer hidden.
         let mut t = Timeline::new(&m);
-        let r = qd1_rate(&mut t, 0, bs, 200, 1_000_000);
+        let r = qd1_rate(&mut t, 0, bs, 200, 9_000_000);
         assert!(r < expect * 0.8, "{r}");
     }
 
