@@ -123,7 +123,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
         }
     };
     let secs = value * scale;
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
         return Err(UnitError(format!("'{text}' is out of range")));
     }
     Ok(Duration::from_secs_f64(secs))

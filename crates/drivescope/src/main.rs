@@ -1,6 +1,9 @@
 //! drivescope: the binary is glue. Arguments -> validated config -> library calls.
 
 mod cmd;
+mod progress;
+mod signals;
+mod summary;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

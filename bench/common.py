@@ -1,0 +1,109 @@
+"""Shared helpers for the side-by-side benchmarks against fio.
+
+Every benchmark runs drivescope and fio on the same device in the same script,
+alternating A B A B, and reports median ratios. Run as root (devices are created
+and removed here). Nothing is written to any device but the ones created here.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DS = os.path.join(ROOT, "target", "release", "drivescope")
+
+
+def build():
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "drivescope"], cwd=ROOT, check=True)
+    if subprocess.run(["which", "fio"], capture_output=True).returncode != 0:
+        sys.exit("fio is not installed (apt-get install fio)")
+
+
+def timed(cmd):
+    """Run cmd; return (stdout, wall seconds, its CPU seconds, its peak RSS KiB) via wait4."""
+    import threading
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    bufs = {}
+
+    def drain(name, stream):
+        bufs[name] = stream.read()
+
+    ts = [threading.Thread(target=drain, args=(n, s)) for n, s in (("out", p.stdout), ("err", p.stderr))]
+    for t in ts:
+        t.start()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    for t in ts:
+        t.join()
+    wall = time.monotonic() - t0
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed: {bufs['err'].decode(errors='replace')}")
+    return bufs["out"].decode(), wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def ds(args):
+    out, wall, cpu, rss = timed([DS] + args + ["--json", "--quiet"])
+    d = json.loads(out)
+    return d, cpu, rss
+
+
+def fio(args):
+    out, wall, cpu, rss = timed(["fio", "--output-format=json"] + args)
+    return json.loads(out)["jobs"][0], cpu
+
+
+def fio_pct(job, rw, p):
+    pct = job[rw]["clat_ns"]["percentile"]
+    key = min(pct, key=lambda k: abs(float(k) - p))
+    return pct[key]
+
+
+@contextmanager
+def tmpfs_loop(size):
+    path = f"/dev/shm/drivescope-bench-{os.getpid()}.img"
+    with open(path, "wb") as f:
+        f.truncate(size)
+    # fill with random data so nothing is a hole
+    subprocess.run(["dd", "if=/dev/urandom", f"of={path}", "bs=1M", f"count={size >> 20}",
+                    "conv=notrunc", "status=none"], check=True)
+    dev = subprocess.run(["losetup", "--find", "--show", path], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run(["losetup", "-d", dev])
+        os.remove(path)
+
+
+@contextmanager
+def zram(size):
+    idx = open("/sys/class/zram-control/hot_add").read().strip()
+    try:
+        with open(f"/sys/block/zram{idx}/disksize", "w") as f:
+            f.write(str(size))
+        dev = f"/dev/zram{idx}"
+        subprocess.run(["dd", "if=/dev/urandom", f"of={dev}", "bs=1M", f"count={size >> 20}",
+                        "oflag=direct", "status=none"], check=True)
+        yield dev
+    finally:
+        with open(f"/sys/block/zram{idx}/reset", "w") as f:
+            f.write("1")
+        with open("/sys/class/zram-control/hot_remove", "w") as f:
+            f.write(idx)
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def machine():
+    cpu = "?"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    return f"{os.cpu_count()} cores ({cpu}), kernel {os.uname().release}, {time.strftime('%Y-%m-%d')}"

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Issue 2 bars: drivescope scan against fio on the same devices, alternating, median of pairs.
+
+1. null:4T, 64 KiB, QD1: drivescope's command rate vs fio --ioengine=null, and drivescope's peak RSS.
+2. 2 GiB loop device over a tmpfs file, full read, 64 KiB, QD1 and QD4: MB/s ratio vs
+   fio --rw=read --bs=64k --direct=1 --ioengine=io_uring --iodepth=N, and p50/p99 vs fio's clat.
+
+Usage (root): bench/scan_vs_fio.py [--pairs N] [--null-size 4T]
+"""
+import argparse
+from common import build, ds, fio, fio_pct, tmpfs_loop, median, machine
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--pairs", type=int, default=3)
+ap.add_argument("--null-size", default="4T")
+args = ap.parse_args()
+build()
+print(f"# scan vs fio — {machine()}")
+
+# 1. null target
+rates, ratios, rss_all, cpu_ds, cpu_fio = [], [], [], [], []
+size_bytes = {"T": 1 << 40, "G": 1 << 30}[args.null_size[-1]] * int(args.null_size[:-1])
+for i in range(args.pairs):
+    d, cpu, rss = ds(["scan", f"null:{args.null_size}"])
+    r_ds = d["commands"] / (d["duration_ns"] / 1e9)
+    job, fcpu = fio(["--name=null", "--ioengine=null", f"--size={size_bytes}", "--bs=64k",
+                     "--rw=read", "--iodepth=1"])
+    r_fio = job["read"]["iops"]
+    ratios.append(r_ds / r_fio)
+    rates.append((r_ds, r_fio))
+    rss_all.append(rss)
+    cpu_ds.append(cpu / d["commands"] * 1e9)
+    cpu_fio.append(fcpu / job["read"]["total_ios"] * 1e9)
+    print(f"null pair {i}: drivescope {r_ds/1e6:.2f} M cmd/s  fio {r_fio/1e6:.2f} M IOPS  ratio {r_ds/r_fio:.3f}  RSS {rss/1024:.1f} MiB")
+print(f"null:{args.null_size} 64K QD1: median ratio {median(ratios):.3f} (drivescope/fio commands per second); "
+      f"peak RSS max {max(rss_all)/1024:.1f} MiB; CPU/command drivescope {median(cpu_ds):.0f} ns, fio {median(cpu_fio):.0f} ns")
+
+# 2. tmpfs loop device
+with tmpfs_loop(2 << 30) as dev:
+    for qd in (1, 4):
+        r, p50, p99, cds, cfio = [], [], [], [], []
+        for i in range(args.pairs):
+            d, cpu, _ = ds(["scan", dev, "--queue-depth", str(qd), "--engine", "io_uring"])
+            job, fcpu = fio(["--name=seq", f"--filename={dev}", "--rw=read", "--bs=64k", "--direct=1",
+                             "--ioengine=io_uring", f"--iodepth={qd}"])
+            mb_ds = d["mb_per_s"]["mean"]
+            mb_fio = job["read"]["bw_bytes"] / 1e6
+            r.append(mb_ds / mb_fio)
+            lp = d["latency"]["percentiles_ns"]
+            p50.append(lp["50"] / fio_pct(job, "read", 50))
+            p99.append(lp["99"] / fio_pct(job, "read", 99))
+            cds.append(cpu / d["commands"] * 1e9)
+            cfio.append(fcpu / job["read"]["total_ios"] * 1e9)
+            print(f"loop QD{qd} pair {i}: drivescope {mb_ds:.1f} MB/s  fio {mb_fio:.1f} MB/s  ratio {mb_ds/mb_fio:.3f}  "
+                  f"p50 {lp['50']/1e3:.1f}/{fio_pct(job,'read',50)/1e3:.1f} µs  p99 {lp['99']/1e3:.1f}/{fio_pct(job,'read',99)/1e3:.1f} µs")
+        print(f"2 GiB tmpfs loop, 64K QD{qd}: median MB/s ratio {median(r):.3f}; p50 ratio {median(p50):.3f}; "
+              f"p99 ratio {median(p99):.3f}; CPU/command drivescope {median(cds):.0f} ns, fio {median(cfio):.0f} ns")

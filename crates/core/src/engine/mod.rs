@@ -1,0 +1,185 @@
+//! The timed I/O engine: it issues a [`Job`]'s commands against a target and hands every
+//! completion, with its submit and completion timestamps, back to the job.
+//!
+//! Engines: `io_uring` (registered file and buffers, batching), `psync` (one `pread` at a
+//! time; faster at QD1 on devices that complete inline, such as zram) and `null` (completes
+//! at once; measures the instrument's own ceiling). One engine instance per worker thread.
+
+mod buffers;
+mod clock;
+mod null;
+mod psync;
+mod uring;
+
+pub use buffers::AlignedBuffers;
+pub use clock::Clock;
+
+use crate::target::{Target, TargetType};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::AtomicBool;
+
+/// One command to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cmd {
+    pub offset: u64,
+    pub len: u32,
+    /// The job's own marker (e.g. main command vs sector re-read).
+    pub tag: u32,
+}
+
+/// A finished command. Times are nanoseconds since the run's clock started.
+///
+/// `issue_ns` is taken just before the command is handed to the kernel and `submit_ns` when
+/// the submission call has returned (the kernel has accepted it); `done_ns` when its
+/// completion was seen. Completion latency (`done - submit`) is what fio calls clat, and
+/// submission latency (`submit - issue`) its slat. For psync and null, issue == submit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub cmd: Cmd,
+    pub issue_ns: u64,
+    pub submit_ns: u64,
+    pub done_ns: u64,
+    /// Bytes moved, or the errno of a failure (a short transfer counts as `EIO`).
+    pub result: Result<u32, i32>,
+}
+
+impl Completion {
+    /// Completion latency: from accepted submission to completion (fio's clat).
+    #[inline]
+    pub fn latency_ns(&self) -> u64 {
+        self.done_ns.saturating_sub(self.submit_ns)
+    }
+
+    /// Submission latency: the submission call's own time (fio's slat).
+    #[inline]
+    pub fn submit_latency_ns(&self) -> u64 {
+        self.submit_ns.saturating_sub(self.issue_ns)
+    }
+}
+
+/// What a job wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Issue(Cmd),
+    /// Nothing to issue until some in-flight command completes.
+    Wait,
+    /// Nothing more, ever.
+    Done,
+}
+
+/// A workload: produces commands and consumes their completions.
+pub trait Job {
+    /// The next command, given the time and the commands in flight.
+    /// Must not return `Wait` while nothing is in flight.
+    fn next(&mut self, now_ns: u64, in_flight: usize) -> Next;
+    /// One command finished.
+    fn complete(&mut self, c: &Completion);
+}
+
+/// Which engine to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    #[default]
+    Auto,
+    IoUring,
+    Psync,
+    Null,
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EngineKind::Auto => "auto",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        })
+    }
+}
+
+/// Engine errors.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("io_uring is not available here ({0}); use --engine psync")]
+    NoUring(std::io::Error),
+    #[error(
+        "the psync engine issues one command at a time; use --queue-depth 1 or --engine io_uring"
+    )]
+    PsyncDepth,
+    #[error("the null target completes every command itself; it takes no engine other than null")]
+    NullOnly,
+    #[error("a real target cannot use the null engine")]
+    NullNeedsNullTarget,
+    #[error("I/O engine: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Settings for one worker.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineConfig {
+    pub kind: EngineKind,
+    pub queue_depth: usize,
+    /// Largest command, bytes (buffer size).
+    pub max_len: usize,
+}
+
+/// Choose the concrete engine for `requested` on `target` at `queue_depth`.
+///
+/// `auto` picks null for the null target, psync at QD1 on devices that complete inline
+/// (zram, brd, pmem: there the extra io_uring round trip costs more than it saves), and
+/// io_uring otherwise.
+pub fn resolve(
+    requested: EngineKind,
+    target: &Target,
+    queue_depth: usize,
+) -> Result<EngineKind, EngineError> {
+    let null = target.kind == TargetType::Null;
+    match requested {
+        EngineKind::Auto if null => Ok(EngineKind::Null),
+        EngineKind::Null if null => Ok(EngineKind::Null),
+        _ if null => Err(EngineError::NullOnly),
+        EngineKind::Null => Err(EngineError::NullNeedsNullTarget),
+        EngineKind::Psync if queue_depth > 1 => Err(EngineError::PsyncDepth),
+        EngineKind::Auto => {
+            let inline = target.block_name().is_some_and(|n| {
+                n.starts_with("zram") || n.starts_with("ram") || n.starts_with("pmem")
+            });
+            if queue_depth == 1 && (inline || !uring::available()) {
+                Ok(EngineKind::Psync)
+            } else {
+                Ok(EngineKind::IoUring)
+            }
+        }
+        k => Ok(k),
+    }
+}
+
+/// Run `job` to the end (or until `stop` is set and in-flight commands are drained) on one
+/// thread. `kind` must be resolved (not `Auto`).
+pub fn run<J: Job>(
+    target: &Target,
+    cfg: &EngineConfig,
+    clock: &Clock,
+    stop: &AtomicBool,
+    job: &mut J,
+) -> Result<(), EngineError> {
+    let qd = cfg.queue_depth.max(1);
+    match cfg.kind {
+        EngineKind::Null => {
+            null::run(clock, qd, stop, job);
+            Ok(())
+        }
+        EngineKind::Psync => {
+            if qd > 1 {
+                return Err(EngineError::PsyncDepth);
+            }
+            psync::run(target, cfg.max_len, clock, stop, job)
+        }
+        EngineKind::IoUring => uring::run(target, qd, cfg.max_len, clock, stop, job),
+        EngineKind::Auto => {
+            let k = resolve(EngineKind::Auto, target, qd)?;
+            run(target, &EngineConfig { kind: k, ..*cfg }, clock, stop, job)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The io_uring engine: registered file and buffers, fixed reads, up to `qd` in flight.
+//!
+//! Submission and waiting are separate calls, as fio does them: new commands are stamped
+//! before (`issue`) and after (`submit`) the `io_uring_enter` that submits them, then the
+//! engine reaps what has completed, waiting for one completion only when none is there;
+//! completions are stamped once per reaped batch.
+
+use super::{AlignedBuffers, Clock, Cmd, Completion, EngineError, Job, Next};
+use crate::target::Target;
+use io_uring::{opcode, types, IoUring};
+use std::os::unix::io::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether this kernel lets us create a ring.
+pub fn available() -> bool {
+    IoUring::new(2).is_ok()
+}
+
+fn build_ring(entries: u32) -> std::io::Result<IoUring> {
+    IoUring::builder()
+        .setup_single_issuer()
+        .setup_coop_taskrun()
+        .build(entries)
+        .or_else(|_| IoUring::new(entries))
+}
+
+struct Slot {
+    cmd: Cmd,
+    issue_ns: u64,
+    submit_ns: u64,
+}
+
+pub fn run<J: Job>(
+    target: &Target,
+    qd: usize,
+    max_len: usize,
+    clock: &Clock,
+    stop: &AtomicBool,
+    job: &mut J,
+) -> Result<(), EngineError> {
+    let file = target.file().ok_or(EngineError::NullOnly)?;
+    let entries = (qd as u32).next_power_of_two().max(2);
+    let mut ring = build_ring(entries).map_err(EngineError::NoUring)?;
+    let bufs = AlignedBuffers::new(qd, max_len, target.buffer_align);
+    let iovecs = bufs.iovecs();
+    // SAFETY: the buffers outlive the ring (dropped after it, below in this function).
+    unsafe { ring.submitter().register_buffers(&iovecs)? };
+    ring.submitter().register_files(&[file.as_raw_fd()])?;
+
+    let mut slots: Vec<Option<Slot>> = (0..qd).map(|_| None).collect();
+    let mut free: Vec<usize> = (0..qd).rev().collect();
+    let mut fresh: Vec<usize> = Vec::with_capacity(qd);
+    let mut in_flight = 0usize;
+    let mut finished = false;
+
+    loop {
+        // Fill the queue.
+        if !finished && !stop.load(Ordering::Relaxed) {
+            let now = clock.now_ns();
+            while let Some(&slot) = free.last() {
+                match job.next(now, in_flight) {
+                    Next::Issue(cmd) => {
+                        free.pop();
+                        let sqe = opcode::ReadFixed::new(
+                            types::Fixed(0),
+                            bufs.ptr(slot),
+                            cmd.len,
+                            slot as u16,
+                        )
+                        .offset(cmd.offset)
+                        .build()
+                        .user_data(slot as u64);
+                        // SAFETY: the buffer and slot stay reserved until the completion.
+                        unsafe {
+                            ring.submission()
+                                .push(&sqe)
+                                .expect("submission queue sized to the queue depth");
+                        }
+                        slots[slot] = Some(Slot {
+                            cmd,
+                            issue_ns: 0,
+                            submit_ns: 0,
+                        });
+                        fresh.push(slot);
+                        in_flight += 1;
+                    }
+                    Next::Wait => break,
+                    Next::Done => {
+                        finished = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if in_flight == 0 {
+            return Ok(());
+        }
+        if !fresh.is_empty() {
+            let issue_ns = clock.now_ns();
+            enter(&ring, 0)?;
+            let submit_ns = clock.now_ns();
+            for &s in &fresh {
+                if let Some(slot) = slots[s].as_mut() {
+                    slot.issue_ns = issue_ns;
+                    slot.submit_ns = submit_ns;
+                }
+            }
+            fresh.clear();
+        }
+        if ring.completion().is_empty() {
+            enter(&ring, 1)?;
+        }
+        let done_ns = clock.now_ns();
+        for cqe in ring.completion() {
+            let s = cqe.user_data() as usize;
+            let slot = slots[s].take().expect("completion for an issued slot");
+            let res = cqe.result();
+            let result = if res < 0 {
+                Err(-res)
+            } else if res as u32 == slot.cmd.len {
+                Ok(slot.cmd.len)
+            } else {
+                Err(libc::EIO)
+            };
+            in_flight -= 1;
+            free.push(s);
+            job.complete(&Completion {
+                cmd: slot.cmd,
+                issue_ns: slot.issue_ns,
+                submit_ns: slot.submit_ns,
+                done_ns,
+                result,
+            });
+        }
+    }
+}
+
+/// `io_uring_enter`: submit what is queued and wait for `want` completions, retrying when
+/// interrupted by a signal (the stop flag is checked by the caller).
+fn enter(ring: &IoUring, want: usize) -> Result<(), EngineError> {
+    loop {
+        match ring.submitter().submit_and_wait(want) {
+            Ok(_) => return Ok(()),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY)) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}

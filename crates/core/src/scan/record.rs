@@ -1,0 +1,79 @@
+//! The scan's run record: the `drivescope/1` scan document (see docs/json.md).
+
+use super::accum::Event;
+use super::quick::Region;
+use crate::engine::EngineKind;
+use crate::target::TargetInfo;
+use drivescope_stats::{BandCount, CurvePoint, HistogramOut, LatencySummary, SeriesPoint};
+use serde::{Deserialize, Serialize};
+
+/// Tool name and version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+impl ToolInfo {
+    pub fn current() -> Self {
+        ToolInfo {
+            name: "drivescope".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// Overall, lowest and highest rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateSummary {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// A scan or quick-scan document.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScanRecord {
+    pub schema: String,
+    /// "scan" or "quick_scan".
+    pub kind: String,
+    pub tool: ToolInfo,
+    pub host: String,
+    pub started_at: String,
+    pub ended_at: String,
+    pub target: TargetInfo,
+    /// Identity of the device (filled in by the caller; null when unknown).
+    pub device: serde_json::Value,
+    pub engine: EngineKind,
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub offset: u64,
+    pub length: u64,
+    pub slow_threshold_ns: u64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dwell_ns: Option<u64>,
+    /// True when the run was stopped before the end of its range.
+    pub interrupted: bool,
+    /// Bytes of the range actually covered by issued main commands (== length when complete).
+    pub covered: u64,
+    pub bytes: u64,
+    pub commands: u64,
+    pub failed_commands: u64,
+    pub duration_ns: u64,
+    pub mb_per_s: RateSummary,
+    pub zone_ratio: Option<f64>,
+    pub curve: Vec<CurvePoint>,
+    /// Completion latency of successful commands (from accepted submission to completion).
+    pub latency: LatencySummary,
+    /// Submission latency (the submission call's own time; 0 for psync and null).
+    pub submit_latency: LatencySummary,
+    pub bands: Vec<BandCount>,
+    pub histogram: HistogramOut,
+    pub slow: Vec<Event>,
+    pub slow_total: u64,
+    pub failed: Vec<Event>,
+    pub failed_total: u64,
+    pub series: Vec<SeriesPoint>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub regions: Option<Vec<Region>>,
+}

@@ -1,0 +1,212 @@
+//! What drivescope measures: a block device, a regular file, or `null:SIZE`.
+
+use crate::units::parse_size;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// The kind of target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetType {
+    Block,
+    File,
+    Null,
+}
+
+/// Target errors, each a line a person can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("{0}: no such file or device")]
+    NotFound(String),
+    #[error("{0}: permission denied (reading a device usually needs root or the 'disk' group)")]
+    PermissionDenied(String),
+    #[error("{0} is a directory; give a device or a file (bench and info take directories)")]
+    IsDirectory(String),
+    #[error("{0}: not a block device or regular file")]
+    Unsupported(String),
+    #[error("{0}: the file system does not support O_DIRECT (tmpfs and some network file systems); results would come from the page cache")]
+    NoDirectIo(String),
+    #[error("{0} is empty")]
+    Empty(String),
+    #[error("{0}")]
+    BadSpec(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// An opened target.
+#[derive(Debug)]
+pub struct Target {
+    pub spec: String,
+    pub path: Option<PathBuf>,
+    pub kind: TargetType,
+    /// Size in bytes.
+    pub size: u64,
+    /// Logical sector size: the unit of LBAs and the alignment of offsets and lengths.
+    pub logical_block_size: u32,
+    /// Alignment of I/O buffers (at least 4096).
+    pub buffer_align: usize,
+    file: Option<File>,
+}
+
+/// Serializable description, as in the JSON documents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub path: String,
+    #[serde(rename = "type")]
+    pub kind: TargetType,
+    pub size: u64,
+    pub logical_block_size: u32,
+}
+
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+const BLKSSZGET: libc::c_ulong = 0x1268;
+
+impl Target {
+    /// Open `spec` for reading with O_DIRECT: a path, or `null:SIZE`.
+    pub fn open_read(spec: &str) -> Result<Target, TargetError> {
+        if let Some(size) = spec.strip_prefix("null:") {
+            let size =
+                parse_size(size).map_err(|e| TargetError::BadSpec(format!("null target: {e}")))?;
+            if size == 0 {
+                return Err(TargetError::Empty(spec.into()));
+            }
+            return Ok(Target {
+                spec: spec.into(),
+                path: None,
+                kind: TargetType::Null,
+                size,
+                logical_block_size: 512,
+                buffer_align: 4096,
+                file: None,
+            });
+        }
+        let path = Path::new(spec);
+        let meta = std::fs::metadata(path).map_err(|e| map_io(spec, e))?;
+        let ft = meta.file_type();
+        if ft.is_dir() {
+            return Err(TargetError::IsDirectory(spec.into()));
+        }
+        let kind = if ft.is_block_device() {
+            TargetType::Block
+        } else if ft.is_file() {
+            TargetType::File
+        } else {
+            return Err(TargetError::Unsupported(spec.into()));
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| {
+                if e.raw_os_error() == Some(libc::EINVAL) {
+                    TargetError::NoDirectIo(spec.into())
+                } else {
+                    map_io(spec, e)
+                }
+            })?;
+        let (size, lbs) = match kind {
+            TargetType::Block => block_geometry(&file).map_err(|e| map_io(spec, e))?,
+            _ => (meta.len(), 4096),
+        };
+        if size == 0 {
+            return Err(TargetError::Empty(spec.into()));
+        }
+        Ok(Target {
+            spec: spec.into(),
+            path: Some(path.to_path_buf()),
+            kind,
+            size,
+            logical_block_size: lbs,
+            buffer_align: (lbs as usize).max(4096),
+            file: Some(file),
+        })
+    }
+
+    /// The open file (None for the null target).
+    pub fn file(&self) -> Option<&File> {
+        self.file.as_ref()
+    }
+
+    pub fn info(&self) -> TargetInfo {
+        TargetInfo {
+            path: self
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| self.spec.clone()),
+            kind: self.kind,
+            size: self.size,
+            logical_block_size: self.logical_block_size,
+        }
+    }
+
+    /// Kernel block-device name for sysfs look-ups (`loop3`, `zram0`), following symlinks.
+    pub fn block_name(&self) -> Option<String> {
+        if self.kind != TargetType::Block {
+            return None;
+        }
+        let real = std::fs::canonicalize(self.path.as_ref()?).ok()?;
+        Some(real.file_name()?.to_string_lossy().into_owned())
+    }
+}
+
+fn map_io(spec: &str, e: std::io::Error) -> TargetError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => TargetError::NotFound(spec.into()),
+        std::io::ErrorKind::PermissionDenied => TargetError::PermissionDenied(spec.into()),
+        _ => TargetError::Io {
+            path: spec.into(),
+            source: e,
+        },
+    }
+}
+
+fn block_geometry(file: &File) -> std::io::Result<(u64, u32)> {
+    let fd = file.as_raw_fd();
+    let mut size: u64 = 0;
+    let mut lbs: libc::c_int = 0;
+    // SAFETY: both ioctls write one value of the given type through the pointer.
+    unsafe {
+        if libc::ioctl(fd, BLKGETSIZE64 as _, &mut size as *mut u64) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::ioctl(fd, BLKSSZGET as _, &mut lbs as *mut libc::c_int) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((size, lbs.max(512) as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_target() {
+        let t = Target::open_read("null:4T").unwrap();
+        assert_eq!(t.size, 4u64 << 40);
+        assert_eq!(t.kind, TargetType::Null);
+        assert!(Target::open_read("null:0").is_err());
+        assert!(Target::open_read("null:abc").is_err());
+    }
+
+    #[test]
+    fn errors_are_specific() {
+        assert!(matches!(
+            Target::open_read("/nonexistent/x"),
+            Err(TargetError::NotFound(_))
+        ));
+        assert!(matches!(
+            Target::open_read("/tmp"),
+            Err(TargetError::IsDirectory(_))
+        ));
+    }
+}

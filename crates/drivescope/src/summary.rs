@@ -1,0 +1,176 @@
+//! The human summary of a scan record, and its curve as CSV. Works from the record alone,
+//! so a stored run prints as it did when it ran.
+
+use drivescope_core::scan::ScanRecord;
+use drivescope_core::units::{format_ns, format_size};
+use std::io::Write;
+use std::path::Path;
+
+const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// Print the summary of a scan or quick scan.
+pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    let quick = r.kind == "quick_scan";
+    writeln!(
+        out,
+        "drivescope {} {} ({}, {:?}, {}-byte sectors): {}, {}, QD{}",
+        if quick { "quick scan" } else { "scan" },
+        r.target.path,
+        format_size(r.target.size),
+        r.target.kind,
+        r.target.logical_block_size,
+        r.engine,
+        format_size(r.block_size),
+        r.queue_depth
+    )?;
+    let lbs = r.target.logical_block_size.max(1) as u64;
+    writeln!(
+        out,
+        "  range     {} .. {} (LBA {} .. {}){}",
+        r.offset,
+        r.offset + r.length,
+        r.offset / lbs,
+        (r.offset + r.length) / lbs,
+        if r.interrupted { "  [interrupted]" } else { "" }
+    )?;
+    writeln!(
+        out,
+        "  read      {} in {} commands, {:.2} s",
+        format_size(r.bytes),
+        r.commands,
+        r.duration_ns as f64 / 1e9
+    )?;
+    let zone = r
+        .zone_ratio
+        .map(|z| format!("; zone ratio {z:.3} (last 5 % / first 5 %)"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "  rate      mean {:.1} MB/s, min {:.1}, max {:.1}{zone}",
+        r.mb_per_s.mean, r.mb_per_s.min, r.mb_per_s.max
+    )?;
+    let l = &r.latency;
+    let mut pct: Vec<(f64, String)> = l
+        .percentiles_ns
+        .iter()
+        .map(|(k, v)| (k.parse().unwrap_or(0.0), format!("p{k} {}", format_ns(*v))))
+        .collect();
+    pct.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let pct: Vec<String> = pct.into_iter().map(|(_, s)| s).collect();
+    writeln!(
+        out,
+        "  latency   mean {}, sd {}, min {}, max {}",
+        format_ns(l.mean_ns),
+        format_ns(l.stddev_ns),
+        format_ns(l.min_ns),
+        format_ns(l.max_ns)
+    )?;
+    writeln!(out, "            {}", pct.join("  "))?;
+    let bands: Vec<String> = r
+        .bands
+        .iter()
+        .map(|b| format!("{} {}", b.label, b.count))
+        .collect();
+    writeln!(out, "  bands     {}", bands.join(" | "))?;
+    if let Some(regions) = &r.regions {
+        let rates: Vec<f64> = regions.iter().map(|g| g.mb_per_s).collect();
+        writeln!(
+            out,
+            "  regions   {} {}",
+            regions.len(),
+            sparkline(&rates, 64)
+        )?;
+        if let Some(worst) = regions.iter().max_by_key(|g| g.first_ns) {
+            writeln!(
+                out,
+                "            slowest seek in: region {} at {} ({})",
+                worst.index,
+                worst.offset,
+                format_ns(worst.first_ns)
+            )?;
+        }
+    } else if !r.curve.is_empty() {
+        let rates: Vec<f64> = r.curve.iter().map(|p| p.mb_per_s).collect();
+        writeln!(out, "  curve     {}", sparkline(&rates, 64))?;
+    }
+    write_events(
+        out,
+        &format!("slow (>= {})", format_ns(r.slow_threshold_ns)),
+        &r.slow,
+        r.slow_total,
+    )?;
+    write_events(out, "failed", &r.failed, r.failed_total)?;
+    Ok(())
+}
+
+fn write_events(
+    out: &mut dyn Write,
+    what: &str,
+    list: &[drivescope_core::scan::Event],
+    total: u64,
+) -> std::io::Result<()> {
+    if total == 0 {
+        return writeln!(out, "  {what}: none");
+    }
+    writeln!(out, "  {what}: {total}")?;
+    for e in list.iter().take(10) {
+        let errno = e.errno.map(|n| format!("  errno {n}")).unwrap_or_default();
+        writeln!(
+            out,
+            "    offset {:>16}  LBA {:>12}  {:>10}{errno}",
+            e.offset,
+            e.lba,
+            format_ns(e.latency_ns)
+        )?;
+    }
+    if total > 10 {
+        writeln!(
+            out,
+            "    … {} more (all listed in --json, up to 10 000)",
+            total - 10
+        )?;
+    }
+    Ok(())
+}
+
+/// A one-line chart of `values`, averaged down to at most `width` columns.
+pub fn sparkline(values: &[f64], width: usize) -> String {
+    if values.is_empty() {
+        return String::new();
+    }
+    let cols = values.len().min(width);
+    let avg: Vec<f64> = (0..cols)
+        .map(|c| {
+            let a = c * values.len() / cols;
+            let b = ((c + 1) * values.len() / cols).max(a + 1);
+            values[a..b].iter().sum::<f64>() / (b - a) as f64
+        })
+        .collect();
+    let max = avg.iter().copied().fold(0.0, f64::max);
+    if max <= 0.0 {
+        return SPARK[0].to_string().repeat(cols);
+    }
+    avg.iter()
+        .map(|v| SPARK[((v / max) * 7.0).round().clamp(0.0, 7.0) as usize])
+        .collect()
+}
+
+/// Write the curve as CSV: offset,length,lba,mb_per_s,min_ns,max_ns.
+pub fn write_curve_csv(path: &Path, r: &ScanRecord) -> std::io::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "offset,length,lba,mb_per_s,min_ns,max_ns")?;
+    let lbs = r.target.logical_block_size.max(1) as u64;
+    for p in &r.curve {
+        writeln!(
+            f,
+            "{},{},{},{:.3},{},{}",
+            p.offset,
+            p.length,
+            p.offset / lbs,
+            p.mb_per_s,
+            p.min_ns,
+            p.max_ns
+        )?;
+    }
+    f.flush()
+}

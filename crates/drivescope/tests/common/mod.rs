@@ -1,0 +1,187 @@
+//! Real kernel devices for end-to-end tests: loop devices over tmpfs files and zram devices,
+//! created by the test and removed when dropped (also when the test panics).
+#![allow(dead_code)]
+
+use drivescope_core::loopdev::LoopDevice;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Fail loudly (never skip) when the test cannot create kernel devices.
+pub fn require_root() {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    assert_eq!(
+        uid, 0,
+        "this test creates loop/zram devices and must run as root (CI runs as root)"
+    );
+}
+
+/// A loop device over a fresh file in /dev/shm.
+pub struct TmpfsLoop {
+    pub dev: Option<LoopDevice>,
+    pub file: PathBuf,
+}
+
+impl TmpfsLoop {
+    pub fn new(size: u64) -> Self {
+        Self::with_options(size, false)
+    }
+
+    /// `direct_io`: the loop driver reads its backing file with O_DIRECT (not on tmpfs).
+    pub fn with_options(size: u64, direct_io: bool) -> Self {
+        require_root();
+        let file = PathBuf::from(format!(
+            "/dev/shm/drivescope-test-{}-{}.img",
+            std::process::id(),
+            unique()
+        ));
+        let f = std::fs::File::create(&file).expect("create backing file in /dev/shm");
+        f.set_len(size).expect("size backing file");
+        drop(f);
+        let dev = LoopDevice::attach(&file, false, direct_io)
+            .expect("losetup (is util-linux installed?)");
+        TmpfsLoop {
+            dev: Some(dev),
+            file,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dev.as_ref().expect("attached").path()
+    }
+}
+
+impl Drop for TmpfsLoop {
+    fn drop(&mut self) {
+        drop(self.dev.take());
+        let _ = std::fs::remove_file(&self.file);
+    }
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A zram device made with hot_add, sized, and removed on drop.
+pub struct Zram {
+    pub index: u32,
+    pub path: PathBuf,
+}
+
+impl Zram {
+    pub fn new(size: u64) -> Self {
+        require_root();
+        let idx = std::fs::read_to_string("/sys/class/zram-control/hot_add")
+            .expect("zram is missing: /sys/class/zram-control/hot_add not readable (the kernel needs CONFIG_ZRAM)");
+        let index: u32 = idx.trim().parse().expect("zram index");
+        let z = Zram {
+            index,
+            path: PathBuf::from(format!("/dev/zram{index}")),
+        };
+        std::fs::write(format!("/sys/block/zram{index}/disksize"), size.to_string())
+            .expect("set zram disksize");
+        for _ in 0..100 {
+            if z.path.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        z
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = std::fs::write(format!("/sys/block/zram{}/reset", self.index), "1");
+        let _ = std::fs::write("/sys/class/zram-control/hot_remove", self.index.to_string());
+    }
+}
+
+/// Run the drivescope binary.
+pub fn drivescope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(args)
+        .output()
+        .expect("run drivescope")
+}
+
+/// Run drivescope with `--json` and parse stdout; panics with stderr on failure.
+pub fn drivescope_json(args: &[&str]) -> serde_json::Value {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push("--json");
+    all.push("--quiet");
+    let out = drivescope(&all);
+    assert!(
+        out.status.success(),
+        "drivescope {:?} failed ({:?}): {}",
+        args,
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document: {e}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// Assert the invariants every complete scan document must hold.
+pub fn check_scan_invariants(d: &serde_json::Value) {
+    let u = |v: &serde_json::Value| v.as_u64().unwrap();
+    let offset = u(&d["offset"]);
+    let length = u(&d["length"]);
+    let bs = u(&d["block_size"]);
+    let lbs = u(&d["target"]["logical_block_size"]);
+    let commands = u(&d["commands"]);
+    let failed_cmds = u(&d["failed_commands"]);
+    assert_eq!(d["schema"], "drivescope/1");
+    assert_eq!(
+        commands,
+        length.div_ceil(bs),
+        "one command per block of the range"
+    );
+    if failed_cmds == 0 {
+        assert_eq!(u(&d["bytes"]), length, "bytes == range length");
+    }
+    // histogram count == successful commands; bands sum to all commands
+    let hist: u64 = d["histogram"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| u(&b["count"]))
+        .sum();
+    assert_eq!(hist, commands - failed_cmds, "histogram count");
+    assert_eq!(u(&d["latency"]["count"]), commands - failed_cmds);
+    let bands = d["bands"].as_array().unwrap();
+    assert_eq!(bands.len(), 9);
+    assert_eq!(bands[8]["label"], "failed");
+    assert_eq!(u(&bands[8]["count"]), failed_cmds);
+    let band_sum: u64 = bands.iter().map(|b| u(&b["count"])).sum();
+    assert_eq!(band_sum, commands, "bands sum to the command count");
+    // the curve covers the range with no gap and no overlap, on command boundaries
+    let curve = d["curve"].as_array().unwrap();
+    let points = u(&d["curve"]
+        .as_array()
+        .map(|c| serde_json::json!(c.len()))
+        .unwrap());
+    assert!(points >= 1 && points <= commands);
+    let mut next = offset;
+    for p in curve {
+        assert_eq!(u(&p["offset"]), next, "curve gap or overlap at {next}");
+        assert_eq!(
+            (u(&p["offset"]) - offset) % bs,
+            0,
+            "bin on a command boundary"
+        );
+        assert!(u(&p["length"]) > 0);
+        assert!(p["mb_per_s"].as_f64().unwrap() > 0.0);
+        assert!(u(&p["min_ns"]) <= u(&p["max_ns"]));
+        next += u(&p["length"]);
+    }
+    assert_eq!(next, offset + length, "curve ends at the end of the range");
+    assert_eq!(offset % lbs, 0);
+    assert_eq!(d["interrupted"], false);
+}

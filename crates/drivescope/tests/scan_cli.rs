@@ -1,0 +1,97 @@
+//! The scan's behaviour at its edges: null target, memory, bad input, interruption.
+
+mod common;
+use common::*;
+use std::process::{Command, Stdio};
+
+#[test]
+#[allow(clippy::zombie_processes)] // reaped with wait4 below, to read its rusage
+fn null_target_totals_and_flat_memory() {
+    // 256 GiB of 64 KiB commands (4 Mi commands) through the null engine, measuring the
+    // child's peak RSS: memory must not grow with the device size.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(["scan", "null:256G", "--json", "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader =
+        std::thread::spawn(move || serde_json::from_reader::<_, serde_json::Value>(stdout));
+    let mut status = 0;
+    // SAFETY: zeroed rusage is a valid out-parameter for wait4.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waiting for our own child.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    assert_eq!(status, 0);
+    let d = reader.join().unwrap().unwrap();
+    check_scan_invariants(&d);
+    assert_eq!(d["commands"], 4u64 << 20);
+    assert_eq!(d["engine"], "null");
+    let rss_kib = usage.ru_maxrss as u64;
+    assert!(rss_kib < 64 * 1024, "peak RSS {rss_kib} KiB is over 64 MiB");
+}
+
+fn assert_refused(args: &[&str], code: i32, needle: &str) {
+    let out = drivescope(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing on stdout for a refused run");
+}
+
+#[test]
+fn bad_input_gets_one_clear_line() {
+    assert_refused(&["scan", "/nonexistent/disk"], 1, "no such file or device");
+    assert_refused(&["scan", "/tmp"], 1, "is a directory");
+    assert_refused(
+        &["scan", "null:1G", "--block-size", "1000"],
+        1,
+        "not a multiple",
+    );
+    assert_refused(
+        &["scan", "null:1G", "--block-size", "12X"],
+        2,
+        "unknown size suffix",
+    );
+    assert_refused(&["scan", "null:1G", "--offset", "2G"], 1, "beyond the end");
+    assert_refused(&["scan", "null:1G", "--length", "0"], 1, "empty");
+    assert_refused(&["scan", "null:1G", "--queue-depth", "0"], 1, "queue depth");
+    assert_refused(&["scan", "null:1G", "--engine", "psync"], 1, "null target");
+    assert_refused(&["scan", "null:1G", "--write"], 3, "refused");
+}
+
+#[test]
+fn sigint_stops_and_keeps_partial_results() {
+    let child = Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(["scan", "null:64T", "--json", "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let t0 = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed().as_secs_f64() < 1.0, "stopped within 1 s");
+    assert_eq!(out.status.code(), Some(130));
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["interrupted"], true);
+    let covered = d["covered"].as_u64().unwrap();
+    assert!(covered > 0 && covered < d["length"].as_u64().unwrap());
+    assert_eq!(d["bytes"].as_u64().unwrap(), covered);
+    // the curve covers [0, covered) without gaps
+    let mut next = 0;
+    for p in d["curve"].as_array().unwrap() {
+        assert_eq!(p["offset"].as_u64().unwrap(), next);
+        next += p["length"].as_u64().unwrap();
+    }
+    assert!(next >= covered);
+}

@@ -1,0 +1,156 @@
+//! End-to-end scans of real kernel devices the tests create: loop over tmpfs, zram.
+
+mod common;
+use common::*;
+
+const MIB: u64 = 1 << 20;
+
+#[test]
+fn full_scan_of_a_tmpfs_loop_device_is_exact() {
+    let dev = TmpfsLoop::new(64 * MIB);
+    let p = dev.path().to_str().unwrap();
+    for qd in ["1", "4"] {
+        let d = drivescope_json(&["scan", p, "--queue-depth", qd]);
+        check_scan_invariants(&d);
+        assert_eq!(d["kind"], "scan");
+        assert_eq!(d["bytes"], 64 * MIB);
+        assert_eq!(d["commands"], 1024);
+        assert_eq!(d["curve"].as_array().unwrap().len(), 1000);
+        assert_eq!(d["engine"], "io_uring");
+        assert_eq!(d["target"]["type"], "block");
+        assert_eq!(d["target"]["size"], 64 * MIB);
+        assert!(d["zone_ratio"].as_f64().unwrap() > 0.0);
+        assert_eq!(d["queue_depth"], qd.parse::<u64>().unwrap());
+    }
+}
+
+#[test]
+fn partial_ranges_have_right_offsets_and_lbas() {
+    let dev = TmpfsLoop::new(32 * MIB);
+    let p = dev.path().to_str().unwrap();
+    // 1 MiB in, 10 MiB + 4 KiB long: the last command is 4 KiB.
+    let len = 10 * MIB + 4096;
+    let d = drivescope_json(&[
+        "scan",
+        p,
+        "--offset",
+        "1M",
+        "--length",
+        &len.to_string(),
+        "--points",
+        "7",
+    ]);
+    check_scan_invariants(&d);
+    assert_eq!(d["offset"], MIB);
+    assert_eq!(d["length"], len);
+    assert_eq!(d["commands"], 161);
+    assert_eq!(d["bytes"], len);
+    let curve = d["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 7);
+    assert_eq!(curve[0]["offset"], MIB);
+
+    // percentages of the device
+    let d = drivescope_json(&[
+        "scan", p, "--offset", "50%", "--length", "25%", "--slow", "0ms",
+    ]);
+    check_scan_invariants(&d);
+    assert_eq!(d["offset"], 16 * MIB);
+    assert_eq!(d["length"], 8 * MIB);
+    // with a 0 ms threshold every command is slow, each listed with its offset and LBA
+    let slow = d["slow"].as_array().unwrap();
+    assert_eq!(d["slow_total"], 128);
+    assert_eq!(slow.len(), 128);
+    let mut offs: Vec<u64> = slow.iter().map(|e| e["offset"].as_u64().unwrap()).collect();
+    offs.sort_unstable();
+    for (i, off) in offs.iter().enumerate() {
+        assert_eq!(*off, 16 * MIB + i as u64 * 65536);
+    }
+    for e in slow {
+        assert_eq!(
+            e["lba"].as_u64().unwrap() * 512,
+            e["offset"].as_u64().unwrap()
+        );
+    }
+}
+
+#[test]
+fn psync_engine_and_block_sizes() {
+    let dev = TmpfsLoop::new(16 * MIB);
+    let p = dev.path().to_str().unwrap();
+    let d = drivescope_json(&["scan", p, "--engine", "psync", "--block-size", "1M"]);
+    check_scan_invariants(&d);
+    assert_eq!(d["engine"], "psync");
+    assert_eq!(d["commands"], 16);
+    assert_eq!(
+        d["curve"].as_array().unwrap().len(),
+        16,
+        "no more bins than commands"
+    );
+    let d = drivescope_json(&["scan", p, "--block-size", "4K", "--queue-depth", "32"]);
+    check_scan_invariants(&d);
+    assert_eq!(d["commands"], 4096);
+}
+
+#[test]
+fn zram_is_scanned_with_psync_at_qd1() {
+    let z = Zram::new(64 * MIB);
+    let p = z.path.to_str().unwrap();
+    let d = drivescope_json(&["scan", p]);
+    check_scan_invariants(&d);
+    assert_eq!(
+        d["engine"], "psync",
+        "auto picks psync on a device that completes inline"
+    );
+    assert_eq!(d["bytes"], 64 * MIB);
+    let d = drivescope_json(&["scan", p, "--queue-depth", "8"]);
+    check_scan_invariants(&d);
+    assert_eq!(d["engine"], "io_uring");
+}
+
+#[test]
+fn quick_scan_visits_256_regions() {
+    let dev = TmpfsLoop::new(64 * MIB);
+    let p = dev.path().to_str().unwrap();
+    let d = drivescope_json(&["scan", "--quick", p, "--dwell", "2ms"]);
+    assert_eq!(d["kind"], "quick_scan");
+    assert_eq!(d["dwell_ns"], 2_000_000);
+    let regions = d["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 256);
+    for (i, r) in regions.iter().enumerate() {
+        assert_eq!(r["index"], i as u64);
+        assert_eq!(r["offset"], i as u64 * 256 * 1024);
+        assert!(r["first_ns"].as_u64().unwrap() > 0);
+        assert!(r["mb_per_s"].as_f64().unwrap() > 0.0);
+    }
+    let hist: u64 = d["histogram"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(hist, d["commands"].as_u64().unwrap());
+    assert!(d["commands"].as_u64().unwrap() >= 256);
+}
+
+#[test]
+fn curve_csv_matches_json() {
+    let dev = TmpfsLoop::new(8 * MIB);
+    let p = dev.path().to_str().unwrap();
+    let csv = std::env::temp_dir().join(format!("ds-curve-{}.csv", std::process::id()));
+    let d = drivescope_json(&[
+        "scan",
+        p,
+        "--points",
+        "10",
+        "--curve-csv",
+        csv.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::remove_file(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "offset,length,lba,mb_per_s,min_ns,max_ns");
+    assert_eq!(lines.len(), 11);
+    let first: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(first[0], d["curve"][0]["offset"].to_string());
+    assert_eq!(first[1], d["curve"][0]["length"].to_string());
+}

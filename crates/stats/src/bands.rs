@@ -1,0 +1,105 @@
+//! The response-time bands a hardware tester shows: < 1 ms, < 3 ms, < 10 ms, < 20 ms,
+//! < 50 ms, < 150 ms, < 500 ms, ≥ 500 ms, and failed. Counted exactly (not from the histogram).
+
+use serde::{Deserialize, Serialize};
+
+/// Upper limits (exclusive) of the timed bands, in nanoseconds.
+pub const BAND_LIMITS_NS: [u64; 7] = [
+    1_000_000,
+    3_000_000,
+    10_000_000,
+    20_000_000,
+    50_000_000,
+    150_000_000,
+    500_000_000,
+];
+
+const LABELS: [&str; 9] = [
+    "<1ms", "<3ms", "<10ms", "<20ms", "<50ms", "<150ms", "<500ms", ">=500ms", "failed",
+];
+
+/// Exact counts per band.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bands {
+    counts: [u64; 8],
+    failed: u64,
+}
+
+/// One band as it appears in JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BandCount {
+    pub label: String,
+    /// Exclusive upper limit; `None` for `>=500ms` and `failed`.
+    pub upper_ns: Option<u64>,
+    pub count: u64,
+}
+
+impl Bands {
+    #[inline]
+    pub fn record(&mut self, latency_ns: u64) {
+        let i = BAND_LIMITS_NS
+            .iter()
+            .position(|&l| latency_ns < l)
+            .unwrap_or(BAND_LIMITS_NS.len());
+        self.counts[i] += 1;
+    }
+
+    #[inline]
+    pub fn record_failed(&mut self) {
+        self.failed += 1;
+    }
+
+    pub fn merge(&mut self, other: &Bands) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts) {
+            *a += b;
+        }
+        self.failed += other.failed;
+    }
+
+    pub fn failed(&self) -> u64 {
+        self.failed
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum::<u64>() + self.failed
+    }
+
+    /// All nine bands in order, ending with `failed`.
+    pub fn to_out(&self) -> Vec<BandCount> {
+        LABELS
+            .iter()
+            .enumerate()
+            .map(|(i, label)| BandCount {
+                label: label.to_string(),
+                upper_ns: BAND_LIMITS_NS.get(i).copied(),
+                count: if i < 8 { self.counts[i] } else { self.failed },
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edges_fall_into_the_upper_band() {
+        let mut b = Bands::default();
+        b.record(999_999);
+        b.record(1_000_000);
+        b.record(499_999_999);
+        b.record(500_000_000);
+        b.record(u64::MAX);
+        b.record_failed();
+        let out = b.to_out();
+        assert_eq!(out.len(), 9);
+        assert_eq!(out[0].count, 1);
+        assert_eq!(out[1].count, 1);
+        assert_eq!(out[6].count, 1);
+        assert_eq!(out[7].count, 2);
+        assert_eq!(out[7].upper_ns, None);
+        assert_eq!(out[8].label, "failed");
+        assert_eq!(out[8].count, 1);
+        assert_eq!(b.total(), 6);
+    }
+}

@@ -1,0 +1,233 @@
+//! Transfer rate per position: the range's commands are split into `bins` consecutive groups
+//! (bin `i` holds commands `[i*n/bins, (i+1)*n/bins)`), so bins are whole commands, cover the
+//! range with no gap and no overlap, and their number never exceeds the command count.
+//!
+//! A bin's rate is its bytes over its busy span (first submit to last completion), so it is
+//! wall-clock based like the run's overall rate.
+
+use serde::{Deserialize, Serialize};
+
+/// Accumulator of one bin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CurveBin {
+    pub bytes: u64,
+    pub commands: u64,
+    pub first_submit_ns: u64,
+    pub last_done_ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Default for CurveBin {
+    fn default() -> Self {
+        CurveBin {
+            bytes: 0,
+            commands: 0,
+            first_submit_ns: u64::MAX,
+            last_done_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
+    }
+}
+
+/// One curve point as it appears in JSON and CSV.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    pub offset: u64,
+    pub length: u64,
+    pub mb_per_s: f64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+}
+
+/// The position curve over a range of `commands` commands of `block_size` bytes starting at
+/// `start`; the last command may be shorter (`range_len` need not be a multiple).
+#[derive(Debug, Clone)]
+pub struct Curve {
+    start: u64,
+    range_len: u64,
+    block_size: u64,
+    commands: u64,
+    bins: Vec<CurveBin>,
+}
+
+impl Curve {
+    /// A curve of at most `points` bins over `[start, start + range_len)`.
+    pub fn new(start: u64, range_len: u64, block_size: u64, points: usize) -> Self {
+        assert!(block_size > 0);
+        let commands = range_len.div_ceil(block_size);
+        let n = (points as u64)
+            .min(commands)
+            .max(if commands > 0 { 1 } else { 0 }) as usize;
+        Curve {
+            start,
+            range_len,
+            block_size,
+            commands,
+            bins: vec![CurveBin::default(); n],
+        }
+    }
+
+    pub fn commands(&self) -> u64 {
+        self.commands
+    }
+
+    /// Bin index of the command at `offset` (must lie in the range).
+    #[inline]
+    pub fn bin_of(&self, offset: u64) -> usize {
+        let cmd = (offset - self.start) / self.block_size;
+        ((cmd as u128 * self.bins.len() as u128) / self.commands as u128) as usize
+    }
+
+    /// First command index of bin `i`.
+    fn first_cmd(&self, i: usize) -> u64 {
+        ((i as u128 * self.commands as u128).div_ceil(self.bins.len() as u128)) as u64
+    }
+
+    /// Record a successful command.
+    #[inline]
+    pub fn record(&mut self, offset: u64, bytes: u64, submit_ns: u64, done_ns: u64) {
+        let i = self.bin_of(offset);
+        let lat = done_ns.saturating_sub(submit_ns);
+        let b = &mut self.bins[i];
+        b.bytes += bytes;
+        b.commands += 1;
+        b.first_submit_ns = b.first_submit_ns.min(submit_ns);
+        b.last_done_ns = b.last_done_ns.max(done_ns);
+        b.min_ns = b.min_ns.min(lat);
+        b.max_ns = b.max_ns.max(lat);
+    }
+
+    /// Record a failed command: it takes time in its bin but moves no bytes.
+    #[inline]
+    pub fn record_failed(&mut self, offset: u64, submit_ns: u64, done_ns: u64) {
+        let i = self.bin_of(offset);
+        let b = &mut self.bins[i];
+        b.first_submit_ns = b.first_submit_ns.min(submit_ns);
+        b.last_done_ns = b.last_done_ns.max(done_ns);
+    }
+
+    pub fn bins(&self) -> &[CurveBin] {
+        &self.bins
+    }
+
+    /// Byte range `[offset, offset+len)` of bin `i`.
+    pub fn bin_range(&self, i: usize) -> (u64, u64) {
+        let first = self.first_cmd(i);
+        let next = self.first_cmd(i + 1);
+        let off = self.start + first * self.block_size;
+        let end = (self.start + next * self.block_size).min(self.start + self.range_len);
+        (off, end - off)
+    }
+
+    /// The curve as points. Bins no command reached are left out.
+    pub fn points(&self) -> Vec<CurvePoint> {
+        (0..self.bins.len())
+            .filter(|&i| self.bins[i].last_done_ns > 0 || self.bins[i].commands > 0)
+            .map(|i| {
+                let b = &self.bins[i];
+                let (offset, length) = self.bin_range(i);
+                let span = b.last_done_ns.saturating_sub(b.first_submit_ns);
+                CurvePoint {
+                    offset,
+                    length,
+                    mb_per_s: rate(b.bytes, span),
+                    min_ns: if b.commands > 0 { b.min_ns } else { 0 },
+                    max_ns: b.max_ns,
+                }
+            })
+            .collect()
+    }
+
+    /// Mean rate over the bins that start in the first `frac` of the range.
+    pub fn head_rate(&self, frac: f64) -> Option<f64> {
+        let limit = self.start + (self.range_len as f64 * frac).ceil() as u64;
+        self.rate_where(|off, _| off < limit)
+    }
+
+    /// Mean rate over the bins that end in the last `frac` of the range.
+    pub fn tail_rate(&self, frac: f64) -> Option<f64> {
+        let limit = self.start + self.range_len - (self.range_len as f64 * frac).ceil() as u64;
+        self.rate_where(|off, len| off + len > limit)
+    }
+
+    /// Mean rate of the last `frac` of the range over the first: < 1 when the inner zone is slower.
+    pub fn zone_ratio(&self, frac: f64) -> Option<f64> {
+        let head = self.head_rate(frac)?;
+        let tail = self.tail_rate(frac)?;
+        (head > 0.0).then_some(tail / head)
+    }
+
+    fn rate_where(&self, keep: impl Fn(u64, u64) -> bool) -> Option<f64> {
+        let (mut bytes, mut span) = (0u64, 0u64);
+        for i in 0..self.bins.len() {
+            let (off, len) = self.bin_range(i);
+            let b = &self.bins[i];
+            if keep(off, len) && b.commands > 0 {
+                bytes += b.bytes;
+                span += b.last_done_ns.saturating_sub(b.first_submit_ns);
+            }
+        }
+        (span > 0).then(|| rate(bytes, span))
+    }
+}
+
+fn rate(bytes: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        bytes as f64 * 1e3 / ns as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn bins_cover_range_without_gap_or_overlap(start in 0u64..1<<40, cmds in 1u64..100_000, tail in 0u64..4096, points in 1usize..3000) {
+            let bs = 4096u64;
+            let len = if tail == 0 { cmds * bs } else { (cmds - 1) * bs + tail.max(512) };
+            let c = Curve::new(start, len, bs, points);
+            prop_assert!(c.bins().len() <= points);
+            prop_assert!(c.bins().len() as u64 <= c.commands());
+            let mut next = start;
+            for i in 0..c.bins().len() {
+                let (off, l) = c.bin_range(i);
+                prop_assert_eq!(off, next);
+                prop_assert!(l > 0);
+                next = off + l;
+            }
+            prop_assert_eq!(next, start + len);
+            // every command maps into the bin whose range holds it
+            for cmd in [0, cmds / 2, cmds - 1] {
+                let off = start + cmd * bs;
+                let i = c.bin_of(off);
+                let (bo, bl) = c.bin_range(i);
+                prop_assert!(off >= bo && off < bo + bl, "cmd {} bin {} [{}, {})", cmd, i, bo, bo + bl);
+            }
+        }
+    }
+
+    #[test]
+    fn rates_and_zone_ratio() {
+        // 100 commands of 1 MB-ish; first half 1 ms each, second half 2 ms each.
+        let bs = 1_000_000u64;
+        let mut c = Curve::new(0, 100 * bs, bs, 10);
+        let mut t = 0;
+        for i in 0..100u64 {
+            let d = if i < 50 { 1_000_000 } else { 2_000_000 };
+            c.record(i * bs, bs, t, t + d);
+            t += d;
+        }
+        let p = c.points();
+        assert_eq!(p.len(), 10);
+        assert!((p[0].mb_per_s - 1000.0).abs() < 1e-9);
+        assert!((p[9].mb_per_s - 500.0).abs() < 1e-9);
+        assert_eq!(p[0].min_ns, 1_000_000);
+        assert!((c.zone_ratio(0.05).unwrap() - 0.5).abs() < 1e-9);
+    }
+}
