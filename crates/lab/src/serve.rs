@@ -177,9 +177,18 @@ impl LabDevice {
         dev.session = Some(session.spawn().map_err(io("FUSE session thread"))?);
         dev.conn = std::fs::metadata(mountdir).ok().map(|m| m.dev());
         if with_loop {
-            dev.loopdev = Some(LoopDevice::attach(&dev.image, false, true).map_err(io(
-                format!("attaching {} to a loop device", dev.image.display()),
-            ))?);
+            let l = LoopDevice::attach(&dev.image, false, true).map_err(io(format!(
+                "attaching {} to a loop device",
+                dev.image.display()
+            )))?;
+            // No request merging: at QD > 1 the block layer would otherwise join adjacent
+            // commands (8 × 64 KiB into one 512 KiB request), and the model would see fewer,
+            // larger commands than the tool issued.
+            if let Some(name) = l.path().file_name() {
+                let knob = Path::new("/sys/block").join(name).join("queue/nomerges");
+                let _ = std::fs::write(knob, "2");
+            }
+            dev.loopdev = Some(l);
         }
         Ok(dev)
     }
