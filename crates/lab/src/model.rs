@@ -183,9 +183,9 @@ pub struct Model {
     /// Fixed cost of every command (controller, bus protocol, host path).
     #[serde(deserialize_with = "de_duration_ns", rename = "overhead", default)]
     pub overhead_ns: u64,
-    /// How far back a sequential command may start, relative to its arrival, to continue the
-    /// stream of the command before it (never before that command finished): the drive's
-    /// read-ahead/streaming. It also hides the FUSE + loop round trip of the emulator itself.
+    /// Host gap bridged on a sequential stream: a command that arrives within this time of the
+    /// previous command's completion continues the stream as if it had arrived at once. It
+    /// hides the emulator's own FUSE + loop round trip and short stalls of the loop worker.
     #[serde(
         deserialize_with = "de_duration_ns",
         rename = "lookahead",

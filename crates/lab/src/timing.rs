@@ -9,9 +9,10 @@
 //! has one slot (its head); a parallel one has `depth` slots that overlap their per-command
 //! overhead but share one media clock (positioning, slow-spot retries and transfer: the head) and
 //! one bus clock (the interface).
-//! A sequential command that finds its slot idle may start up to `lookahead` before it arrived
-//! (never before the previous command finished): the drive kept streaming meanwhile. This also
-//! hides the emulator's own FUSE + loop round trip from sequential throughput.
+//! A sequential command that arrives within `lookahead` of the previous command's completion
+//! starts at that completion, as if there had been no gap: this hides the emulator's own
+//! FUSE + loop round trip (and short stalls of the kernel's loop worker) from sequential
+//! throughput. A command that arrives later starts when it arrives.
 
 use crate::cache::{ReadLru, WriteBack};
 use crate::model::{Model, QueueMode, ZoneLayout};
@@ -185,11 +186,15 @@ impl Timeline {
             }
         };
         let slot = self.slots[si];
-        let start = if continuing && slot.free_at <= arrival {
-            slot.free_at.max(arrival.saturating_sub(m.lookahead_ns))
-        } else {
-            slot.free_at.max(arrival)
-        };
+        // Bridge a short host gap (the emulator's own round trip, a stalled loop worker): the
+        // stream goes on as if the command had been there when the previous one finished.
+        // After a longer idle time the command starts when it arrives.
+        let start =
+            if continuing && slot.free_at <= arrival && arrival - slot.free_at <= m.lookahead_ns {
+                slot.free_at
+            } else {
+                slot.free_at.max(arrival)
+            };
         let sequential = continuing || offset == self.head;
         let end = offset + len;
 
