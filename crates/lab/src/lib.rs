@@ -1,1 +1,21 @@
-//! drivescope-lab
+//! drivescope-lab: emulated reference disks whose behaviour is known exactly.
+//!
+//! A [`Model`] says what a disk is (size, zones, caches, slow and bad spots, queueing, interface
+//! cap, warm-up); [`Model::truth`] states what a correct instrument must find on it; and
+//! [`LabDevice::start`] serves it as a FUSE file `DIR/disk.img` whose every read and write takes
+//! the time the model says (see [`timing`]), optionally attached to a loop device so that any
+//! tool sees a real block device.
+
+pub mod cache;
+pub mod fuse_fs;
+pub mod model;
+pub mod presets;
+pub mod serve;
+pub mod timing;
+pub mod truth;
+mod units;
+
+pub use model::{Model, ModelError, QueueMode};
+
+pub use serve::{check_environment, cleanup_stale, LabDevice, LabError};
+pub use truth::Truth;

@@ -1,10 +1,191 @@
-//! `drivescope lab` (placeholder until its issue lands).
+//! `drivescope lab`: emulated reference disks with known ground truth.
 
+use anyhow::{Context, Result};
+use drivescope_core::units::{format_size, parse_size};
+use drivescope_lab::{presets, LabDevice, Model};
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(clap::Args)]
-pub struct LabArgs {}
+#[command(
+    after_help = "MODEL is a preset name (`drivescope lab presets`) or a model file (TOML, see docs/lab.md)."
+)]
+pub struct LabArgs {
+    #[command(subcommand)]
+    command: LabCommand,
+}
 
-pub fn run(_args: LabArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("'lab' is not built yet")
+#[derive(clap::Subcommand)]
+enum LabCommand {
+    /// Serve MODEL as the FUSE file DIR/disk.img until interrupted (needs root and /dev/fuse).
+    Serve {
+        /// Preset name or model file.
+        model: String,
+        /// Mount directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        mount: PathBuf,
+        /// Also attach the file read-write to a loop device (direct I/O) and print its path.
+        #[arg(long = "loop")]
+        with_loop: bool,
+        /// Override the model's size (binary units: 64M, 1G).
+        #[arg(long, value_parser = parse_size_arg)]
+        size: Option<u64>,
+        /// Print one JSON line {image, loop_device} instead of the bare path.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the ground truth of MODEL as JSON: rates by position and zone, spots, caches, cap.
+    Truth {
+        /// Preset name or model file.
+        model: String,
+        /// Override the model's size (binary units: 64M, 1G).
+        #[arg(long, value_parser = parse_size_arg)]
+        size: Option<u64>,
+        /// Command size the expected rates are stated for.
+        #[arg(long, default_value = "64K", value_parser = parse_size_arg)]
+        block_size: u64,
+        /// Number of equal-width positions.
+        #[arg(long, default_value_t = 100)]
+        points: usize,
+        /// Accepted for symmetry with other commands: the truth is always JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the built-in models (or print one as a model file with --toml).
+    Presets {
+        /// Print this preset's model file (a starting point for your own).
+        #[arg(long, value_name = "NAME")]
+        toml: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Unmount lab file systems and detach their loop devices left behind by crashed runs.
+    Cleanup,
+}
+
+fn parse_size_arg(s: &str) -> Result<u64, String> {
+    parse_size(s).map_err(|e| e.to_string())
+}
+
+fn load(model: &str, size: Option<u64>) -> Result<Model> {
+    let m = Model::load(model)?;
+    Ok(match size {
+        Some(s) => m.with_size(s)?,
+        None => m,
+    })
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+pub fn run(args: LabArgs) -> Result<ExitCode> {
+    match args.command {
+        LabCommand::Presets { toml, json } => presets_cmd(toml, json),
+        LabCommand::Truth {
+            model,
+            size,
+            block_size,
+            points,
+            json: _,
+        } => {
+            let m = load(&model, size)?;
+            let t = m.truth_with(block_size, points);
+            println!("{}", serde_json::to_string_pretty(&t)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Serve {
+            model,
+            mount,
+            with_loop,
+            size,
+            json,
+        } => serve(&load(&model, size)?, mount, with_loop, json),
+        LabCommand::Cleanup => {
+            for line in drivescope_lab::cleanup_stale() {
+                eprintln!("{line}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
+    if let Some(name) = toml {
+        let text = presets::preset_toml(&name)
+            .with_context(|| format!("no preset '{name}' (see `drivescope lab presets`)"))?;
+        print!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if json {
+        let list: Vec<_> = presets::PRESETS
+            .iter()
+            .map(|(n, summary, _)| {
+                let m = Model::preset(n).expect("preset");
+                serde_json::json!({"name": n, "summary": summary, "size": m.size})
+            })
+            .collect();
+        let doc =
+            serde_json::json!({"schema": "drivescope/1", "kind": "lab_presets", "presets": list});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        for (n, summary, _) in presets::PRESETS {
+            let m = Model::preset(n).expect("preset");
+            println!("{n:<16} {:>9}  {summary}", format_size(m.size));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<ExitCode> {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        let h = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::signal(libc::SIGINT, h);
+        libc::signal(libc::SIGTERM, h);
+        libc::signal(libc::SIGHUP, h);
+    }
+    let dev = LabDevice::start(model, &mount, with_loop)
+        .with_context(|| format!("serving '{}' at {}", model.name, mount.display()))?;
+    let shown = dev.target().display().to_string();
+    let mut out = std::io::stdout();
+    if json {
+        let doc = serde_json::json!({
+            "schema": "drivescope/1", "kind": "lab_serve", "model": model.name,
+            "size": model.size, "image": dev.image(), "loop_device": dev.loop_device(),
+        });
+        writeln!(out, "{doc}")?;
+    } else {
+        writeln!(out, "{shown}")?;
+    }
+    out.flush()?;
+    eprintln!(
+        "drivescope lab: serving '{}' ({}) at {}{}; Ctrl-C to stop",
+        model.name,
+        format_size(model.size),
+        dev.image().display(),
+        dev.loop_device()
+            .map(|l| format!(" on {}", l.display()))
+            .unwrap_or_default()
+    );
+    while !STOP.load(Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let s = dev.stats();
+    eprintln!(
+        "drivescope lab: stopping after {} reads ({}), {} writes ({}), {} errors; replies up to {} late; request sizes {:?}",
+        s.reads,
+        format_size(s.bytes_read),
+        s.writes,
+        format_size(s.bytes_written),
+        s.errors,
+        drivescope_core::units::format_ns(s.max_late_ns),
+        s.request_sizes
+    );
+    dev.stop()?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,540 @@
+//! The FUSE file system: one regular file, `disk.img`, whose reads and writes complete when the
+//! model's timeline says so.
+//!
+//! A request handler never sleeps: it lays the command on the [`Timeline`] (under a mutex), does
+//! the data transfer against the sparse backing file at once, and hands the reply object to the
+//! [`ReplyClock`], one thread that sends each reply at its deadline (sleep with 1 ns timer slack
+//! to ~50 µs before it, then spin). So any number of commands can be in flight with two FUSE
+//! threads, and a serial model is still served strictly one at a time by its virtual clock.
+//!
+//! The file is opened with `FOPEN_DIRECT_IO` (no page cache: every read reaches the model) and
+//! the session asks for `FUSE_ASYNC_DIO`, so a loop device attached with `--direct-io=on` keeps
+//! several commands in flight.
+
+use crate::model::Model;
+use crate::timing::{Op, Timeline};
+use fuser::{
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
+    KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
+    ReplyEntry, ReplyOpen, ReplyWrite, Request, WriteFlags,
+};
+use std::collections::{BTreeMap, BinaryHeap};
+use std::ffi::OsStr;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// The file name served at the mount point.
+pub const IMAGE_NAME: &str = "disk.img";
+const ROOT: u64 = 1;
+const IMAGE: u64 = 2;
+/// How long before a deadline the reply clock stops sleeping and spins.
+const SPIN_NS: u64 = 50_000;
+const TTL: Duration = Duration::from_secs(3600);
+
+/// What the emulator has served so far (also: which request sizes the kernel sent).
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub reads: AtomicU64,
+    pub writes: AtomicU64,
+    pub bytes_read: AtomicU64,
+    pub bytes_written: AtomicU64,
+    pub errors: AtomicU64,
+    pub flushes: AtomicU64,
+    /// Request size → count, for reads and writes together.
+    pub sizes: Mutex<BTreeMap<u32, u64>>,
+    /// Largest lateness of a reply behind its deadline, ns.
+    pub max_late_ns: AtomicU64,
+}
+
+/// A snapshot of [`Counters`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Stats {
+    pub reads: u64,
+    pub writes: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub errors: u64,
+    pub flushes: u64,
+    pub request_sizes: BTreeMap<u32, u64>,
+    pub max_late_ns: u64,
+}
+
+impl Counters {
+    pub fn snapshot(&self) -> Stats {
+        Stats {
+            reads: self.reads.load(Ordering::Relaxed),
+            writes: self.writes.load(Ordering::Relaxed),
+            bytes_read: self.bytes_read.load(Ordering::Relaxed),
+            bytes_written: self.bytes_written.load(Ordering::Relaxed),
+            errors: self.errors.load(Ordering::Relaxed),
+            flushes: self.flushes.load(Ordering::Relaxed),
+            request_sizes: self.sizes.lock().expect("sizes").clone(),
+            max_late_ns: self.max_late_ns.load(Ordering::Relaxed),
+        }
+    }
+}
+
+enum Action {
+    Data(ReplyData, Vec<u8>),
+    ReadError(ReplyData, Errno),
+    Written(ReplyWrite, u32),
+    WriteError(ReplyWrite, Errno),
+    Done(ReplyEmpty),
+}
+
+struct Pending {
+    deadline: u64,
+    seq: u64,
+    action: Action,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, o: &Self) -> bool {
+        (self.deadline, self.seq) == (o.deadline, o.seq)
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Pending {
+    // Reversed: BinaryHeap is a max-heap, the earliest deadline must come out first.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (o.deadline, o.seq).cmp(&(self.deadline, self.seq))
+    }
+}
+
+struct ClockState {
+    heap: BinaryHeap<Pending>,
+    seq: u64,
+    stop: bool,
+}
+
+/// Sends replies at their deadlines, measured from a common epoch.
+pub struct ReplyClock {
+    epoch: Instant,
+    state: Mutex<ClockState>,
+    wake: Condvar,
+    counters: Arc<Counters>,
+}
+
+impl ReplyClock {
+    /// Start the clock's thread.
+    pub fn start(
+        epoch: Instant,
+        counters: Arc<Counters>,
+    ) -> std::io::Result<(Arc<ReplyClock>, std::thread::JoinHandle<()>)> {
+        let clock = Arc::new(ReplyClock {
+            epoch,
+            state: Mutex::new(ClockState {
+                heap: BinaryHeap::new(),
+                seq: 0,
+                stop: false,
+            }),
+            wake: Condvar::new(),
+            counters,
+        });
+        let c = clock.clone();
+        let handle = std::thread::Builder::new()
+            .name("lab-reply-clock".into())
+            .spawn(move || c.run())?;
+        Ok((clock, handle))
+    }
+
+    /// Nanoseconds since the epoch.
+    pub fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    fn push(&self, deadline: u64, action: Action) {
+        let mut s = self.state.lock().expect("clock");
+        s.seq += 1;
+        let seq = s.seq;
+        let earliest = s.heap.peek().is_none_or(|p| deadline < p.deadline);
+        s.heap.push(Pending {
+            deadline,
+            seq,
+            action,
+        });
+        drop(s);
+        if earliest {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Stop after sending everything still pending at once.
+    pub fn stop(&self) {
+        self.state.lock().expect("clock").stop = true;
+        self.wake.notify_one();
+    }
+
+    fn run(&self) {
+        // Fine-grained timers for this thread only: the default slack is 50 µs.
+        // SAFETY: prctl(PR_SET_TIMERSLACK) takes plain integers and only affects this thread.
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+        }
+        boost_current_thread();
+        let mut s = self.state.lock().expect("clock");
+        loop {
+            let Some(next) = s.heap.peek().map(|p| p.deadline) else {
+                if s.stop {
+                    return;
+                }
+                s = self.wake.wait(s).expect("clock");
+                continue;
+            };
+            let now = self.now_ns();
+            if next > now && !s.stop {
+                let left = next - now;
+                if left > SPIN_NS {
+                    s = self
+                        .wake
+                        .wait_timeout(s, Duration::from_nanos(left - SPIN_NS))
+                        .expect("clock")
+                        .0;
+                    continue;
+                }
+                drop(s);
+                while self.now_ns() < next {
+                    std::hint::spin_loop();
+                }
+                s = self.state.lock().expect("clock");
+                continue;
+            }
+            let p = s.heap.pop().expect("peeked");
+            drop(s);
+            let late = self.now_ns().saturating_sub(p.deadline);
+            self.counters.max_late_ns.fetch_max(late, Ordering::Relaxed);
+            match p.action {
+                Action::Data(r, d) => r.data(&d),
+                Action::ReadError(r, e) => r.error(e),
+                Action::Written(r, n) => r.written(n),
+                Action::WriteError(r, e) => r.error(e),
+                Action::Done(r) => r.ok(),
+            }
+            s = self.state.lock().expect("clock");
+        }
+    }
+}
+
+/// Give the calling thread a modest real-time priority (SCHED_FIFO 10), so that replies leave
+/// on time on a busy machine; best effort (needs root or CAP_SYS_NICE). Every wait of the lab's
+/// threads is bounded, and the kernel's RT throttling still leaves 5 % to everyone else.
+pub fn boost_current_thread() -> bool {
+    let param = libc::sched_param { sched_priority: 10 };
+    // SAFETY: pid 0 is the calling thread; param is a valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
+}
+
+thread_local! {
+    static BOOSTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The file system: one image file backed by a sparse file, timed by the model.
+pub struct LabFs {
+    model: Model,
+    timeline: Mutex<Timeline>,
+    backing: File,
+    clock: Arc<ReplyClock>,
+    counters: Arc<Counters>,
+}
+
+impl LabFs {
+    pub fn new(
+        model: &Model,
+        backing: File,
+        clock: Arc<ReplyClock>,
+        counters: Arc<Counters>,
+    ) -> Self {
+        LabFs {
+            model: model.clone(),
+            timeline: Mutex::new(Timeline::new(model)),
+            backing,
+            clock,
+            counters,
+        }
+    }
+
+    fn attr(&self, ino: u64) -> FileAttr {
+        let (kind, perm, size, nlink) = if ino == ROOT {
+            (FileType::Directory, 0o755, 0, 2)
+        } else {
+            (FileType::RegularFile, 0o644, self.model.size, 1)
+        };
+        FileAttr {
+            ino: INodeNo(ino),
+            size,
+            blocks: size / 512,
+            atime: SystemTime::UNIX_EPOCH,
+            mtime: SystemTime::UNIX_EPOCH,
+            ctime: SystemTime::UNIX_EPOCH,
+            crtime: SystemTime::UNIX_EPOCH,
+            kind,
+            perm,
+            nlink,
+            // SAFETY: geteuid/getegid cannot fail.
+            uid: unsafe { libc::geteuid() },
+            gid: unsafe { libc::getegid() },
+            rdev: 0,
+            blksize: 4096,
+            flags: 0,
+        }
+    }
+
+    fn count_size(&self, size: u32) {
+        *self
+            .counters
+            .sizes
+            .lock()
+            .expect("sizes")
+            .entry(size)
+            .or_insert(0) += 1;
+    }
+
+    fn schedule(&self, op: Op, offset: u64, len: u64) -> crate::timing::Outcome {
+        if !BOOSTED.get() {
+            BOOSTED.set(true);
+            boost_current_thread();
+        }
+        let mut t = self.timeline.lock().expect("timeline");
+        // Read the clock under the lock, so arrivals are ordered as the timeline sees them.
+        let now = self.clock.now_ns();
+        t.schedule(op, offset, len, now)
+    }
+}
+
+impl Filesystem for LabFs {
+    fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
+        // Let the kernel keep many direct-I/O requests in flight (a loop device at QD32).
+        let _ = config.add_capabilities(InitFlags::FUSE_ASYNC_DIO);
+        let _ = config.set_max_background(512);
+        let _ = config.set_congestion_threshold(384);
+        let _ = config.set_max_write(1 << 20);
+        Ok(())
+    }
+
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        if parent.0 == ROOT && name == IMAGE_NAME {
+            reply.entry(&TTL, &self.attr(IMAGE), Generation(0));
+        } else {
+            reply.error(Errno::ENOENT);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match ino.0 {
+            ROOT | IMAGE => reply.attr(&TTL, &self.attr(ino.0)),
+            _ => reply.error(Errno::ENOENT),
+        }
+    }
+
+    fn setattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _mode: Option<u32>,
+        _uid: Option<u32>,
+        _gid: Option<u32>,
+        size: Option<u64>,
+        _atime: Option<fuser::TimeOrNow>,
+        _mtime: Option<fuser::TimeOrNow>,
+        _ctime: Option<SystemTime>,
+        _fh: Option<FileHandle>,
+        _crtime: Option<SystemTime>,
+        _chgtime: Option<SystemTime>,
+        _bkuptime: Option<SystemTime>,
+        _flags: Option<fuser::BsdFileFlags>,
+        reply: ReplyAttr,
+    ) {
+        // A disk does not change size; everything else is accepted and ignored.
+        if size.is_some_and(|s| s != self.model.size) {
+            reply.error(Errno::EPERM);
+        } else {
+            reply.attr(&TTL, &self.attr(ino.0));
+        }
+    }
+
+    fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        if ino.0 != IMAGE {
+            reply.error(Errno::EISDIR);
+        } else if flags.0 & libc::O_TRUNC != 0 {
+            reply.error(Errno::EPERM);
+        } else {
+            reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+        }
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let len = (size as u64).min(self.model.size.saturating_sub(offset));
+        if len == 0 {
+            reply.data(&[]);
+            return;
+        }
+        self.count_size(size);
+        self.counters.reads.fetch_add(1, Ordering::Relaxed);
+        let outcome = self.schedule(Op::Read, offset, len);
+        if let Some(e) = outcome.errno {
+            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+            self.clock.push(
+                outcome.done_ns,
+                Action::ReadError(reply, Errno::from_i32(e)),
+            );
+            return;
+        }
+        let mut buf = vec![0u8; len as usize];
+        match self.backing.read_exact_at(&mut buf, offset) {
+            Ok(()) => {
+                self.counters.bytes_read.fetch_add(len, Ordering::Relaxed);
+                self.clock.push(outcome.done_ns, Action::Data(reply, buf));
+            }
+            Err(_) => {
+                self.counters.errors.fetch_add(1, Ordering::Relaxed);
+                self.clock
+                    .push(outcome.done_ns, Action::ReadError(reply, Errno::EIO));
+            }
+        }
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        let len = data.len() as u64;
+        if offset.checked_add(len).is_none_or(|e| e > self.model.size) {
+            reply.error(Errno::ENOSPC);
+            return;
+        }
+        if len == 0 {
+            reply.written(0);
+            return;
+        }
+        self.count_size(len as u32);
+        self.counters.writes.fetch_add(1, Ordering::Relaxed);
+        let outcome = self.schedule(Op::Write, offset, len);
+        if let Some(e) = outcome.errno {
+            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+            self.clock.push(
+                outcome.done_ns,
+                Action::WriteError(reply, Errno::from_i32(e)),
+            );
+            return;
+        }
+        // Store the data, except the parts that fall on spots that lose writes.
+        let mut stored = Ok(());
+        let mut pos = offset;
+        let end = offset + len;
+        while pos < end && stored.is_ok() {
+            let lost = self
+                .model
+                .lost_writes
+                .iter()
+                .find(|l| l.offset <= pos && pos < l.offset + l.length);
+            let next = match lost {
+                Some(l) => (l.offset + l.length).min(end),
+                None => self
+                    .model
+                    .lost_writes
+                    .iter()
+                    .map(|l| l.offset)
+                    .filter(|o| *o > pos)
+                    .min()
+                    .unwrap_or(end)
+                    .min(end),
+            };
+            if lost.is_none() {
+                let a = (pos - offset) as usize;
+                let b = (next - offset) as usize;
+                stored = self.backing.write_all_at(&data[a..b], pos);
+            }
+            pos = next;
+        }
+        if stored.is_ok() {
+            self.counters
+                .bytes_written
+                .fetch_add(len, Ordering::Relaxed);
+            self.clock
+                .push(outcome.done_ns, Action::Written(reply, len as u32));
+        } else {
+            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+            self.clock
+                .push(outcome.done_ns, Action::WriteError(reply, Errno::EIO));
+        }
+    }
+
+    fn flush(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _lock: LockOwner,
+        reply: ReplyEmpty,
+    ) {
+        reply.ok();
+    }
+
+    fn fsync(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        self.counters.flushes.fetch_add(1, Ordering::Relaxed);
+        let done = {
+            let mut t = self.timeline.lock().expect("timeline");
+            let now = self.clock.now_ns();
+            t.flush(now)
+        };
+        self.clock.push(done, Action::Done(reply));
+    }
+
+    fn readdir(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
+        if ino.0 != ROOT {
+            reply.error(Errno::ENOTDIR);
+            return;
+        }
+        let entries = [
+            (ROOT, FileType::Directory, "."),
+            (ROOT, FileType::Directory, ".."),
+            (IMAGE, FileType::RegularFile, IMAGE_NAME),
+        ];
+        for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
+            if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+}

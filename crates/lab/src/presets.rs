@@ -1,0 +1,171 @@
+//! Built-in models. Each is written in the model file format itself, so `drivescope lab presets
+//! --toml NAME` prints a starting point for a model of one's own.
+//!
+//! Sizes are scaled down (128–256 MiB) so that a full scan takes seconds; rates, latencies and
+//! cache behaviour are those of the real thing. `--size` scales a preset up or down.
+
+use crate::model::Model;
+
+/// (name, one-line summary, model text)
+pub const PRESETS: &[(&str, &str, &str)] = &[
+    (
+        "hdd-7200",
+        "3.5\" 7200 rpm disk: 16 zones from 200 down to 100 MB/s, two slow spots, one bad sector",
+        r#"name = "hdd-7200"
+description = "3.5-inch 7200 rpm disk: 16 zones, 200 MB/s outer to 100 MB/s inner"
+size = "256M"
+zones = { count = 16, outer_mb_s = 200, inner_mb_s = 100 }
+overhead = "15us"
+seek = { min = "0.8ms", max = "16ms" }
+rotation = { rpm = 7200 }
+queue = { mode = "parallel", depth = 32 }
+interface_mb_s = 550
+slow = [
+  { offset = "40M", length = "64K", latency = "120ms" },
+  { offset = "170M", length = "4K", latency = "70ms" },
+]
+bad = [{ offset = "130M", length = "4K", read = true, write = false, latency = "20ms" }]
+"#,
+    ),
+    (
+        "hdd-5400-laptop",
+        "2.5\" 5400 rpm laptop disk: 12 zones from 120 down to 60 MB/s, one slow spot",
+        r#"name = "hdd-5400-laptop"
+description = "2.5-inch 5400 rpm laptop disk: 12 zones, 120 MB/s outer to 60 MB/s inner"
+size = "128M"
+zones = { count = 12, outer_mb_s = 120, inner_mb_s = 60 }
+overhead = "20us"
+seek = { min = "1.5ms", max = "22ms" }
+rotation = { rpm = 5400 }
+queue = { mode = "parallel", depth = 32 }
+interface_mb_s = 280
+slow = [{ offset = "90M", length = "4K", latency = "90ms" }]
+"#,
+    ),
+    (
+        "usb-bridge-hdd",
+        "laptop disk behind a USB 2.0 bridge: one command at a time, capped at 40 MB/s",
+        r#"name = "usb-bridge-hdd"
+description = "2.5-inch disk behind a USB 2.0 bridge without command queueing (BOT): serial, 40 MB/s cap"
+size = "128M"
+zones = { count = 12, outer_mb_s = 120, inner_mb_s = 60 }
+overhead = "250us"
+seek = { min = "1.5ms", max = "22ms" }
+rotation = { rpm = 5400 }
+queue = { mode = "serial" }
+interface_mb_s = 40
+"#,
+    ),
+    (
+        "raid-cache",
+        "RAID controller with 64 MiB read and write-back cache in front of a slow 90-70 MB/s disk",
+        r#"name = "raid-cache"
+description = "controller read cache (LRU) and write-back cache, 64 MiB each, in front of a slow disk"
+size = "256M"
+zones = { count = 4, outer_mb_s = 90, inner_mb_s = 70 }
+overhead = "40us"
+seek = { min = "1ms", max = "12ms" }
+rotation = { rpm = 7200 }
+read_cache = { size = "64M", rate_mb_s = 1200 }
+write_cache = { size = "64M", rate_mb_s = 1500 }
+queue = { mode = "parallel", depth = 16 }
+"#,
+    ),
+    (
+        "ssd-slc",
+        "SATA SSD: 480 MB/s; writes at 480 MB/s into a 64 MiB SLC cache, then 120 MB/s",
+        r#"name = "ssd-slc"
+description = "SATA SSD with an SLC write cache: fast until it fills, then native TLC write speed"
+size = "256M"
+zones = { rates_mb_s = [480] }
+write_rate_factor = 0.25
+overhead = "60us"
+write_cache = { size = "64M", rate_mb_s = 480 }
+queue = { mode = "parallel", depth = 32 }
+interface_mb_s = 550
+"#,
+    ),
+    (
+        "nas-1gbe",
+        "NAS disk over 1 GbE (iSCSI-like): 200-110 MB/s disk capped at 118 MB/s, 150 us round trip",
+        r#"name = "nas-1gbe"
+description = "a disk in a NAS reached over 1 GbE: the network caps it at 118 MB/s"
+size = "256M"
+zones = { count = 8, outer_mb_s = 200, inner_mb_s = 110 }
+overhead = "150us"
+seek = { min = "0.8ms", max = "16ms" }
+rotation = { rpm = 7200 }
+queue = { mode = "parallel", depth = 8 }
+interface_mb_s = 118
+"#,
+    ),
+    (
+        "cold-start",
+        "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode)",
+        r#"name = "cold-start"
+description = "hdd-7200 profile that runs at half speed for the first 20 s after its first command"
+size = "256M"
+zones = { count = 16, outer_mb_s = 200, inner_mb_s = 100 }
+overhead = "15us"
+seek = { min = "0.8ms", max = "16ms" }
+rotation = { rpm = 7200 }
+queue = { mode = "parallel", depth = 32 }
+warmup = { factor = 0.5, duration = "20s" }
+"#,
+    ),
+];
+
+/// A built-in model by name.
+pub fn preset(name: &str) -> Option<Model> {
+    PRESETS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(n, _, text)| {
+            Model::from_toml_str(text, &format!("preset {n}")).expect("built-in presets are valid")
+        })
+}
+
+/// The model text of a preset.
+pub fn preset_toml(name: &str) -> Option<&'static str> {
+    PRESETS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, _, t)| *t)
+}
+
+/// Names of all presets.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    PRESETS.iter().map(|(n, _, _)| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses_and_is_named_after_itself() {
+        for (name, _, _) in PRESETS {
+            let m = preset(name).unwrap();
+            assert_eq!(&m.name, name);
+        }
+        for required in [
+            "hdd-7200",
+            "hdd-5400-laptop",
+            "usb-bridge-hdd",
+            "raid-cache",
+            "ssd-slc",
+            "nas-1gbe",
+            "cold-start",
+        ] {
+            assert!(preset(required).is_some(), "{required}");
+        }
+        assert!(preset("floppy").is_none());
+    }
+
+    #[test]
+    fn hdd_7200_falls_from_200_to_100() {
+        let m = preset("hdd-7200").unwrap();
+        assert_eq!(m.media_mb_s(0), 200.0);
+        assert_eq!(m.media_mb_s(m.size - 1), 100.0);
+    }
+}

@@ -1,0 +1,486 @@
+//! When each command completes: the model's service time laid on virtual clocks.
+//!
+//! Service time of one command = overhead + positioning (seek + rotation, only when not
+//! sequential and not a cache hit) + slow-spot latency + transfer (bytes / rate at that position,
+//! or the cache's rate on a hit), never faster than the interface cap allows.
+//!
+//! Commands are laid on *virtual clocks* in nanoseconds since the device started, not on the
+//! wall clock of the moment they were served, so sleep jitter never accumulates: a serial device
+//! has one slot (its head); a parallel one has `depth` slots that overlap their per-command
+//! overhead but share one media clock (positioning, slow-spot retries and transfer: the head) and
+//! one bus clock (the interface).
+//! A sequential command that arrives within `lookahead` of the previous command's completion
+//! starts at that completion, as if there had been no gap: this hides the emulator's own
+//! FUSE + loop round trip (and short stalls of the kernel's loop worker) from sequential
+//! throughput. A command that arrives later starts when it arrives.
+
+use crate::cache::{ReadLru, WriteBack};
+use crate::model::{Model, QueueMode, ZoneLayout};
+
+/// Direction of a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+/// What the device does with one command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Completion time, ns since the device's epoch.
+    pub done_ns: u64,
+    /// `Some(EIO)` when the command fails.
+    pub errno: Option<i32>,
+    /// Served from a cache.
+    pub cache_hit: bool,
+}
+
+/// Nanoseconds to move `len` bytes at `mb_s` MB/s (10^6 B/s).
+pub fn xfer_ns(len: u64, mb_s: f64) -> f64 {
+    len as f64 * 1e3 / mb_s
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    free_at: u64,
+    next_offset: u64,
+}
+
+/// The device's state in virtual time.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    model: Model,
+    layout: ZoneLayout,
+    slots: Vec<Slot>,
+    media_free: u64,
+    bus_free: u64,
+    head: u64,
+    rng: u64,
+    epoch: Option<u64>,
+    rcache: Option<ReadLru>,
+    wcache: Option<WriteBack>,
+}
+
+/// Media time (ns) to transfer `[offset, offset + len)` at the model's zone rates.
+pub fn media_ns(model: &Model, layout: &ZoneLayout, offset: u64, len: u64) -> f64 {
+    let size = model.size;
+    match layout {
+        ZoneLayout::Steps(rates) => {
+            let n = rates.len();
+            let mut t = 0.0;
+            let mut pos = offset;
+            let end = offset + len;
+            while pos < end {
+                let z = crate::model::zone_index(n, size, pos.min(size - 1));
+                let zone_end = if z + 1 == n {
+                    u64::MAX
+                } else {
+                    crate::model::zone_start(n, size, z + 1)
+                };
+                let chunk_end = end.min(zone_end);
+                t += xfer_ns(chunk_end - pos, rates[z]);
+                pos = chunk_end;
+            }
+            t
+        }
+        ZoneLayout::Linear { outer, inner } => {
+            // rate(x) = outer + k x; time = ∫ dx / rate(x) = ln(rate(b)/rate(a)) / k.
+            let k = (inner - outer) / size as f64;
+            let a = outer + k * offset as f64;
+            let b = outer + k * (offset + len) as f64;
+            if (b - a).abs() < 1e-9 * a {
+                xfer_ns(len, a)
+            } else {
+                (b / a).ln() / k * 1e3
+            }
+        }
+    }
+}
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn overlaps(a_off: u64, a_len: u64, b_off: u64, b_len: u64) -> bool {
+    a_off < b_off + b_len && b_off < a_off + a_len
+}
+
+impl Timeline {
+    /// A fresh device: idle, caches empty, head at offset 0.
+    pub fn new(model: &Model) -> Self {
+        let depth = match model.queue.mode {
+            QueueMode::Serial => 1,
+            QueueMode::Parallel => model.queue.depth as usize,
+        };
+        Timeline {
+            layout: model.zone_layout().expect("validated model"),
+            slots: vec![
+                Slot {
+                    free_at: 0,
+                    next_offset: u64::MAX,
+                };
+                depth
+            ],
+            media_free: 0,
+            bus_free: 0,
+            head: 0,
+            rng: model.seed,
+            epoch: None,
+            rcache: model.read_cache.as_ref().map(|c| ReadLru::new(c.size)),
+            wcache: model.write_cache.as_ref().map(|c| WriteBack::new(c.size)),
+            model: model.clone(),
+        }
+    }
+
+    /// Seek time over `distance` bytes.
+    pub fn seek_ns(&self, distance: u64) -> u64 {
+        match &self.model.seek {
+            Some(s) if distance > 0 => {
+                let f = (distance as f64 / self.model.size as f64).min(1.0).sqrt();
+                s.min_ns + ((s.max_ns - s.min_ns) as f64 * f) as u64
+            }
+            _ => 0,
+        }
+    }
+
+    fn rotation_ns(&mut self) -> u64 {
+        match &self.model.rotation {
+            Some(r) => {
+                let rev = 60e9 / r.rpm;
+                let u = (splitmix(&mut self.rng) >> 11) as f64 / (1u64 << 53) as f64;
+                (u * rev) as u64
+            }
+            None => 0,
+        }
+    }
+
+    fn warm_factor(&self, at: u64) -> f64 {
+        match (&self.model.warmup, self.epoch) {
+            (Some(w), Some(e)) if at.saturating_sub(e) < w.duration_ns => w.factor,
+            _ => 1.0,
+        }
+    }
+
+    /// Media write bandwidth (bytes per ns) at `offset`, used to drain the write cache.
+    fn drain_bytes_per_ns(&self, offset: u64, at: u64) -> f64 {
+        self.model.media_mb_s(offset) * 1e-3 * self.model.write_rate_factor * self.warm_factor(at)
+    }
+
+    /// Lay one command on the clocks and say when it completes.
+    pub fn schedule(&mut self, op: Op, offset: u64, len: u64, arrival: u64) -> Outcome {
+        let m = &self.model;
+        self.epoch.get_or_insert(arrival);
+        // Pick a slot: the one this command continues, when it is idle; else the first free.
+        // (A serial device has one slot, so it always continues when the offset matches.)
+        let (si, continuing) = match self.slots.iter().position(|s| s.next_offset == offset) {
+            Some(i) if self.slots.len() == 1 || self.slots[i].free_at <= arrival => (i, true),
+            _ => {
+                let i = (0..self.slots.len())
+                    .min_by_key(|i| self.slots[*i].free_at)
+                    .expect("at least one slot");
+                (i, false)
+            }
+        };
+        let slot = self.slots[si];
+        // Bridge a short host gap (the emulator's own round trip, a stalled loop worker): the
+        // stream goes on as if the command had been there when the previous one finished.
+        // After a longer idle time the command starts when it arrives.
+        let start =
+            if continuing && slot.free_at <= arrival && arrival - slot.free_at <= m.lookahead_ns {
+                slot.free_at
+            } else {
+                slot.free_at.max(arrival)
+            };
+        let sequential = continuing || offset == self.head;
+        let end = offset + len;
+
+        if let Some(bad) = m.bad.iter().find(|b| {
+            overlaps(offset, len, b.offset, b.length)
+                && ((op == Op::Read && b.read) || (op == Op::Write && b.write))
+        }) {
+            let positioning = if sequential {
+                0
+            } else {
+                self.seek_ns(offset.abs_diff(self.head))
+            };
+            let done = (start + m.overhead_ns).max(self.media_free) + positioning + bad.latency_ns;
+            self.media_free = done;
+            self.slots[si] = Slot {
+                free_at: done,
+                next_offset: end,
+            };
+            self.head = end;
+            return Outcome {
+                done_ns: done,
+                errno: Some(libc::EIO),
+                cache_hit: false,
+            };
+        }
+
+        let read_hit = op == Op::Read
+            && self
+                .rcache
+                .as_ref()
+                .is_some_and(|c| c.contains(offset, len));
+        let write_cached = op == Op::Write && self.wcache.is_some();
+        let positioning = if read_hit || write_cached || sequential {
+            0
+        } else {
+            self.seek_ns(offset.abs_diff(self.head)) + self.rotation_ns()
+        };
+        let m = &self.model;
+        let slow = m
+            .slow
+            .iter()
+            .filter(|s| overlaps(offset, len, s.offset, s.length))
+            .map(|s| s.latency_ns)
+            .max()
+            .unwrap_or(0);
+        // The per-command overhead overlaps between slots; positioning, slow-spot retries and
+        // the transfer itself occupy the media (the head), which the slots share.
+        let xfer_start = (start + m.overhead_ns).max(self.media_free) + positioning + slow;
+        let xfer = if read_hit {
+            xfer_ns(len, m.read_cache.as_ref().expect("cache").rate_mb_s) as u64
+        } else if write_cached {
+            let rate = m.write_cache.as_ref().expect("cache").rate_mb_s;
+            let drain = self.drain_bytes_per_ns(offset, xfer_start);
+            let wait = self
+                .wcache
+                .as_mut()
+                .expect("cache")
+                .accept(xfer_start, len, drain);
+            wait + xfer_ns(len, rate) as u64
+        } else {
+            let factor = self.warm_factor(xfer_start)
+                * if op == Op::Write {
+                    self.model.write_rate_factor
+                } else {
+                    1.0
+                };
+            (media_ns(&self.model, &self.layout, offset, len) / factor) as u64
+        };
+        let media_done = xfer_start + xfer;
+        let done = match self.model.interface_mb_s {
+            Some(cap) => media_done.max(self.bus_free.max(xfer_start) + xfer_ns(len, cap) as u64),
+            None => media_done,
+        };
+        self.media_free = media_done;
+        self.bus_free = done;
+        self.slots[si] = Slot {
+            free_at: done,
+            next_offset: end,
+        };
+        if !read_hit && !write_cached {
+            self.head = end;
+        }
+        if let Some(c) = self.rcache.as_mut() {
+            c.insert(offset, len);
+        }
+        Outcome {
+            done_ns: done,
+            errno: None,
+            cache_hit: read_hit || write_cached,
+        }
+    }
+
+    /// A flush arriving at `arrival`: completes when the write cache has drained.
+    pub fn flush(&mut self, arrival: u64) -> u64 {
+        let drain = self.drain_bytes_per_ns(self.head.min(self.model.size - 1), arrival);
+        match self.wcache.as_mut() {
+            Some(w) => arrival + w.flush(arrival, drain),
+            None => arrival,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Model;
+
+    fn model(extra: &str) -> Model {
+        let overhead = if extra.contains("overhead") {
+            ""
+        } else {
+            "overhead='10us'"
+        };
+        let text =
+            format!("name='t'\nsize='100M'\nzones={{rates_mb_s=[200, 100]}}\n{overhead}\n{extra}");
+        Model::from_toml_str(&text, "test").unwrap()
+    }
+
+    /// Drive `n` sequential commands of `bs` back to back at QD1 from `offset`, starting at
+    /// `*now` and leaving `*now` at the end; MB/s over that stretch.
+    fn qd1_at(t: &mut Timeline, now: &mut u64, offset: u64, bs: u64, n: u64, rtt: u64) -> f64 {
+        let begin = *now;
+        let mut last = begin;
+        for i in 0..n {
+            let o = t.schedule(Op::Read, offset + i * bs, bs, *now);
+            last = o.done_ns.max(*now);
+            *now = last + rtt;
+        }
+        (n * bs) as f64 * 1e3 / (last - begin) as f64
+    }
+
+    fn qd1_rate(t: &mut Timeline, offset: u64, bs: u64, n: u64, rtt: u64) -> f64 {
+        qd1_at(t, &mut 1_000_000_000, offset, bs, n, rtt)
+    }
+
+    #[test]
+    fn media_time_integrates_over_zones() {
+        let m = model("");
+        let l = m.zone_layout().unwrap();
+        let half = 50 << 20;
+        // 1 MB at 200 MB/s = 5 ms; 1 MB at 100 MB/s = 10 ms.
+        assert!((media_ns(&m, &l, 0, 1_000_000) - 5e6).abs() < 1.0);
+        assert!((media_ns(&m, &l, half, 1_000_000) - 10e6).abs() < 1.0);
+        let across = media_ns(&m, &l, half - 500_000, 1_000_000);
+        assert!((across - 7.5e6).abs() < 1.0, "{across}");
+    }
+
+    #[test]
+    fn linear_zones_integrate_exactly() {
+        let m = Model::from_toml_str(
+            "name='l'\nsize='100M'\nzones={linear=true,outer_mb_s=200,inner_mb_s=100}",
+            "t",
+        )
+        .unwrap();
+        let l = m.zone_layout().unwrap();
+        let whole = media_ns(&m, &l, 0, m.size);
+        // ∫ dx / (200 - 100 x/S) = S/100 ln 2 (in µs per byte units: S * 1e3/100 * ln2 ns).
+        let expect = m.size as f64 * 1e3 / 100.0 * std::f64::consts::LN_2;
+        assert!((whole / expect - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn sequential_stream_hides_the_host_round_trip() {
+        let m = model("");
+        let mut t = Timeline::new(&m);
+        let bs = 65536;
+        let expect = bs as f64 * 1e3 / (10_000.0 + xfer_ns(bs, 200.0));
+        let r = qd1_rate(&mut t, 0, bs, 200, 80_000);
+        assert!((r / expect - 1.0).abs() < 0.001, "{r} vs {expect}");
+        // A round trip longer than the look-ahead is no longer hidden.
+        let mut t = Timeline::new(&m);
+        let r = qd1_rate(&mut t, 0, bs, 200, 9_000_000);
+        assert!(r < expect * 0.8, "{r}");
+    }
+
+    #[test]
+    fn random_reads_pay_seek_and_rotation() {
+        let m = model("seek={min='1ms',max='10ms'}\nrotation={rpm=6000}");
+        let mut t = Timeline::new(&m);
+        assert_eq!(t.seek_ns(0), 0);
+        assert_eq!(t.seek_ns(m.size), 10_000_000);
+        assert_eq!(t.seek_ns(m.size / 4), 5_500_000);
+        let mut now = 0;
+        let mut total = 0;
+        let n = 2000;
+        for i in 0..n {
+            let off = (i * 7919 % 1000) * (m.size / 1000);
+            let o = t.schedule(Op::Read, off, 4096, now);
+            total += o.done_ns - now;
+            now = o.done_ns + 1;
+        }
+        let mean = total as f64 / n as f64;
+        // overhead 10 µs + seek (>= 1 ms) + half a revolution (5 ms) on average.
+        assert!(mean > 6.0e6 && mean < 14.0e6, "{mean}");
+    }
+
+    #[test]
+    fn serial_gains_nothing_from_queue_depth_parallel_does() {
+        let bs = 65536;
+        for (extra, gain) in [
+            ("overhead='200us'", false),
+            ("overhead='200us'\nqueue={mode='parallel',depth=32}", true),
+        ] {
+            let m = model(extra);
+            let mut t = Timeline::new(&m);
+            let qd1 = qd1_rate(&mut t, 0, bs, 100, 50_000);
+            // QD32: all commands arrive at once.
+            let mut t = Timeline::new(&m);
+            let start = 1_000_000_000;
+            let last = (0..100)
+                .map(|i| t.schedule(Op::Read, i * bs, bs, start).done_ns)
+                .max()
+                .unwrap();
+            let qd32 = (100 * bs) as f64 * 1e3 / (last - start) as f64;
+            assert_eq!(qd32 > qd1 * 1.5, gain, "{extra}: qd1 {qd1} qd32 {qd32}");
+            assert!(qd32 <= 200.0 * 1.001, "media bandwidth is shared: {qd32}");
+        }
+    }
+
+    #[test]
+    fn interface_cap_limits_streaming() {
+        let m = model("interface_mb_s=40");
+        let mut t = Timeline::new(&m);
+        let bs = 65536;
+        let r = qd1_rate(&mut t, 0, bs, 100, 0);
+        let expect = bs as f64 * 1e3 / (10_000.0 + xfer_ns(bs, 40.0));
+        assert!((r / expect - 1.0).abs() < 0.001, "{r} vs {expect}");
+    }
+
+    #[test]
+    fn slow_and_bad_spots() {
+        let m = model(
+            "slow=[{offset='1M',length='4K',latency='80ms'}]\nbad=[{offset='2M',latency='5ms'}]",
+        );
+        let mut t = Timeline::new(&m);
+        let o = t.schedule(Op::Read, (1 << 20) - 4096, 65536, 0);
+        assert!(o.done_ns >= 80_000_000 && o.errno.is_none());
+        let o = t.schedule(Op::Read, 2 << 20, 512, o.done_ns);
+        assert_eq!(o.errno, Some(libc::EIO));
+        let o2 = t.schedule(Op::Write, 2 << 20, 512, o.done_ns);
+        assert_eq!(o2.errno, None, "the spot fails reads only");
+    }
+
+    #[test]
+    fn read_cache_serves_a_second_pass_fast() {
+        let m = model("read_cache={size='4M',rate_mb_s=1000}");
+        let mut t = Timeline::new(&m);
+        let bs = 65536;
+        let now = &mut 0;
+        let first = qd1_at(&mut t, now, 0, bs, 32, 0);
+        let second = qd1_at(&mut t, now, 0, bs, 32, 0);
+        assert!(first < 200.0 && second > 800.0, "{first} {second}");
+        // A pass larger than the cache evicts what it needs again (LRU): no hits.
+        let big = 128;
+        qd1_at(&mut t, now, 0, bs, big, 0);
+        let again = qd1_at(&mut t, now, 0, bs, big, 0);
+        assert!(again < 200.0, "{again}");
+    }
+
+    #[test]
+    fn write_cache_fast_until_full_then_media_speed() {
+        let m = model("write_cache={size='8M',rate_mb_s=1000}\nwrite_rate_factor=0.5");
+        let mut t = Timeline::new(&m);
+        let bs = 1 << 20;
+        let mut now = 0;
+        let mut rates = vec![];
+        for i in 0..32u64 {
+            let o = t.schedule(Op::Write, i * bs, bs, now);
+            rates.push(bs as f64 * 1e3 / (o.done_ns - now) as f64);
+            now = o.done_ns;
+        }
+        assert!(rates[2] > 900.0, "{rates:?}");
+        // Full: paced by the drain, 200 MB/s × 0.5 in the outer zone.
+        assert!((rates[31] / 100.0 - 1.0).abs() < 0.05, "{rates:?}");
+        assert!(t.flush(now) > now);
+    }
+
+    #[test]
+    fn warmup_halves_the_rate_at_first() {
+        let m = model("warmup={factor=0.5,duration='1s'}");
+        let mut t = Timeline::new(&m);
+        let bs = 65536;
+        let cold = qd1_rate(&mut t, 0, bs, 50, 0);
+        // Seconds later it runs at full speed (a non-sequential read: no look-ahead credit).
+        let o = t.schedule(Op::Read, 80 * bs, bs, 5_000_000_000);
+        let warm = bs as f64 * 1e3 / (o.done_ns - 5_000_000_000) as f64;
+        assert!(cold < 0.55 * warm && cold > 0.45 * warm, "{cold} {warm}");
+    }
+}

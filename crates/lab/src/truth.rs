@@ -1,0 +1,358 @@
+//! Ground truth: what a correct instrument must find on a model, as data (`drivescope lab truth`).
+//!
+//! Expected throughput comes from the same service-time formula the emulator schedules with
+//! ([`crate::timing`]), evaluated for a steady sequential stream of `block_size` commands:
+//! per command `overhead + max(media time, bytes / interface cap)` at QD1 (and on any serial
+//! device at any depth); a parallel device at QD > 1 overlaps the overhead and is bound by the
+//! media or the interface.
+
+use crate::model::{zone_start, Model, QueueMode, ZoneLayout, SECTOR};
+use crate::timing::{media_ns, xfer_ns};
+use serde::Serialize;
+
+/// Scan block size the truth is stated for unless told otherwise (the scan's default).
+pub const DEFAULT_BLOCK: u64 = 64 * 1024;
+
+/// Steady-state nanoseconds per command of `len` bytes at `offset`, at queue depth `qd`,
+/// with the media running at `factor` × its rate (warm-up).
+pub fn stream_ns_per_command(model: &Model, offset: u64, len: u64, qd: u32, factor: f64) -> f64 {
+    let layout = model.zone_layout().expect("validated model");
+    let media = media_ns(model, &layout, offset, len) / factor;
+    let bound = match model.interface_mb_s {
+        Some(cap) => media.max(xfer_ns(len, cap)),
+        None => media,
+    };
+    let qd1 = model.overhead_ns as f64 + bound;
+    match model.queue.mode {
+        QueueMode::Serial => qd1,
+        QueueMode::Parallel => {
+            let n = qd.clamp(1, model.queue.depth) as f64;
+            bound.max(qd1 / n)
+        }
+    }
+}
+
+/// Expected MB/s of a sequential read of `[offset, offset + len)` in `block` commands at `qd`.
+pub fn expected_range_mb_s(
+    model: &Model,
+    offset: u64,
+    len: u64,
+    block: u64,
+    qd: u32,
+    factor: f64,
+) -> f64 {
+    let end = (offset + len).min(model.size);
+    // Sample at most 4096 commands evenly; exact for ranges up to 4096 blocks.
+    let commands = (end - offset).div_ceil(block).max(1);
+    let step = commands.div_ceil(4096).max(1);
+    let (mut bytes, mut ns) = (0f64, 0f64);
+    let mut i = 0;
+    while i < commands {
+        let o = offset + i * block;
+        let l = block.min(end - o);
+        let weight = step.min(commands - i) as f64;
+        bytes += l as f64 * weight;
+        ns += stream_ns_per_command(model, o, l, qd, factor) * weight;
+        i += step;
+    }
+    bytes * 1e3 / ns
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TruthZone {
+    pub index: usize,
+    pub offset: u64,
+    pub length: u64,
+    /// Media rate (before overhead and cap) at the zone's start.
+    pub media_mb_per_s: f64,
+    /// Expected scan rate over the zone at `block_size`, QD1.
+    pub mb_per_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TruthPosition {
+    pub offset: u64,
+    pub length: u64,
+    pub media_mb_per_s: f64,
+    /// Expected sequential rate over `[offset, offset + length)` at `block_size`, QD1.
+    pub mb_per_s: f64,
+    /// The same at QD32 (equal to `mb_per_s` on a serial device).
+    pub mb_per_s_qd32: f64,
+    /// The same at QD1 during the warm-up (only for models with one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mb_per_s_cold: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Spot {
+    pub offset: u64,
+    pub lba: u64,
+    pub length: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Rates {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cache {
+    pub size: u64,
+    pub mb_per_s: f64,
+}
+
+/// The ground truth of a model (`drivescope lab truth MODEL --json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Truth {
+    pub schema: &'static str,
+    pub kind: &'static str,
+    pub model: String,
+    pub description: String,
+    pub size: u64,
+    pub logical_block_size: u64,
+    /// Block size the expected rates are stated for.
+    pub block_size: u64,
+    pub queue_mode: QueueMode,
+    pub queue_depth: u32,
+    pub interface_mb_per_s: Option<f64>,
+    pub overhead_ns: u64,
+    pub lookahead_ns: u64,
+    pub seek_min_ns: Option<u64>,
+    pub seek_max_ns: Option<u64>,
+    pub rpm: Option<f64>,
+    /// Mean rotational latency (half a revolution) of a non-sequential command.
+    pub avg_rotation_ns: Option<u64>,
+    /// Expected full-range scan rate at `block_size`, QD1: mean (bytes / time), min and max
+    /// over the positions.
+    pub mb_per_s: Rates,
+    /// Mean rate of the last 5 % / the first 5 % (as `scan` defines `zone_ratio`).
+    pub zone_ratio: f64,
+    /// Expected duration of a full scan at `block_size`, QD1, without slow or bad spots.
+    pub scan_ns: u64,
+    pub zones: Vec<TruthZone>,
+    pub positions: Vec<TruthPosition>,
+    pub slow: Vec<Spot>,
+    pub bad: Vec<Spot>,
+    pub lost_writes: Vec<Spot>,
+    pub read_cache: Option<Cache>,
+    pub write_cache: Option<Cache>,
+    /// Media write rate as a fraction of the read rate.
+    pub write_rate_factor: f64,
+    pub warmup_factor: Option<f64>,
+    pub warmup_ns: Option<u64>,
+    pub seed: u64,
+}
+
+impl Model {
+    /// Ground truth at the scan's default block size and 100 positions.
+    pub fn truth(&self) -> Truth {
+        self.truth_with(DEFAULT_BLOCK, 100)
+    }
+
+    /// Ground truth for `block` commands, with `points` equal-width positions.
+    pub fn truth_with(&self, block: u64, points: usize) -> Truth {
+        let block = block.clamp(SECTOR, self.size);
+        let size = self.size;
+        let rate = |o: u64, l: u64, qd: u32, f: f64| expected_range_mb_s(self, o, l, block, qd, f);
+        let zone_bounds: Vec<(u64, u64)> = match self.zone_layout().expect("validated") {
+            ZoneLayout::Steps(r) => (0..r.len())
+                .map(|i| {
+                    let s = zone_start(r.len(), size, i);
+                    let e = if i + 1 == r.len() {
+                        size
+                    } else {
+                        zone_start(r.len(), size, i + 1)
+                    };
+                    (s, e - s)
+                })
+                .collect(),
+            ZoneLayout::Linear { .. } => vec![(0, size)],
+        };
+        let zones = zone_bounds
+            .iter()
+            .enumerate()
+            .map(|(index, &(offset, length))| TruthZone {
+                index,
+                offset,
+                length,
+                media_mb_per_s: self.media_mb_s(offset),
+                mb_per_s: rate(offset, length, 1, 1.0),
+            })
+            .collect();
+        let points = points.clamp(1, (size / block) as usize);
+        let positions: Vec<TruthPosition> = (0..points)
+            .map(|i| {
+                let offset = (size as u128 * i as u128 / points as u128) as u64 / SECTOR * SECTOR;
+                let end =
+                    (size as u128 * (i + 1) as u128 / points as u128) as u64 / SECTOR * SECTOR;
+                let length = end - offset;
+                TruthPosition {
+                    offset,
+                    length,
+                    media_mb_per_s: self.media_mb_s(offset),
+                    mb_per_s: rate(offset, length, 1, 1.0),
+                    mb_per_s_qd32: rate(offset, length, 32, 1.0),
+                    mb_per_s_cold: self
+                        .warmup
+                        .as_ref()
+                        .map(|w| rate(offset, length, 1, w.factor)),
+                }
+            })
+            .collect();
+        let mean = rate(0, size, 1, 1.0);
+        let tail = (size / 20).max(block);
+        let zone_ratio = rate(size - tail, tail, 1, 1.0) / rate(0, tail, 1, 1.0);
+        let spot = |offset: u64, length: u64| Spot {
+            offset,
+            lba: offset / SECTOR,
+            length,
+            latency_ns: None,
+            read: None,
+            write: None,
+        };
+        Truth {
+            schema: "drivescope/1",
+            kind: "lab_truth",
+            model: self.name.clone(),
+            description: self.description.clone(),
+            size,
+            logical_block_size: SECTOR,
+            block_size: block,
+            queue_mode: self.queue.mode,
+            queue_depth: self.queue.depth,
+            interface_mb_per_s: self.interface_mb_s,
+            overhead_ns: self.overhead_ns,
+            lookahead_ns: self.lookahead_ns,
+            seek_min_ns: self.seek.as_ref().map(|s| s.min_ns),
+            seek_max_ns: self.seek.as_ref().map(|s| s.max_ns),
+            rpm: self.rotation.as_ref().map(|r| r.rpm),
+            avg_rotation_ns: self.rotation.as_ref().map(|r| (30e9 / r.rpm) as u64),
+            mb_per_s: Rates {
+                mean,
+                min: positions
+                    .iter()
+                    .map(|p| p.mb_per_s)
+                    .fold(f64::MAX, f64::min),
+                max: positions.iter().map(|p| p.mb_per_s).fold(0.0, f64::max),
+            },
+            zone_ratio,
+            scan_ns: (size as f64 * 1e3 / mean) as u64,
+            zones,
+            positions,
+            slow: self
+                .slow
+                .iter()
+                .map(|s| Spot {
+                    latency_ns: Some(s.latency_ns),
+                    ..spot(s.offset, s.length)
+                })
+                .collect(),
+            bad: self
+                .bad
+                .iter()
+                .map(|s| Spot {
+                    latency_ns: Some(s.latency_ns),
+                    read: Some(s.read),
+                    write: Some(s.write),
+                    ..spot(s.offset, s.length)
+                })
+                .collect(),
+            lost_writes: self
+                .lost_writes
+                .iter()
+                .map(|s| spot(s.offset, s.length))
+                .collect(),
+            read_cache: self.read_cache.as_ref().map(|c| Cache {
+                size: c.size,
+                mb_per_s: c.rate_mb_s,
+            }),
+            write_cache: self.write_cache.as_ref().map(|c| Cache {
+                size: c.size,
+                mb_per_s: c.rate_mb_s,
+            }),
+            write_rate_factor: self.write_rate_factor,
+            warmup_factor: self.warmup.as_ref().map(|w| w.factor),
+            warmup_ns: self.warmup.as_ref().map(|w| w.duration_ns),
+            seed: self.seed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::timing::{Op, Timeline};
+    use crate::Model;
+
+    #[test]
+    fn truth_matches_the_timeline_it_describes() {
+        // Drive the timeline the way a QD1 scan does and compare with the truth's zones.
+        let m = Model::preset("hdd-7200").unwrap();
+        let t = m.truth();
+        let mut tl = Timeline::new(&m);
+        let bs = t.block_size;
+        for z in t.zones.iter().step_by(5) {
+            // Skip the first command (it seeks), then time 64 commands.
+            let mut now = 1_000_000_000_000u64;
+            let o = tl.schedule(Op::Read, z.offset, bs, now);
+            now = o.done_ns + 50_000;
+            let begin = o.done_ns;
+            let mut last = begin;
+            for i in 1..65 {
+                let o = tl.schedule(Op::Read, z.offset + i * bs, bs, now);
+                last = o.done_ns;
+                now = o.done_ns + 50_000;
+            }
+            let r = (64 * bs) as f64 * 1e3 / (last - begin) as f64;
+            assert!(
+                (r / z.mb_per_s - 1.0).abs() < 1e-3,
+                "zone {}: {r} vs {}",
+                z.index,
+                z.mb_per_s
+            );
+        }
+    }
+
+    #[test]
+    fn truth_of_hdd_7200() {
+        let t = Model::preset("hdd-7200").unwrap().truth();
+        assert_eq!(t.zones.len(), 16);
+        assert_eq!(t.positions.len(), 100);
+        // 64 KiB at 200 MB/s is 327.7 µs, plus 15 µs overhead.
+        let first = 65536.0 * 1e3 / (15_000.0 + 65536.0 * 1e3 / 200.0);
+        assert!((t.zones[0].mb_per_s - first).abs() < 1e-6);
+        assert!((t.zone_ratio - 0.52).abs() < 0.02, "{}", t.zone_ratio);
+        assert_eq!(t.slow.len(), 2);
+        assert_eq!(t.bad[0].lba, (130 << 20) / 512);
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["schema"], "drivescope/1");
+        assert_eq!(json["queue_mode"], "parallel");
+    }
+
+    #[test]
+    fn caps_and_queues_in_the_truth() {
+        let usb = Model::preset("usb-bridge-hdd").unwrap().truth();
+        assert!(usb.mb_per_s.max < 40.0 && usb.mb_per_s.min > 30.0);
+        assert!(
+            (usb.zone_ratio - 1.0).abs() < 1e-9,
+            "the cap hides the zones"
+        );
+        for p in &usb.positions {
+            assert_eq!(
+                p.mb_per_s, p.mb_per_s_qd32,
+                "serial: no gain from queue depth"
+            );
+        }
+        let ssd = Model::preset("ssd-slc").unwrap().truth();
+        assert!(ssd.positions[0].mb_per_s_qd32 > 1.3 * ssd.positions[0].mb_per_s);
+        let nas = Model::preset("nas-1gbe").unwrap().truth();
+        assert!(nas.positions[0].mb_per_s_qd32 <= 118.0 + 1e-9);
+    }
+}
