@@ -112,3 +112,11 @@ def machine():
             cpu = line.split(":", 1)[1].strip()
             break
     return f"{os.cpu_count()} cores ({cpu}), kernel {os.uname().release}, {time.strftime('%Y-%m-%d')}"
+
+
+def fio_cpu_per_io(job, rw):
+    """fio's own worker CPU (usr + sys over its runtime) per I/O, in ns."""
+    runtime_s = job["job_runtime"] / 1e3
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * runtime_s
+    ios = job[rw]["total_ios"]
+    return cpu_s / ios * 1e9 if ios else 0.0

@@ -8,7 +8,7 @@
 Usage (root): bench/scan_vs_fio.py [--pairs N] [--null-size 4T]
 """
 import argparse
-from common import build, ds, fio, fio_pct, tmpfs_loop, median, machine
+from common import build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, median, machine
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--pairs", type=int, default=3)
@@ -21,7 +21,7 @@ print(f"# scan vs fio — {machine()}")
 rates, ratios, rss_all, cpu_ds, cpu_fio = [], [], [], [], []
 size_bytes = {"T": 1 << 40, "G": 1 << 30}[args.null_size[-1]] * int(args.null_size[:-1])
 for i in range(args.pairs):
-    d, cpu, rss = ds(["scan", f"null:{args.null_size}"])
+    d, cpu, rss = ds(["scan", f"null:{args.null_size}", "--no-store"])
     r_ds = d["commands"] / (d["duration_ns"] / 1e9)
     job, fcpu = fio(["--name=null", "--ioengine=null", f"--size={size_bytes}", "--bs=64k",
                      "--rw=read", "--iodepth=1"])
@@ -30,7 +30,7 @@ for i in range(args.pairs):
     rates.append((r_ds, r_fio))
     rss_all.append(rss)
     cpu_ds.append(cpu / d["commands"] * 1e9)
-    cpu_fio.append(fcpu / job["read"]["total_ios"] * 1e9)
+    cpu_fio.append(fio_cpu_per_io(job, "read"))
     print(f"null pair {i}: drivescope {r_ds/1e6:.2f} M cmd/s  fio {r_fio/1e6:.2f} M IOPS  ratio {r_ds/r_fio:.3f}  RSS {rss/1024:.1f} MiB")
 print(f"null:{args.null_size} 64K QD1: median ratio {median(ratios):.3f} (drivescope/fio commands per second); "
       f"peak RSS max {max(rss_all)/1024:.1f} MiB; CPU/command drivescope {median(cpu_ds):.0f} ns, fio {median(cpu_fio):.0f} ns")
@@ -40,7 +40,7 @@ with tmpfs_loop(2 << 30) as dev:
     for qd in (1, 4):
         r, p50, p99, cds, cfio = [], [], [], [], []
         for i in range(args.pairs):
-            d, cpu, _ = ds(["scan", dev, "--queue-depth", str(qd), "--engine", "io_uring"])
+            d, cpu, _ = ds(["scan", dev, "--queue-depth", str(qd), "--engine", "io_uring", "--no-store"])
             job, fcpu = fio(["--name=seq", f"--filename={dev}", "--rw=read", "--bs=64k", "--direct=1",
                              "--ioengine=io_uring", f"--iodepth={qd}"])
             mb_ds = d["mb_per_s"]["mean"]
@@ -49,8 +49,8 @@ with tmpfs_loop(2 << 30) as dev:
             lp = d["latency"]["percentiles_ns"]
             p50.append(lp["50"] / fio_pct(job, "read", 50))
             p99.append(lp["99"] / fio_pct(job, "read", 99))
-            cds.append(cpu / d["commands"] * 1e9)
-            cfio.append(fcpu / job["read"]["total_ios"] * 1e9)
+            cds.append(cpu / d["commands"] * 1e9)  # whole process: setup included
+            cfio.append(fio_cpu_per_io(job, "read"))
             print(f"loop QD{qd} pair {i}: drivescope {mb_ds:.1f} MB/s  fio {mb_fio:.1f} MB/s  ratio {mb_ds/mb_fio:.3f}  "
                   f"p50 {lp['50']/1e3:.1f}/{fio_pct(job,'read',50)/1e3:.1f} µs  p99 {lp['99']/1e3:.1f}/{fio_pct(job,'read',99)/1e3:.1f} µs")
         print(f"2 GiB tmpfs loop, 64K QD{qd}: median MB/s ratio {median(r):.3f}; p50 ratio {median(p50):.3f}; "

@@ -190,6 +190,7 @@ impl Accum {
             return false;
         }
         self.commands += 1;
+        self.submit_hist.record(c.submit_latency_ns());
         self.progress
             .commands
             .store(self.commands, Ordering::Relaxed);

@@ -193,6 +193,11 @@ pub fn check_scan_invariants(d: &serde_json::Value) {
         .sum();
     assert_eq!(hist, commands - failed_cmds, "histogram count");
     assert_eq!(u(&d["latency"]["count"]), commands - failed_cmds);
+    assert_eq!(
+        u(&d["submit_latency"]["count"]),
+        commands,
+        "every command's submission is timed"
+    );
     let bands = d["bands"].as_array().unwrap();
     assert_eq!(bands.len(), 9);
     assert_eq!(bands[8]["label"], "failed");
