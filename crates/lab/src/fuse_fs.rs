@@ -311,8 +311,13 @@ impl LabFs {
 
 impl Filesystem for LabFs {
     fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
-        // Let the kernel keep many direct-I/O requests in flight (a loop device at QD32).
-        let _ = config.add_capabilities(InitFlags::FUSE_ASYNC_DIO);
+        // A parallel model lets the kernel keep many direct-I/O requests in flight (a loop
+        // device at QD32). A serial one does not ask for async direct I/O: the kernel then
+        // performs each request synchronously in the loop worker, so the whole path, host
+        // side included, carries one command at a time, like usb-storage (can_queue = 1).
+        if self.model.queue.mode == crate::model::QueueMode::Parallel {
+            let _ = config.add_capabilities(InitFlags::FUSE_ASYNC_DIO);
+        }
         let _ = config.set_max_background(512);
         let _ = config.set_congestion_threshold(384);
         let _ = config.set_max_write(1 << 20);

@@ -1,0 +1,130 @@
+//! sweep and soak on emulated lab disks: the queueing gain separates a path that queues
+//! commands from one that does not, and a soak finds a warm-up ending. Needs root and FUSE.
+
+mod common;
+use common::drivescope_cmd;
+use drivescope_lab::{check_environment, LabDevice, Model};
+use serde_json::Value;
+use std::path::Path;
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn start(toml: &str) -> LabDevice {
+    if let Err(e) = check_environment(true) {
+        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
+    }
+    let model = Model::from_toml_str(toml, "test").expect("model");
+    LabDevice::start_temp(&model, true).expect("start lab device")
+}
+
+fn run(dev: &Path, args: &[&str]) -> Value {
+    let out = drivescope_cmd()
+        .args(args)
+        .arg(dev)
+        .args(["--json", "--quiet", "--no-store"])
+        .output()
+        .expect("run drivescope");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+/// A device whose commands each take 2 ms whatever their position (latency-bound, like an
+/// a disk behind a bridge or a network target): only a path that keeps several commands in
+/// flight can overlap them. The same model, serial or parallel. At QD1 each command also
+/// pays the turnaround through the host (completion, our process, the next submission),
+/// which a queue hides even on a serial path; 2 ms keeps that share to a few percent.
+fn device(queue: &str) -> String {
+    format!(
+        "name = 'q'\nsize = '64M'\nzones = {{ rates_mb_s = [480] }}\noverhead = '2ms'\nqueue = {queue}\n"
+    )
+}
+
+fn gain(dev: &LabDevice) -> f64 {
+    let d = run(
+        dev.loop_device().unwrap(),
+        &[
+            "sweep",
+            "--pattern",
+            "RND4K",
+            "--qd",
+            "1,8",
+            "--threads",
+            "1",
+            "--duration",
+            "1500ms",
+            "--size",
+            "64M",
+        ],
+    );
+    let cells = d["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    d["queueing_gain"].as_f64().expect("gain")
+}
+
+#[test]
+fn a_serial_path_shows_no_queueing_gain_and_a_parallel_one_does() {
+    let _one = one_at_a_time();
+    let serial = start(&device("{ mode = 'serial' }"));
+    let g = gain(&serial);
+    assert!(
+        g < 1.2,
+        "serial device: queueing gain {g:.2} should be under 1.2"
+    );
+    drop(serial);
+    let parallel = start(&device("{ mode = 'parallel', depth = 32 }"));
+    let g = gain(&parallel);
+    assert!(
+        g > 2.0,
+        "parallel device: queueing gain {g:.2} should be over 2"
+    );
+}
+
+#[test]
+fn soak_finds_the_end_of_a_warm_up() {
+    let _one = one_at_a_time();
+    // Half speed for the first 2 s of work, then full speed: a step of +100 %.
+    let dev = start(
+        "name = 'w'\nsize = '256M'\nzones = { rates_mb_s = [100] }\noverhead = '20us'\n\
+         queue = { mode = 'serial' }\nwarmup = { factor = 0.5, duration = '2s' }\n",
+    );
+    let d = run(
+        dev.loop_device().unwrap(),
+        &[
+            "soak",
+            "--test",
+            "SEQ64K Q1T1",
+            "--duration",
+            "5s",
+            "--interval",
+            "250ms",
+            "--size",
+            "256M",
+        ],
+    );
+    let steps = d["steps"].as_array().unwrap();
+    assert!(!steps.is_empty(), "no step found: {:?}", d["series"]);
+    let s = &steps[0];
+    let t = s["t_ns"].as_f64().unwrap() / 1e9;
+    assert!(
+        (1.5..=2.6).contains(&t),
+        "step at {t:.2} s, expected near 2 s"
+    );
+    let change = s["change"].as_f64().unwrap();
+    assert!(
+        (0.6..=1.4).contains(&change),
+        "step of {:+.0} %, expected about +100 %",
+        change * 100.0
+    );
+    let first = d["first_to_steady"].as_f64().unwrap();
+    assert!(
+        (0.4..=0.6).contains(&first),
+        "first interval / steady = {first:.2}"
+    );
+}
