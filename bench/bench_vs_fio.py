@@ -10,7 +10,7 @@ p50 and p99 ratios against fio's clat percentiles, and CPU time per command for 
 Usage (root): bench/bench_vs_fio.py [--pairs N] [--seconds S]
 """
 import argparse
-from common import build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, zram, median, machine
+from common import abba, build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, zram, median, machine
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--pairs", type=int, default=3)
@@ -57,8 +57,9 @@ with zram(1 << 30) as dev:
     # 1. QD32
     pairs = []
     for i in range(args.pairs):
-        t, r, cpu = ds_test(dev, "RND4K Q32T1")
-        job, fcpu = fio_job(dev, "randread", "4k", 32, "io_uring", ["--fixedbufs", "--registerfiles"])
+        (t, r, cpu), (job, fcpu) = abba(i, lambda: ds_test(dev, "RND4K Q32T1"),
+                                        lambda: fio_job(dev, "randread", "4k", 32, "io_uring",
+                                                        ["--fixedbufs", "--registerfiles"]))
         fi = job["read"]["iops"]
         pair_line("zram RND4K Q32T1", i, r["iops"], fi, "IOPS")
         pairs.append((r["iops"] / fi, r["p50_ns"] / fio_pct(job, "read", 50), r["p99_ns"] / fio_pct(job, "read", 99),
@@ -67,9 +68,10 @@ with zram(1 << 30) as dev:
     # 2. QD1
     pairs = []
     for i in range(args.pairs):
-        t, r, cpu = ds_test(dev, "RND4K Q1T1")
-        jp, cp = fio_job(dev, "randread", "4k", 1, "psync")
-        ju, cu = fio_job(dev, "randread", "4k", 1, "io_uring", ["--fixedbufs", "--registerfiles"])
+        (t, r, cpu), ((jp, cp), (ju, cu)) = abba(
+            i, lambda: ds_test(dev, "RND4K Q1T1"),
+            lambda: (fio_job(dev, "randread", "4k", 1, "psync"),
+                     fio_job(dev, "randread", "4k", 1, "io_uring", ["--fixedbufs", "--registerfiles"])))
         job, fcpu = (jp, cp) if jp["read"]["iops"] >= ju["read"]["iops"] else (ju, cu)
         fi = job["read"]["iops"]
         print(f"  zram RND4K Q1T1 pair {i}: drivescope ({t['engine']}) {r['iops']:,.0f} IOPS  fio psync "
@@ -81,8 +83,8 @@ with zram(1 << 30) as dev:
 with tmpfs_loop(2 << 30) as dev:
     pairs = []
     for i in range(args.pairs):
-        t, r, cpu = ds_test(dev, "SEQ1M Q8T1")
-        job, fcpu = fio_job(dev, "read", "1m", 8, "io_uring")
+        (t, r, cpu), (job, fcpu) = abba(i, lambda: ds_test(dev, "SEQ1M Q8T1"),
+                                        lambda: fio_job(dev, "read", "1m", 8, "io_uring"))
         fb = job["read"]["bw_bytes"] / 1e6
         pair_line("tmpfs loop SEQ1M Q8T1", i, r["mb_per_s"], fb, "MB/s")
         pairs.append((r["mb_per_s"] / fb, r["p50_ns"] / fio_pct(job, "read", 50), r["p99_ns"] / fio_pct(job, "read", 99),
@@ -91,9 +93,10 @@ with tmpfs_loop(2 << 30) as dev:
 
 pairs = []
 for i in range(args.pairs):
-    t, r, cpu = ds_test("null:1G", "RND4K Q32T1")
-    job, fcpu = fio(["--name=null", "--ioengine=null", "--rw=randread", "--bs=4k", "--iodepth=32",
-                     "--size=1G", "--time_based", f"--runtime={S}"])
+    (t, r, cpu), (job, fcpu) = abba(
+        i, lambda: ds_test("null:1G", "RND4K Q32T1"),
+        lambda: fio(["--name=null", "--ioengine=null", "--rw=randread", "--bs=4k", "--iodepth=32",
+                     "--size=1G", "--time_based", f"--runtime={S}"]))
     fi = job["read"]["iops"]
     pair_line("null RND4K Q32T1", i, r["iops"], fi, "IOPS")
     pairs.append((r["iops"] / fi, None, None, t["cpu_ns_per_command"], fio_cpu_per_io(job, "read")))

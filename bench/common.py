@@ -120,3 +120,14 @@ def fio_cpu_per_io(job, rw):
     cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * runtime_s
     ios = job[rw]["total_ios"]
     return cpu_s / ios * 1e9 if ios else 0.0
+
+
+def abba(i, a, b):
+    """Run a and b in the order A B for even pairs and B A for odd ones; return (a(), b())."""
+    if i % 2 == 0:
+        ra = a()
+        rb = b()
+    else:
+        rb = b()
+        ra = a()
+    return ra, rb

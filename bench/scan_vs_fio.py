@@ -8,7 +8,7 @@
 Usage (root): bench/scan_vs_fio.py [--pairs N] [--null-size 4T]
 """
 import argparse
-from common import build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, median, machine
+from common import abba, build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, median, machine
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--pairs", type=int, default=3)
@@ -21,10 +21,11 @@ print(f"# scan vs fio — {machine()}")
 rates, ratios, rss_all, cpu_ds, cpu_fio = [], [], [], [], []
 size_bytes = {"T": 1 << 40, "G": 1 << 30}[args.null_size[-1]] * int(args.null_size[:-1])
 for i in range(args.pairs):
-    d, cpu, rss = ds(["scan", f"null:{args.null_size}", "--no-store"])
+    run_ds = lambda: ds(["scan", f"null:{args.null_size}", "--no-store"])
+    run_fio = lambda: fio(["--name=null", "--ioengine=null", f"--size={size_bytes}", "--bs=64k",
+                           "--rw=read", "--iodepth=1"])
+    (d, cpu, rss), (job, fcpu) = abba(i, run_ds, run_fio)
     r_ds = d["commands"] / (d["duration_ns"] / 1e9)
-    job, fcpu = fio(["--name=null", "--ioengine=null", f"--size={size_bytes}", "--bs=64k",
-                     "--rw=read", "--iodepth=1"])
     r_fio = job["read"]["iops"]
     ratios.append(r_ds / r_fio)
     rates.append((r_ds, r_fio))
@@ -40,9 +41,11 @@ with tmpfs_loop(2 << 30) as dev:
     for qd in (1, 4):
         r, p50, p99, cds, cfio = [], [], [], [], []
         for i in range(args.pairs):
-            d, cpu, _ = ds(["scan", dev, "--queue-depth", str(qd), "--engine", "io_uring", "--no-store"])
-            job, fcpu = fio(["--name=seq", f"--filename={dev}", "--rw=read", "--bs=64k", "--direct=1",
-                             "--ioengine=io_uring", f"--iodepth={qd}"])
+            (d, cpu, _), (job, fcpu) = abba(
+                i,
+                lambda: ds(["scan", dev, "--queue-depth", str(qd), "--engine", "io_uring", "--no-store"]),
+                lambda: fio(["--name=seq", f"--filename={dev}", "--rw=read", "--bs=64k", "--direct=1",
+                             "--ioengine=io_uring", f"--iodepth={qd}"]))
             mb_ds = d["mb_per_s"]["mean"]
             mb_fio = job["read"]["bw_bytes"] / 1e6
             r.append(mb_ds / mb_fio)
