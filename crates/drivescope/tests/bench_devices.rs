@@ -306,3 +306,41 @@ fn bench_bad_input() {
         assert!(!err.contains("panicked"));
     }
 }
+
+#[test]
+fn a_stored_bench_shows_as_it_printed() {
+    let store = std::env::temp_dir().join(format!("ds-show-{}.sqlite", std::process::id()));
+    let s = store.to_str().unwrap();
+    let out = drivescope(&[
+        "bench",
+        "null:64M",
+        "--rw",
+        "read",
+        "--runs",
+        "1",
+        "--duration",
+        "50ms",
+        "--profile",
+        "peak",
+        "--store",
+        s,
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8_lossy(&out.stdout).to_string();
+    let shown = drivescope(&["show", "last", "--store", s]);
+    assert!(shown.status.success());
+    let shown = String::from_utf8_lossy(&shown.stdout).to_string();
+    for f in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{s}{f}"));
+    }
+    assert!(printed.contains("SEQ1M Q8T1"));
+    assert!(
+        shown.starts_with(&printed),
+        "show prints the table as bench did:\n{printed}\n---\n{shown}"
+    );
+}

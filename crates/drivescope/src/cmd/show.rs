@@ -1,6 +1,9 @@
 //! `drivescope show RUN`: one stored run, printed as the command printed it when it ran.
 
 use super::store_opts::{load, StorePath};
+use crate::tables;
+use drivescope_core::bench::{BenchRecord, SoakRecord, SweepRecord};
+use drivescope_core::scan::ScanRecord;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -21,14 +24,28 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
         println!("{}", drivescope_report::export::json(&run));
         return Ok(ExitCode::SUCCESS);
     }
-    // Scans print with the scan command's own summary; other kinds (and documents it cannot read) generically.
-    let scan = matches!(run.kind(), "scan" | "quick_scan")
-        .then(|| serde_json::from_value::<drivescope_core::scan::ScanRecord>(run.doc.clone()).ok())
-        .flatten();
-    match scan {
-        Some(rec) => {
-            println!("{} · {} · {}", run.label(), run.kind(), run.device());
-            crate::summary::print_scan(&rec, &mut std::io::stdout())?;
+    // Each kind prints with its command's own summary; documents it cannot read, generically.
+    let mut out = std::io::stdout();
+    let doc = run.doc.clone();
+    let printed = match run.kind() {
+        "scan" | "quick_scan" => serde_json::from_value::<ScanRecord>(doc)
+            .ok()
+            .map(|r| crate::summary::print_scan(&r, &mut out)),
+        "bench" => serde_json::from_value::<BenchRecord>(doc)
+            .ok()
+            .map(|r| tables::print_bench(&r, &mut out)),
+        "sweep" => serde_json::from_value::<SweepRecord>(doc)
+            .ok()
+            .map(|r| tables::print_sweep(&r, &mut out)),
+        "soak" => serde_json::from_value::<SoakRecord>(doc)
+            .ok()
+            .map(|r| tables::print_soak(&r, &mut out)),
+        _ => None,
+    };
+    match printed {
+        Some(result) => {
+            result?;
+            println!("({} · {} · {})", run.label(), run.kind(), run.device());
         }
         None => print!("{}", drivescope_report::text::show(&run)),
     }
