@@ -117,7 +117,7 @@ pub fn run<J: Job>(
         }
         if !fresh.is_empty() {
             let issue_ns = clock.now_ns();
-            submit(&ring)?;
+            enter(&ring, 0)?;
             let submit_ns = clock.now_ns();
             for &s in &fresh {
                 if let Some(slot) = slots[s].as_mut() {
@@ -158,32 +158,19 @@ pub fn run<J: Job>(
 /// `IORING_ENTER_GETEVENTS` from the kernel's io_uring UAPI.
 const IORING_ENTER_GETEVENTS: u32 = 1;
 
-/// Submit what is queued without waiting, but with GETEVENTS so that completions already
-/// done are posted in the same call (as fio's commit does).
-fn submit(ring: &IoUring) -> Result<(), EngineError> {
-    let to_submit = {
-        // SAFETY: reading the SQ length only.
-        unsafe { ring.submission_shared().len() as u32 }
-    };
+/// `io_uring_enter`: submit what is queued and wait for `want` completions (0: do not wait).
+/// GETEVENTS is always passed, so completions already done are posted in the same call (as
+/// fio's commit does). Retried when interrupted by a signal (the caller checks the stop flag).
+fn enter(ring: &IoUring, want: u32) -> Result<(), EngineError> {
+    // SAFETY: reading the SQ length only.
+    let to_submit = unsafe { ring.submission_shared().len() as u32 };
     loop {
-        // SAFETY: no argument is passed; the SQEs pushed point at live buffers.
+        // SAFETY: no argument is passed; queued SQEs point at live, reserved buffers.
         let r = unsafe {
             ring.submitter()
-                .enter::<libc::sigset_t>(to_submit, 0, IORING_ENTER_GETEVENTS, None)
+                .enter::<libc::sigset_t>(to_submit, want, IORING_ENTER_GETEVENTS, None)
         };
         match r {
-            Ok(_) => return Ok(()),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY)) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-}
-
-/// `io_uring_enter`: submit what is queued and wait for `want` completions, retrying when
-/// interrupted by a signal (the stop flag is checked by the caller).
-fn enter(ring: &IoUring, want: usize) -> Result<(), EngineError> {
-    loop {
-        match ring.submitter().submit_and_wait(want) {
             Ok(_) => return Ok(()),
             Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY)) => continue,
             Err(e) => return Err(e.into()),
