@@ -66,10 +66,11 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("drivescope: {e:#}");
             if e.downcast_ref::<cmd::Refused>().is_some() {
+                eprintln!("drivescope: refused: {e:#}");
                 ExitCode::from(cmd::EXIT_REFUSED)
             } else {
+                eprintln!("drivescope: {e:#}");
                 ExitCode::from(cmd::EXIT_FAILURE)
             }
         }

@@ -64,7 +64,25 @@ fn bad_input_gets_one_clear_line() {
     assert_refused(&["scan", "null:1G", "--length", "0"], 1, "empty");
     assert_refused(&["scan", "null:1G", "--queue-depth", "0"], 1, "queue depth");
     assert_refused(&["scan", "null:1G", "--engine", "psync"], 1, "null target");
-    assert_refused(&["scan", "null:1G", "--write"], 3, "refused");
+    // Writes go only to block devices through the gate (or to the null target, which stores
+    // nothing); an existing file is never written.
+    let file = std::env::temp_dir().join(format!("drivescope-scan-cli-{}", std::process::id()));
+    std::fs::write(&file, vec![7u8; 65536]).unwrap();
+    let before = checksum(&file);
+    assert_refused(
+        &[
+            "scan",
+            file.to_str().unwrap(),
+            "--write",
+            "--destructive",
+            "--confirm",
+            "x",
+        ],
+        3,
+        "refused",
+    );
+    assert_eq!(checksum(&file), before);
+    std::fs::remove_file(&file).unwrap();
 }
 
 #[test]
