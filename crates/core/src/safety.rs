@@ -294,7 +294,7 @@ pub fn inspect(spec: &str, protect: &[PathBuf], force: bool) -> Result<Candidate
         return Err(other("the device is empty (no medium?)".into()));
     }
     if !force {
-        if let Some((signature, offset)) = signature(path, size).map_err(|e| other(e))? {
+        if let Some((signature, offset)) = signature(path, size).map_err(other)? {
             return Err(Refusal::Signature {
                 dev: spec.into(),
                 signature,
