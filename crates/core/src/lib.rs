@@ -4,6 +4,7 @@ pub mod bench;
 pub mod engine;
 pub mod loopdev;
 pub mod rng;
+pub mod safety;
 pub mod scan;
 pub mod target;
 pub mod testfile;

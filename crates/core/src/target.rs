@@ -3,7 +3,7 @@
 use crate::units::parse_size;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -176,7 +176,65 @@ impl Target {
         })
     }
 
-    /// Whether writes are allowed (only test files drivescope created).
+    /// Open a block device for reading and writing, with O_DIRECT and O_EXCL (the kernel
+    /// refuses a device that is mounted or claimed by md/dm). Only with a gate that
+    /// [`crate::safety`] made for this very device.
+    pub fn open_destructive(gate: &crate::safety::DestructiveGate) -> Result<Target, TargetError> {
+        let path = gate.path();
+        let spec = path.display().to_string();
+        let open = || {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_DIRECT | libc::O_EXCL | libc::O_CLOEXEC)
+                .open(path)
+        };
+        // The kernel holds a device briefly after a writer closes it (partition rescan): an
+        // EBUSY that lasts is a mount or a holder, a short one is that.
+        let mut tries = 0;
+        let file = loop {
+            match open() {
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) && tries < 30 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                r => break r,
+            }
+        };
+        let file = file.map_err(|e| match e.raw_os_error() {
+            Some(libc::EBUSY) => TargetError::BadSpec(format!(
+                "{spec}: the device is busy (mounted or in use); refused"
+            )),
+            Some(libc::EINVAL) => TargetError::NoDirectIo(spec.clone()),
+            _ => map_io(&spec, e),
+        })?;
+        let meta = file.metadata().map_err(|e| map_io(&spec, e))?;
+        if !meta.file_type().is_block_device() || meta.rdev() != gate.rdev() {
+            return Err(TargetError::BadSpec(format!(
+                "{spec}: the device changed since it was checked; refused"
+            )));
+        }
+        let (size, lbs) = block_geometry(&file).map_err(|e| map_io(&spec, e))?;
+        if size != gate.size() {
+            return Err(TargetError::BadSpec(format!(
+                "{spec}: the device changed size since it was checked; refused"
+            )));
+        }
+        Ok(Target {
+            spec: spec.clone(),
+            path: Some(path.to_path_buf()),
+            kind: TargetType::Block,
+            size,
+            logical_block_size: lbs,
+            buffer_align: (lbs as usize).max(4096),
+            direct: true,
+            writable: true,
+            file: Some(file),
+        })
+    }
+
+    /// Whether writes are allowed (test files drivescope created, and block devices opened
+    /// through the destructive gate).
     pub fn writable(&self) -> bool {
         self.writable
     }

@@ -66,12 +66,91 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("drivescope: {e:#}");
             if e.downcast_ref::<cmd::Refused>().is_some() {
+                eprintln!("drivescope: refused: {e:#}");
                 ExitCode::from(cmd::EXIT_REFUSED)
             } else {
+                eprintln!("drivescope: {e:#}");
                 ExitCode::from(cmd::EXIT_FAILURE)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Property run over the whole command line: any argv gets a parse or a clap error,
+    //! never a panic (clap panics on inconsistent definitions, which this also catches).
+    use super::Cli;
+    use clap::{CommandFactory, Parser};
+    use proptest::prelude::*;
+
+    #[test]
+    fn definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    fn word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "scan",
+                "bench",
+                "sweep",
+                "soak",
+                "info",
+                "lab",
+                "runs",
+                "show",
+                "compare",
+                "export",
+                "report",
+                "serve",
+                "presets",
+                "truth",
+                "--write",
+                "--verify",
+                "--destructive",
+                "--confirm",
+                "--force",
+                "--resume",
+                "--quick",
+                "--json",
+                "--block-size",
+                "--queue-depth",
+                "--offset",
+                "--length",
+                "--points",
+                "--slow",
+                "--dwell",
+                "--interval",
+                "--engine",
+                "--size",
+                "--rw",
+                "--mix",
+                "--profile",
+                "--store",
+                "--no-store",
+                "--threads",
+                "--duration",
+                "-q",
+                "--",
+                "null:1G",
+                "/dev/null",
+                "last",
+            ])
+            .prop_map(String::from),
+            "[0-9]{0,8}[KMGTkmgt%]?(iB|s|ms|us)?",
+            any::<String>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_argv_parses_or_errors(words in prop::collection::vec(word(), 0..8)) {
+            let argv = std::iter::once("drivescope".to_string()).chain(words);
+            let _ = Cli::try_parse_from(argv);
         }
     }
 }

@@ -14,7 +14,13 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
         "drivescope {} {} ({}, {:?}, {}-byte sectors): {}, {}, QD{}",
-        if quick { "quick scan" } else { "scan" },
+        if quick {
+            "quick scan"
+        } else if r.write {
+            "write scan"
+        } else {
+            "scan"
+        },
         r.target.path,
         format_size(r.target.size),
         r.target.kind,
@@ -35,10 +41,14 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     )?;
     writeln!(
         out,
-        "  read      {} in {} commands, {:.2} s",
+        "  {}   {} in {} commands, {:.2} s{}",
+        if r.write { "written" } else { "read   " },
         format_size(r.bytes),
         r.commands,
-        r.duration_ns as f64 / 1e9
+        r.duration_ns as f64 / 1e9,
+        r.resumed_from
+            .map(|id| format!(" (resumed from run {id})"))
+            .unwrap_or_default()
     )?;
     let zone = r
         .zone_ratio
@@ -100,6 +110,52 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         r.slow_total,
     )?;
     write_events(out, "failed", &r.failed, r.failed_total)?;
+    if let Some(v) = &r.verify {
+        let t = &v.totals;
+        writeln!(
+            out,
+            "  verify    {} blocks of {} B read back{}: {} ok, {} wrong, {} misplaced, {} lost, {} unreadable ({:.1} MB/s)",
+            v.blocks,
+            v.unit,
+            if v.complete { "" } else { " (stopped early)" },
+            t.ok,
+            t.wrong,
+            t.misplaced,
+            t.lost,
+            t.unreadable,
+            v.read_mb_per_s
+        )?;
+        for (what, list) in [
+            ("wrong", &v.wrong),
+            ("misplaced", &v.misplaced),
+            ("lost", &v.lost),
+            ("unreadable", &v.unreadable),
+        ] {
+            for e in list.iter().take(10) {
+                let holds = e
+                    .holds_offset
+                    .map(|h| format!("  holds the data of offset {h}"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "    {what:<10} offset {:>16}  LBA {:>12}  {}{holds}",
+                    e.offset,
+                    e.lba,
+                    format_size(e.length)
+                )?;
+            }
+            if list.len() > 10 {
+                writeln!(
+                    out,
+                    "    … {} more {what} extents (all in --json)",
+                    list.len() - 10
+                )?;
+            }
+        }
+    }
+    if let Some(why) = &r.device_lost {
+        writeln!(out, "  DEVICE LOST: {why}")?;
+    }
     Ok(())
 }
 

@@ -64,7 +64,38 @@ fn bad_input_gets_one_clear_line() {
     assert_refused(&["scan", "null:1G", "--length", "0"], 1, "empty");
     assert_refused(&["scan", "null:1G", "--queue-depth", "0"], 1, "queue depth");
     assert_refused(&["scan", "null:1G", "--engine", "psync"], 1, "null target");
-    assert_refused(&["scan", "null:1G", "--write"], 3, "refused");
+    assert_refused(&["scan", "null:1G", "--block-size", "-4K"], 2, "");
+    assert_refused(&["scan", "null:1G", "--queue-depth", "-1"], 2, "");
+    assert_refused(&["scan", "null:1G", "--points", "0"], 1, "--points");
+    assert_refused(&["scan", "null:1G", "--slow", "5 parsecs"], 2, "");
+    assert_refused(&["scan", "null:1G", "--offset", "150%"], 2, "");
+    assert_refused(&["scan", "null:1G", "--verify"], 2, "--write");
+    assert_refused(
+        &["scan", "null:1G", "--write", "--verify"],
+        1,
+        "stores nothing",
+    );
+    assert_refused(&["scan", "--resume", "banana"], 1, "not a run number");
+    assert_refused(&["scan", "--resume", "999999"], 1, "999999");
+    // Writes go only to block devices through the gate (or to the null target, which stores
+    // nothing); an existing file is never written.
+    let file = std::env::temp_dir().join(format!("drivescope-scan-cli-{}", std::process::id()));
+    std::fs::write(&file, vec![7u8; 65536]).unwrap();
+    let before = checksum(&file);
+    assert_refused(
+        &[
+            "scan",
+            file.to_str().unwrap(),
+            "--write",
+            "--destructive",
+            "--confirm",
+            "x",
+        ],
+        3,
+        "refused",
+    );
+    assert_eq!(checksum(&file), before);
+    std::fs::remove_file(&file).unwrap();
 }
 
 #[test]

@@ -223,6 +223,16 @@ impl LabDevice {
         self.counters.snapshot()
     }
 
+    /// Pull the disk out: abort the FUSE connection, so every command in flight and after
+    /// fails as on a dead device (the loop device stays attached, as a disk's node would
+    /// until the tool closes it). Drop still cleans up.
+    pub fn pull(&self) {
+        if let Some(dev) = self.conn {
+            abort_connection(dev);
+        }
+        lazy_unmount(&self.mountdir);
+    }
+
     /// Tear down now and report the first error (drop does the same silently).
     pub fn stop(mut self) -> Result<(), LabError> {
         self.teardown()
@@ -267,7 +277,7 @@ impl LabDevice {
             }
             if !guard_done.is_finished() {
                 if let Some(dev) = self.conn {
-                    let _ = std::fs::write(format!("/sys/fs/fuse/connections/{dev}/abort"), "1");
+                    abort_connection(dev);
                 }
                 let deadline = Instant::now() + Duration::from_secs(2);
                 while !guard_done.is_finished() && Instant::now() < deadline {
@@ -294,6 +304,34 @@ impl Drop for LabDevice {
         if let Err(e) = self.teardown() {
             eprintln!("drivescope-lab: cleanup: {e}");
         }
+    }
+}
+
+/// Abort the FUSE connection of the file system with device number `st_dev`, through the
+/// fusectl file system (mounted for the moment when the system has not mounted it).
+fn abort_connection(st_dev: u64) {
+    const CONNS: &str = "/sys/fs/fuse/connections";
+    // fusectl names a connection by the kernel's dev_t: major << 20 | minor.
+    let name = ((libc::major(st_dev) as u64) << 20) | libc::minor(st_dev) as u64;
+    let abort = format!("{CONNS}/{name}/abort");
+    let mut mounted_here = false;
+    if !Path::new(&abort).exists() {
+        let c = |s: &str| std::ffi::CString::new(s).expect("no NUL");
+        let (src, dir, fstype) = (c("fusectl"), c(CONNS), c("fusectl"));
+        // SAFETY: valid NUL-terminated strings; no data argument.
+        mounted_here = unsafe {
+            libc::mount(
+                src.as_ptr(),
+                dir.as_ptr(),
+                fstype.as_ptr(),
+                0,
+                std::ptr::null(),
+            )
+        } == 0;
+    }
+    let _ = std::fs::write(&abort, "1");
+    if mounted_here {
+        lazy_unmount(Path::new(CONNS));
     }
 }
 

@@ -64,6 +64,20 @@ impl Bands {
         self.counts.iter().sum::<u64>() + self.failed
     }
 
+    /// Rebuild from the serialized form (as [`Bands::to_out`] wrote it; unknown labels are
+    /// ignored).
+    pub fn from_out(out: &[BandCount]) -> Bands {
+        let mut b = Bands::default();
+        for c in out {
+            match LABELS.iter().position(|l| *l == c.label) {
+                Some(8) => b.failed += c.count,
+                Some(i) => b.counts[i] += c.count,
+                None => {}
+            }
+        }
+        b
+    }
+
     /// All nine bands in order, ending with `failed`.
     pub fn to_out(&self) -> Vec<BandCount> {
         LABELS
@@ -101,5 +115,6 @@ mod tests {
         assert_eq!(out[8].label, "failed");
         assert_eq!(out[8].count, 1);
         assert_eq!(b.total(), 6);
+        assert_eq!(Bands::from_out(&out), b);
     }
 }

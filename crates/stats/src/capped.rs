@@ -17,6 +17,13 @@ impl<T> Capped<T> {
         }
     }
 
+    /// Continue a list that already holds `items` out of `total` pushes (a resumed run).
+    pub fn with_prior(cap: usize, mut items: Vec<T>, total: u64) -> Self {
+        items.truncate(cap);
+        let total = total.max(items.len() as u64);
+        Capped { cap, items, total }
+    }
+
     #[inline]
     pub fn push(&mut self, item: T) {
         self.total += 1;

@@ -16,6 +16,30 @@ pub struct CurveBin {
     pub last_done_ns: u64,
     pub min_ns: u64,
     pub max_ns: u64,
+    /// Busy time spent in this bin by an earlier, interrupted run that this one resumes.
+    pub prior_busy_ns: u64,
+}
+
+impl CurveBin {
+    /// Busy span: first submit to last completion, plus an earlier run's share.
+    pub fn busy_ns(&self) -> u64 {
+        self.prior_busy_ns + self.last_done_ns.saturating_sub(self.first_submit_ns)
+    }
+
+    fn reached(&self) -> bool {
+        self.last_done_ns > 0 || self.commands > 0 || self.prior_busy_ns > 0
+    }
+}
+
+/// What an interrupted run leaves of a bin, to be continued by a resumed run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BinState {
+    pub index: usize,
+    pub bytes: u64,
+    pub commands: u64,
+    pub busy_ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
 }
 
 impl Default for CurveBin {
@@ -27,6 +51,7 @@ impl Default for CurveBin {
             last_done_ns: 0,
             min_ns: u64::MAX,
             max_ns: 0,
+            prior_busy_ns: 0,
         }
     }
 }
@@ -108,6 +133,31 @@ impl Curve {
         b.last_done_ns = b.last_done_ns.max(done_ns);
     }
 
+    /// The state of bin `i`, to continue it in a resumed run.
+    pub fn bin_state(&self, i: usize) -> BinState {
+        let b = &self.bins[i];
+        BinState {
+            index: i,
+            bytes: b.bytes,
+            commands: b.commands,
+            busy_ns: b.busy_ns(),
+            min_ns: b.min_ns,
+            max_ns: b.max_ns,
+        }
+    }
+
+    /// Continue bin `s.index` from an earlier run's share of it (its bytes, commands and busy
+    /// time are added to what this run records there). Ignored when the index is out of range.
+    pub fn add_prior(&mut self, s: &BinState) {
+        if let Some(b) = self.bins.get_mut(s.index) {
+            b.bytes += s.bytes;
+            b.commands += s.commands;
+            b.prior_busy_ns += s.busy_ns;
+            b.min_ns = b.min_ns.min(s.min_ns);
+            b.max_ns = b.max_ns.max(s.max_ns);
+        }
+    }
+
     pub fn bins(&self) -> &[CurveBin] {
         &self.bins
     }
@@ -124,11 +174,11 @@ impl Curve {
     /// The curve as points. Bins no command reached are left out.
     pub fn points(&self) -> Vec<CurvePoint> {
         (0..self.bins.len())
-            .filter(|&i| self.bins[i].last_done_ns > 0 || self.bins[i].commands > 0)
+            .filter(|&i| self.bins[i].reached())
             .map(|i| {
                 let b = &self.bins[i];
                 let (offset, length) = self.bin_range(i);
-                let span = b.last_done_ns.saturating_sub(b.first_submit_ns);
+                let span = b.busy_ns();
                 CurvePoint {
                     offset,
                     length,
@@ -166,7 +216,7 @@ impl Curve {
             let b = &self.bins[i];
             if keep(off, len) && b.commands > 0 {
                 bytes += b.bytes;
-                span += b.last_done_ns.saturating_sub(b.first_submit_ns);
+                span += b.busy_ns();
             }
         }
         (span > 0).then(|| rate(bytes, span))

@@ -14,6 +14,6 @@ mod series;
 
 pub use bands::{BandCount, Bands, BAND_LIMITS_NS};
 pub use capped::Capped;
-pub use curve::{Curve, CurveBin, CurvePoint};
+pub use curve::{BinState, Curve, CurveBin, CurvePoint};
 pub use histogram::{BucketOut, Histogram, HistogramOut, LatencySummary, PERCENTILES};
 pub use series::{Series, SeriesPoint};

@@ -52,6 +52,12 @@ impl AlignedBuffers {
         unsafe { std::slice::from_raw_parts_mut(self.ptr(i), self.size) }
     }
 
+    /// Buffer `i` as a slice.
+    pub fn slice(&self, i: usize) -> &[u8] {
+        // SAFETY: in bounds; no mutable borrow can exist while &self is held.
+        unsafe { std::slice::from_raw_parts(self.ptr(i), self.size) }
+    }
+
     /// iovecs for registering with io_uring.
     pub fn iovecs(&self) -> Vec<libc::iovec> {
         (0..self.count)

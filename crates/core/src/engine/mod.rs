@@ -77,6 +77,19 @@ pub trait Job {
     fn next(&mut self, now_ns: u64, in_flight: usize) -> Next;
     /// One command finished.
     fn complete(&mut self, c: &Completion);
+
+    /// Whether the job uses [`Job::fill`] and [`Job::check`]. Engines skip both calls when
+    /// false, so plain workloads keep their hot path unchanged (the constant is resolved at
+    /// compile time for each job type).
+    const HOOKS: bool = false;
+    /// Fill the buffer of a write command just before it is submitted (`buf` is exactly
+    /// `cmd.len` bytes). Only called when `HOOKS` is true.
+    #[inline]
+    fn fill(&mut self, _cmd: &Cmd, _buf: &mut [u8]) {}
+    /// Inspect the data a successful read brought back, before [`Job::complete`] sees its
+    /// completion (`buf` is exactly `c.cmd.len` bytes). Only called when `HOOKS` is true.
+    #[inline]
+    fn check(&mut self, _c: &Completion, _buf: &[u8]) {}
 }
 
 /// Which engine to use.

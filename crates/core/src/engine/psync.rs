@@ -20,7 +20,6 @@ pub fn run<J: Job>(
     if target.writable() {
         fill_buffers(&mut bufs, cfg.data, seed);
     }
-    let buf = bufs.ptr(0);
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
@@ -33,6 +32,9 @@ pub fn run<J: Job>(
         if cmd.write && !target.writable() {
             return Err(EngineError::ReadOnly);
         }
+        if J::HOOKS && cmd.write {
+            job.fill(&cmd, &mut bufs.slice_mut(0)[..cmd.len as usize]);
+        }
         let submit_ns = clock.now_ns();
         let result = loop {
             // SAFETY: buf holds at least cmd.len bytes (max_len) and is aligned.
@@ -40,14 +42,14 @@ pub fn run<J: Job>(
                 if cmd.write {
                     libc::pwrite(
                         fd,
-                        buf as *const libc::c_void,
+                        bufs.ptr(0) as *const libc::c_void,
                         cmd.len as usize,
                         cmd.offset as libc::off_t,
                     )
                 } else {
                     libc::pread(
                         fd,
-                        buf as *mut libc::c_void,
+                        bufs.ptr(0) as *mut libc::c_void,
                         cmd.len as usize,
                         cmd.offset as libc::off_t,
                     )
@@ -69,12 +71,16 @@ pub fn run<J: Job>(
             };
         };
         let done_ns = clock.now_ns();
-        job.complete(&Completion {
+        let c = Completion {
             cmd,
             issue_ns: submit_ns,
             submit_ns,
             done_ns,
             result,
-        });
+        };
+        if J::HOOKS && !cmd.write && result.is_ok() {
+            job.check(&c, &bufs.slice(0)[..cmd.len as usize]);
+        }
+        job.complete(&c);
     }
 }

@@ -70,6 +70,9 @@ pub fn run<J: Job>(
                             return Err(EngineError::ReadOnly);
                         }
                         free.pop();
+                        if J::HOOKS && cmd.write {
+                            job.fill(&cmd, &mut bufs.slice_mut(slot)[..cmd.len as usize]);
+                        }
                         let sqe = if cmd.write {
                             opcode::WriteFixed::new(
                                 types::Fixed(0),
@@ -144,13 +147,17 @@ pub fn run<J: Job>(
             };
             in_flight -= 1;
             free.push(s);
-            job.complete(&Completion {
+            let c = Completion {
                 cmd: slot.cmd,
                 issue_ns: slot.issue_ns,
                 submit_ns: slot.submit_ns,
                 done_ns,
                 result,
-            });
+            };
+            if J::HOOKS && !c.cmd.write && c.result.is_ok() {
+                job.check(&c, &bufs.slice(s)[..c.cmd.len as usize]);
+            }
+            job.complete(&c);
         }
     }
 }

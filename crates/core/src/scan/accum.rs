@@ -14,8 +14,19 @@ pub const LIST_CAP: usize = 10_000;
 
 /// Tag of a main command.
 pub const TAG_MAIN: u32 = 0;
-/// Tag of a sector re-read after a failure.
+/// Tag of a sector re-read (or re-write) after a failure.
 pub const TAG_RETRY: u32 = 1;
+/// Tag of a one-sector read of a place that read fine before, issued after a failure to tell
+/// a bad spot from a device that has gone away.
+pub const TAG_PROBE: u32 = 2;
+
+/// Errors that mean the device itself is gone, not a bad spot.
+fn is_gone(errno: i32) -> bool {
+    matches!(
+        errno,
+        libc::ENODEV | libc::ENXIO | libc::ENOMEDIUM | libc::ESHUTDOWN | libc::ENOTCONN
+    )
+}
 
 /// A slow or failed command (or failed sector).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,14 +57,23 @@ struct Pending {
     latency_ns: u64,
 }
 
-/// Sector re-reads of failed commands.
+/// Sector re-reads (re-writes, in a write scan) of failed commands.
+///
+/// Before a failed command is split into sectors, one sector that read fine earlier is read
+/// again (a probe): when that fails too, the device is taken as gone (unplugged, detached,
+/// its server dead) and the scan ends instead of listing every sector of the rest of the
+/// range as bad.
 #[derive(Debug)]
 pub struct Retries {
     sector: u64,
     block_size: u64,
     start: u64,
+    write: bool,
     queue: VecDeque<u64>,
     pending: BTreeMap<u64, Pending>,
+    probes: VecDeque<Cmd>,
+    /// Failed commands waiting for their probe's answer: (completion, errno).
+    awaiting: VecDeque<(Completion, i32)>,
 }
 
 impl Retries {
@@ -62,25 +82,72 @@ impl Retries {
             sector,
             block_size,
             start,
+            write: false,
             queue: VecDeque::new(),
             pending: BTreeMap::new(),
+            probes: VecDeque::new(),
+            awaiting: VecDeque::new(),
         }
     }
 
-    /// The next sector re-read to issue, if any.
+    /// Retry failed writes as sector writes (a write scan).
+    pub fn set_write(&mut self, write: bool) {
+        self.write = write;
+    }
+
+    /// The next probe or sector re-read to issue, if any.
     #[inline]
     pub fn next(&mut self) -> Option<Cmd> {
+        if let Some(p) = self.probes.pop_front() {
+            return Some(p);
+        }
         let off = self.queue.pop_front()?;
         Some(Cmd {
             offset: off,
             len: self.sector as u32,
             tag: TAG_RETRY,
-            write: false,
+            write: self.write,
         })
     }
 
     pub fn is_idle(&self) -> bool {
-        self.queue.is_empty() && self.pending.is_empty()
+        self.queue.is_empty()
+            && self.pending.is_empty()
+            && self.probes.is_empty()
+            && self.awaiting.is_empty()
+    }
+
+    /// Forget everything still to do (the device is gone).
+    fn clear(&mut self) {
+        self.queue.clear();
+        self.pending.clear();
+        self.probes.clear();
+        self.awaiting.clear();
+    }
+
+    /// A main command failed: probe `good` first when known, else split at once.
+    fn failed(&mut self, c: &Completion, errno: i32, good: Option<u64>) {
+        match good {
+            Some(off) => {
+                self.probes.push_back(Cmd {
+                    offset: off,
+                    len: self.sector as u32,
+                    tag: TAG_PROBE,
+                    write: false,
+                });
+                self.awaiting.push_back((*c, errno));
+            }
+            None => self.schedule(c, errno),
+        }
+    }
+
+    /// A probe answered: on success, the oldest failed command waiting is split into sectors.
+    fn probed(&mut self, ok: bool) {
+        if let Some((c, errno)) = self.awaiting.pop_front() {
+            if ok {
+                self.schedule(&c, errno);
+            }
+        }
     }
 
     fn schedule(&mut self, c: &Completion, errno: i32) {
@@ -140,6 +207,10 @@ pub struct Accum {
     pub sector: u64,
     pub retries: Retries,
     pub progress: Arc<Progress>,
+    /// Offset of the last sector of the last successful main command: a place known good.
+    pub last_good: Option<u64>,
+    /// Set when the device went away: why, in one line. The scan then stops.
+    pub lost: Option<String>,
 }
 
 impl Accum {
@@ -165,13 +236,51 @@ impl Accum {
             sector,
             retries: Retries::new(start, block_size, sector),
             progress,
+            last_good: None,
+            lost: None,
         }
+    }
+
+    /// Continue the totals, histograms, bands and lists of an interrupted run (resume).
+    pub fn absorb(&mut self, prior: &super::ScanRecord, submit: &drivescope_stats::HistogramOut) {
+        self.hist = Histogram::from_out(&prior.histogram);
+        self.submit_hist = Histogram::from_out(submit);
+        self.bands = Bands::from_out(&prior.bands);
+        self.slow = Capped::with_prior(LIST_CAP, prior.slow.clone(), prior.slow_total);
+        self.failed = Capped::with_prior(LIST_CAP, prior.failed.clone(), prior.failed_total);
+        self.bytes = prior.bytes;
+        self.commands = prior.commands;
+        self.failed_commands = prior.failed_commands;
+        self.progress.bytes.store(self.bytes, Ordering::Relaxed);
+        self.progress
+            .commands
+            .store(self.commands, Ordering::Relaxed);
     }
 
     /// Account a completion. Returns true for a successful main command.
     #[inline]
     pub fn record(&mut self, c: &Completion) -> bool {
         let lat = c.latency_ns();
+        if c.cmd.tag == TAG_PROBE {
+            if self.lost.is_none() {
+                if c.result.is_err() {
+                    let failed = self.retries.awaiting.front().map(|(f, _)| f.cmd.offset);
+                    self.lost = Some(format!(
+                        "the device stopped responding: a command failed{} and a sector that \
+                         read fine before (LBA {}) failed too; it is gone or has failed",
+                        failed.map_or(String::new(), |o| format!(
+                            " at LBA {} (offset {o})",
+                            o / self.sector
+                        )),
+                        c.cmd.offset / self.sector,
+                    ));
+                    self.retries.clear();
+                } else {
+                    self.retries.probed(true);
+                }
+            }
+            return false;
+        }
         if c.cmd.tag == TAG_RETRY {
             if let Err(errno) = c.result {
                 self.failed.push(Event {
@@ -212,13 +321,25 @@ impl Accum {
                         .store(self.slow.total(), Ordering::Relaxed);
                 }
                 self.progress.bytes.store(self.bytes, Ordering::Relaxed);
+                self.last_good = Some(c.cmd.offset + n as u64 - self.sector);
                 true
             }
             Err(errno) => {
                 self.failed_commands += 1;
                 self.bands.record_failed();
                 self.series.record(c.done_ns, 0, lat);
-                self.retries.schedule(c, errno);
+                if self.lost.is_some() {
+                    // The device is gone: no sector list for what failed after that.
+                } else if is_gone(errno) {
+                    self.lost = Some(format!(
+                        "the device is gone ({} at LBA {})",
+                        std::io::Error::from_raw_os_error(errno),
+                        c.cmd.offset / self.sector
+                    ));
+                    self.retries.clear();
+                } else {
+                    self.retries.failed(c, errno, self.last_good);
+                }
                 false
             }
         }

@@ -4,14 +4,15 @@ mod accum;
 mod quick;
 mod record;
 mod sequential;
+pub mod verify;
 
 pub use accum::{Event, Progress, LIST_CAP};
 pub use quick::{QuickParams, QuickScan, Region};
-pub use record::{RateSummary, ScanRecord, ToolInfo};
+pub use record::{RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
 
 use crate::engine::{self, Clock, EngineConfig, EngineError, EngineKind};
-use crate::target::Target;
+use crate::target::{Target, TargetType};
 use crate::units::{format_size, SizeOrPercent};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -30,6 +31,11 @@ pub struct ScanConfig {
     pub interval_ns: u64,
     /// Quick scan: (regions, dwell ns).
     pub quick: Option<(u32, u64)>,
+    /// Write the range (the target must have been opened through the destructive gate).
+    pub write: bool,
+    /// With `write`: the verify seed; the range is written with a pattern that names each
+    /// sector and read back (see [`verify`]).
+    pub verify: Option<u64>,
 }
 
 impl Default for ScanConfig {
@@ -44,6 +50,31 @@ impl Default for ScanConfig {
             slow_ns: 50_000_000,
             interval_ns: 1_000_000_000,
             quick: None,
+            write: false,
+            verify: None,
+        }
+    }
+}
+
+impl ScanConfig {
+    /// The configuration of a stored scan, to continue it with [`resume`].
+    pub fn of_record(r: &ScanRecord) -> ScanConfig {
+        ScanConfig {
+            engine: r.engine,
+            queue_depth: r.queue_depth,
+            block_size: r.block_size,
+            offset: Some(SizeOrPercent::Bytes(r.offset)),
+            length: Some(SizeOrPercent::Bytes(r.length)),
+            points: if r.points == 0 { 1000 } else { r.points },
+            slow_ns: r.slow_threshold_ns,
+            interval_ns: if r.interval_ns == 0 {
+                1_000_000_000
+            } else {
+                r.interval_ns
+            },
+            quick: None,
+            write: r.write,
+            verify: None,
         }
     }
 }
@@ -130,6 +161,21 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
             target.spec, target.size
         ));
     }
+    if cfg.write && cfg.quick.is_some() {
+        return invalid("a quick scan only reads; --write takes a full scan".into());
+    }
+    if cfg.verify.is_some() && !cfg.write {
+        return invalid("--verify checks what a write scan wrote; add --write".into());
+    }
+    if cfg.verify.is_some() && target.kind == TargetType::Null {
+        return invalid("--verify needs a real device: the null target stores nothing".into());
+    }
+    if cfg.write && target.kind != TargetType::Null && !target.writable() {
+        return invalid(format!(
+            "{} was opened read-only; a write scan needs the destructive gate",
+            target.spec
+        ));
+    }
     if let Some((regions, dwell)) = cfg.quick {
         if regions == 0 || dwell == 0 {
             return invalid("a quick scan needs at least one region and a dwell above 0".into());
@@ -164,13 +210,75 @@ pub fn run(
     progress: Arc<Progress>,
     stop: &AtomicBool,
 ) -> Result<ScanRecord, ScanError> {
+    run_inner(target, cfg, None, progress, stop)
+}
+
+/// Continue the interrupted scan `prior` (a stored scan document) on `target`, from where it
+/// stopped, with its parameters. The result covers the whole range as one uninterrupted scan
+/// would: the same curve bins, totals, histograms, bands and lists (the series continues
+/// after the first part's duration).
+pub fn resume(
+    target: &Target,
+    prior: &ScanRecord,
+    progress: Arc<Progress>,
+    stop: &AtomicBool,
+) -> Result<ScanRecord, ScanError> {
+    let invalid = |m: String| Err(ScanError::Invalid(m));
+    if prior.kind != "scan" {
+        return invalid(format!(
+            "only a full scan can be resumed (that run is a {})",
+            prior.kind
+        ));
+    }
+    if prior.verify.is_some() {
+        return invalid("a write scan with --verify cannot be resumed; run it again".into());
+    }
+    let Some(state) = prior.resume.as_ref().filter(|_| prior.interrupted) else {
+        return invalid(
+            "that run was not interrupted (or predates --resume): nothing to resume".into(),
+        );
+    };
+    if target.size != prior.target.size
+        || target.logical_block_size != prior.target.logical_block_size
+    {
+        return invalid(format!(
+            "{} is not the device of that run: {} bytes in {}-byte sectors, the run had {} in {}",
+            target.spec,
+            target.size,
+            target.logical_block_size,
+            prior.target.size,
+            prior.target.logical_block_size
+        ));
+    }
+    let end = prior.offset + prior.length;
+    if state.next_offset < prior.offset
+        || state.next_offset >= end
+        || !(state.next_offset - prior.offset).is_multiple_of(prior.block_size.max(1))
+    {
+        return invalid("the stored resume point is not inside the run's range".into());
+    }
+    let cfg = ScanConfig::of_record(prior);
+    run_inner(target, &cfg, Some((prior, state)), progress, stop)
+}
+
+fn run_inner(
+    target: &Target,
+    cfg: &ScanConfig,
+    prior: Option<(&ScanRecord, &ResumeState)>,
+    progress: Arc<Progress>,
+    stop: &AtomicBool,
+) -> Result<ScanRecord, ScanError> {
     let plan = plan(cfg, target)?;
     let lbs = target.logical_block_size as u64;
     let engine_cfg = EngineConfig {
         kind: plan.engine,
         queue_depth: cfg.queue_depth as usize,
         max_len: cfg.block_size as usize,
-        data: engine::DataPattern::Zero,
+        data: if cfg.write {
+            engine::DataPattern::Random
+        } else {
+            engine::DataPattern::Zero
+        },
     };
     let ctx = Ctx {
         target,
@@ -181,30 +289,111 @@ pub fn run(
     let clock = Clock::new();
     let mut rec = match cfg.quick {
         None => {
-            let mut job = SequentialScan::new(
-                ScanParams {
-                    start: plan.start,
-                    length: plan.length,
-                    block_size: cfg.block_size,
-                    sector: lbs,
-                    points: cfg.points,
-                    slow_ns: cfg.slow_ns,
-                    interval_ns: cfg.interval_ns,
-                },
-                progress,
-            );
-            engine::run(target, &engine_cfg, 0, &clock, stop, &mut job)?;
+            let params = ScanParams {
+                start: plan.start,
+                length: plan.length,
+                block_size: cfg.block_size,
+                sector: lbs,
+                points: cfg.points,
+                slow_ns: cfg.slow_ns,
+                interval_ns: cfg.interval_ns,
+                write: cfg.write,
+            };
+            let mut job = SequentialScan::new(params, progress.clone());
+            if let Some((p, state)) = prior {
+                job = job.starting_at(state.next_offset);
+                if let Some(b) = &state.last_bin {
+                    job.curve.add_prior(b);
+                }
+                job.acc.absorb(p, &state.submit_histogram);
+            }
+            let pattern = cfg.verify.map(|seed| verify::Pattern { seed, unit: lbs });
+            let job = match pattern {
+                Some(pattern) => {
+                    let mut pass = verify::WritePass { scan: job, pattern };
+                    engine::run(target, &engine_cfg, 0, &clock, stop, &mut pass)?;
+                    pass.scan
+                }
+                None => {
+                    let mut job = job;
+                    engine::run(target, &engine_cfg, 0, &clock, stop, &mut job)?;
+                    job
+                }
+            };
             let duration_ns = clock.now_ns();
-            let covered = job.next_offset() - plan.start;
-            let curve = job.curve.points();
-            let zone_ratio = if covered == plan.length {
+            let next_offset = job.next_offset();
+            let covered = next_offset - plan.start;
+            let complete = covered == plan.length && job.acc.lost.is_none();
+            let resume_state = (!complete && covered > 0).then(|| ResumeState {
+                next_offset,
+                last_bin: Some(job.curve.bin_state(job.curve.bin_of(next_offset - 1))),
+                submit_histogram: job.acc.submit_hist.to_out(),
+            });
+            let mut curve = job.curve.points();
+            let mut zone_ratio = if complete {
                 job.curve.zone_ratio(0.05)
             } else {
                 None
             };
+            let lost = job.acc.lost.clone();
+            let mut prior_duration = 0;
+            let mut prior_series = Vec::new();
+            if let Some((p, state)) = prior {
+                // Bins wholly before the resumed bin are the first run's points, unchanged.
+                let split = state
+                    .last_bin
+                    .map(|b| job.curve.bin_range(b.index).0)
+                    .unwrap_or(state.next_offset);
+                let mut merged: Vec<_> = p
+                    .curve
+                    .iter()
+                    .filter(|q| q.offset < split)
+                    .cloned()
+                    .collect();
+                merged.append(&mut curve);
+                curve = merged;
+                if complete {
+                    zone_ratio = points_zone_ratio(&curve, plan.start, plan.length, 0.05);
+                }
+                prior_duration = p.duration_ns;
+                prior_series = p.series.clone();
+            }
             let mut rec = finish(job.acc, duration_ns, curve, "scan", &ctx);
+            if prior.is_some() {
+                rec.duration_ns += prior_duration;
+                for q in &mut rec.series {
+                    q.t_ns += prior_duration;
+                }
+                prior_series.append(&mut rec.series);
+                rec.series = prior_series;
+                rec.mb_per_s.mean = crate::units::mb_per_s(rec.bytes, rec.duration_ns);
+                if let Some((p, _)) = prior {
+                    rec.started_at = p.started_at.clone();
+                }
+            }
             rec.zone_ratio = zone_ratio;
             rec.covered = covered;
+            rec.device_lost = lost;
+            rec.resume = resume_state;
+            if let (Some(pattern), true) = (pattern, complete) {
+                let t0 = clock.now_ns();
+                let read = SequentialScan::new(
+                    ScanParams {
+                        write: false,
+                        ..params
+                    },
+                    Arc::new(Progress::default()),
+                );
+                let mut pass = verify::ReadPass::new(read, pattern);
+                engine::run(target, &engine_cfg, 1, &clock, stop, &mut pass)?;
+                let lost = pass.scan.acc.lost.clone();
+                let report = pass.report(clock.now_ns() - t0);
+                if !report.complete {
+                    rec.interrupted = true;
+                }
+                rec.device_lost = rec.device_lost.or(lost);
+                rec.verify = Some(report);
+            }
             rec
         }
         Some((regions, dwell_ns)) => {
@@ -243,8 +432,31 @@ pub fn run(
             rec
         }
     };
-    rec.interrupted = rec.covered < plan.length;
+    rec.interrupted |= rec.covered < plan.length || rec.device_lost.is_some();
     Ok(rec)
+}
+
+/// Zone ratio from curve points (a resumed scan, whose first part is known only as points):
+/// the rate over the points in the last `frac` of the range over those in the first, each
+/// point weighted by its length.
+fn points_zone_ratio(
+    points: &[drivescope_stats::CurvePoint],
+    start: u64,
+    len: u64,
+    frac: f64,
+) -> Option<f64> {
+    let edge = (len as f64 * frac).ceil() as u64;
+    let rate = |keep: &dyn Fn(&drivescope_stats::CurvePoint) -> bool| {
+        let (mut bytes, mut secs) = (0f64, 0f64);
+        for p in points.iter().filter(|p| keep(p) && p.mb_per_s > 0.0) {
+            bytes += p.length as f64;
+            secs += p.length as f64 / (p.mb_per_s * 1e6);
+        }
+        (secs > 0.0).then(|| bytes / secs / 1e6)
+    };
+    let head = rate(&|p| p.offset < start + edge)?;
+    let tail = rate(&|p| p.offset + p.length > start + len - edge)?;
+    (head > 0.0).then_some(tail / head)
 }
 
 /// What a record says about how the run was made.
@@ -304,5 +516,12 @@ fn finish(
         failed: acc.failed.into_items(),
         series: acc.series.finish(duration_ns),
         regions: None,
+        write: ctx.cfg.write,
+        points: ctx.cfg.points,
+        interval_ns: ctx.cfg.interval_ns,
+        device_lost: None,
+        resumed_from: None,
+        resume: None,
+        verify: None,
     }
 }

@@ -2,9 +2,12 @@
 
 use super::accum::Event;
 use super::quick::Region;
+use super::verify::VerifyReport;
 use crate::engine::EngineKind;
 use crate::target::TargetInfo;
-use drivescope_stats::{BandCount, CurvePoint, HistogramOut, LatencySummary, SeriesPoint};
+use drivescope_stats::{
+    BandCount, BinState, CurvePoint, HistogramOut, LatencySummary, SeriesPoint,
+};
 use serde::{Deserialize, Serialize};
 
 /// Tool name and version.
@@ -76,4 +79,36 @@ pub struct ScanRecord {
     pub series: Vec<SeriesPoint>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub regions: Option<Vec<Region>>,
+    /// A write scan (`scan --write`): the range was written, not read.
+    #[serde(default)]
+    pub write: bool,
+    /// Curve bins asked for (`--points`).
+    #[serde(default)]
+    pub points: usize,
+    /// Interval of the time series, ns.
+    #[serde(default)]
+    pub interval_ns: u64,
+    /// Set when the device went away during the run: what happened, in one line.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub device_lost: Option<String>,
+    /// The stored run this one continues (`scan --resume RUN`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub resumed_from: Option<i64>,
+    /// What `scan --resume` needs to continue an interrupted scan.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub resume: Option<ResumeState>,
+    /// Read-back check of a `scan --write --verify`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub verify: Option<VerifyReport>,
+}
+
+/// The state an interrupted sequential scan leaves for `scan --resume`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResumeState {
+    /// Where the next command starts.
+    pub next_offset: u64,
+    /// The curve bin the last command fell in, as far as it got.
+    pub last_bin: Option<BinState>,
+    /// Submission latencies so far (the document keeps only their summary).
+    pub submit_histogram: HistogramOut,
 }

@@ -16,6 +16,8 @@ pub struct ScanParams {
     pub points: usize,
     pub slow_ns: u64,
     pub interval_ns: u64,
+    /// Write the range instead of reading it (the target must be writable).
+    pub write: bool,
 }
 
 /// The sequential scan job.
@@ -29,6 +31,15 @@ pub struct SequentialScan {
 
 impl SequentialScan {
     pub fn new(params: ScanParams, progress: Arc<Progress>) -> Self {
+        let mut acc = Accum::new(
+            params.start,
+            params.block_size,
+            params.sector,
+            params.slow_ns,
+            params.interval_ns,
+            progress,
+        );
+        acc.retries.set_write(params.write);
         SequentialScan {
             next_off: params.start,
             end: params.start + params.length,
@@ -38,16 +49,21 @@ impl SequentialScan {
                 params.block_size,
                 params.points,
             ),
-            acc: Accum::new(
-                params.start,
-                params.block_size,
-                params.sector,
-                params.slow_ns,
-                params.interval_ns,
-                progress,
-            ),
+            acc,
             params,
         }
+    }
+
+    /// Start at `offset` (a command boundary of the range) instead of the range's start: the
+    /// continuation of an interrupted scan. The curve keeps the whole range's bins.
+    pub fn starting_at(mut self, offset: u64) -> Self {
+        debug_assert!((offset - self.params.start).is_multiple_of(self.params.block_size));
+        self.next_off = offset.clamp(self.params.start, self.end);
+        self.acc
+            .progress
+            .position
+            .store(self.next_off - self.params.start, Ordering::Relaxed);
+        self
     }
 
     /// Where the next main command would start (the resume point after a stop).
@@ -59,6 +75,13 @@ impl SequentialScan {
 impl Job for SequentialScan {
     #[inline]
     fn next(&mut self, _now_ns: u64, in_flight: usize) -> Next {
+        if self.acc.lost.is_some() {
+            return if in_flight > 0 {
+                Next::Wait
+            } else {
+                Next::Done
+            };
+        }
         if let Some(c) = self.acc.retries.next() {
             return Next::Issue(c);
         }
@@ -68,7 +91,7 @@ impl Job for SequentialScan {
                 offset: self.next_off,
                 len: len as u32,
                 tag: TAG_MAIN,
-                write: false,
+                write: self.params.write,
             };
             self.next_off += len;
             Next::Issue(c)

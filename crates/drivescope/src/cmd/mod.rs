@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod compare;
+pub mod destructive;
 pub mod export;
 pub mod info;
 pub mod lab;
@@ -19,6 +20,8 @@ pub mod workload;
 pub const EXIT_FAILURE: u8 = 1;
 /// A request refused for safety (e.g. a write to a device).
 pub const EXIT_REFUSED: u8 = 3;
+/// The device went away during the run; the results so far were printed and saved.
+pub const EXIT_DEVICE_LOST: u8 = 4;
 /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
 pub const EXIT_INTERRUPTED: u8 = 130;
 

@@ -7,6 +7,7 @@ use drivescope_core::engine::EngineKind;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
+use std::os::unix::fs::FileTypeExt;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -14,8 +15,10 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct ScanArgs {
-    /// Block device (/dev/sdb, /dev/sdb1, /dev/nvme0n1), regular file, or null:SIZE (e.g. null:4T).
-    pub target: String,
+    /// Block device (/dev/sdb, /dev/sdb1, /dev/nvme0n1), regular file, or null:SIZE (e.g.
+    /// null:4T). With --resume, defaults to the device of the resumed run.
+    #[arg(required_unless_present = "resume")]
+    pub target: Option<String>,
     /// Size of each read command (binary units: 64K = 64KiB = 65536 bytes).
     #[arg(long, default_value = "64KiB", value_parser = parse_size)]
     pub block_size: u64,
@@ -49,9 +52,20 @@ pub struct ScanArgs {
     /// Interval of the time series.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
-    /// Write scan (destructive): not available yet.
+    /// Write scan: write the range in order, each command timed (destroys the data; block
+    /// devices only, with --destructive and --confirm).
     #[arg(long)]
     pub write: bool,
+    /// With --write: write a pattern that names each sector, then read it all back and report
+    /// sectors that came back wrong, misplaced (another sector's data) or lost.
+    #[arg(long, requires = "write")]
+    pub verify: bool,
+    #[command(flatten)]
+    pub destructive: super::destructive::DestructiveOpts,
+    /// Continue the interrupted scan RUN (a stored run number, or `last`) from where it
+    /// stopped, with its parameters; saved as a new run that names RUN.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["quick", "verify", "offset", "length", "block_size", "queue_depth", "points"])]
+    pub resume: Option<String>,
     /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
     #[arg(long)]
     pub json: bool,
@@ -98,15 +112,18 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
-    if args.write {
-        eprintln!(
-            "drivescope: scan --write is refused: destructive write scans are not available yet \
-             (they will need --destructive and a confirmation naming the device)"
-        );
-        return Ok(ExitCode::from(super::EXIT_REFUSED));
-    }
-    let target = Target::open_read(&args.target)?;
-    let cfg = ScanConfig {
+    let prior = match &args.resume {
+        Some(run) => Some(load_resumable(&args, run)?),
+        None => None,
+    };
+    let spec = match (&args.target, &prior) {
+        (Some(t), _) => t.clone(),
+        (None, Some((_, p))) => p.target.path.clone(),
+        (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
+    };
+    let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
+    let target = open_target(&spec, write, &args)?;
+    let mut cfg = ScanConfig {
         engine: args.engine.into(),
         queue_depth: args.queue_depth,
         block_size: args.block_size,
@@ -118,9 +135,24 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         quick: args
             .quick
             .then_some((args.regions, args.dwell.as_nanos() as u64)),
+        write,
+        verify: args.verify.then(scan::verify::new_seed),
     };
+    if let Some((_, p)) = &prior {
+        cfg = ScanConfig::of_record(p);
+    }
     let plan = scan::plan(&cfg, &target)?;
-    let device = crate::identity::of(&args.target);
+    let device = crate::identity::of(&spec);
+    if let Some((id, p)) = &prior {
+        check_same_device(p, &device, *id)?;
+        if let Some(state) = &p.resume {
+            eprintln!(
+                "drivescope: resuming run {id} at {} of {}",
+                units::format_size(state.next_offset - p.offset),
+                units::format_size(p.length)
+            );
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let prog = Arc::new(Progress::default());
@@ -129,17 +161,28 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         Some((regions, _)) => progress::Total::Regions(regions as u64),
     };
     let display = (!args.quiet).then(|| progress::start(prog.clone(), total));
-    let result = scan::run(&target, &cfg, prog, &stop);
+    let result = match &prior {
+        Some((_, p)) => scan::resume(&target, p, prog, &stop),
+        None => scan::run(&target, &cfg, prog, &stop),
+    };
     if let Some(d) = display {
         d.finish();
     }
     let mut rec = result?;
     rec.device = device;
-    if rec.interrupted {
+    rec.resumed_from = prior.as_ref().map(|(id, _)| *id);
+    if let Some(why) = &rec.device_lost {
         eprintln!(
-            "drivescope: interrupted after {} of {}; the results below cover what was read",
+            "drivescope: {spec}: {why}; the run ended after {} of {}",
             units::format_size(rec.covered),
             units::format_size(rec.length)
+        );
+    } else if rec.interrupted {
+        eprintln!(
+            "drivescope: interrupted after {} of {}; the results below cover what was {}",
+            units::format_size(rec.covered),
+            units::format_size(rec.length),
+            if rec.write { "written" } else { "read" }
         );
     }
     if let Some(path) = &args.curve_csv {
@@ -154,12 +197,97 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         summary::print_scan(&rec, &mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    if let Err(e) = args.store.save(&serde_json::to_value(&rec)?) {
-        eprintln!("drivescope: the run was not saved: {e:#}");
+    match args.store.save(&serde_json::to_value(&rec)?) {
+        Ok(Some(id)) if rec.interrupted && rec.resume.is_some() => {
+            eprintln!("drivescope: continue it with `drivescope scan --resume {id}`")
+        }
+        Ok(_) => {}
+        Err(e) => eprintln!("drivescope: the run was not saved: {e:#}"),
     }
-    Ok(if rec.interrupted {
+    Ok(if rec.device_lost.is_some() {
+        ExitCode::from(super::EXIT_DEVICE_LOST)
+    } else if rec.interrupted {
         ExitCode::from(super::EXIT_INTERRUPTED)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Open the target: read-only, or through the destructive gate for a write scan of a block
+/// device. Writes to anything else but the null target are refused.
+fn open_target(spec: &str, write: bool, args: &ScanArgs) -> anyhow::Result<Target> {
+    if !write {
+        return Ok(Target::open_read(spec)?);
+    }
+    if spec.starts_with("null:") {
+        return Ok(Target::open_read(spec)?); // nothing is stored: the engine's ceiling
+    }
+    let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such file or device"),
+        _ => anyhow::anyhow!("{spec}: {e}"),
+    })?;
+    if !meta.file_type().is_block_device() {
+        return Err(super::Refused(format!(
+            "{spec}: scan --write writes only to block devices (drivescope never writes to an \
+             existing file)"
+        ))
+        .into());
+    }
+    super::destructive::open(spec, &args.destructive, &args.store.protected())
+}
+
+/// The stored run to resume, checked to be an interrupted scan.
+fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::ScanRecord)> {
+    let store = args.store.open_store()?;
+    let id = super::store_opts::resolve(&store, run)?;
+    let doc = store.get(id)?;
+    let rec: scan::ScanRecord = serde_json::from_value(doc)
+        .map_err(|_| anyhow::anyhow!("run {} is not a scan; only scans can be resumed", id.0))?;
+    if !rec.interrupted || rec.resume.is_none() {
+        anyhow::bail!(
+            "run {} {}; nothing to resume",
+            id.0,
+            if rec.interrupted {
+                "was not a full scan that can be continued"
+            } else {
+                "finished"
+            }
+        );
+    }
+    Ok((id.0, rec))
+}
+
+/// The device must be the one of the interrupted run: same serial numbers when it had any.
+fn check_same_device(
+    prior: &scan::ScanRecord,
+    now: &serde_json::Value,
+    id: i64,
+) -> anyhow::Result<()> {
+    let then = serials(&prior.device);
+    let current = serials(now);
+    if !then.is_empty() && then != current {
+        return Err(super::Refused(format!(
+            "run {id} was made on serial {}, this device has {}; refused",
+            then.join(", "),
+            if current.is_empty() {
+                "none".to_string()
+            } else {
+                current.join(", ")
+            }
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+fn serials(v: &serde_json::Value) -> Vec<String> {
+    let mut out = vec![];
+    if let Some(layers) = v["layers"].as_array() {
+        for l in layers {
+            if let Some(s) = l["hardware"]["serial"].as_str() {
+                out.push(s.to_string());
+            }
+        }
+    }
+    out
 }

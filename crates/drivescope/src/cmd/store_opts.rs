@@ -17,6 +17,23 @@ pub struct StoreOpts {
 }
 
 impl StoreOpts {
+    /// The store's path when runs are saved (None with `--no-store`): it must not live on a
+    /// device that a destructive run writes.
+    pub fn protected(&self) -> Vec<PathBuf> {
+        if self.no_store {
+            return vec![];
+        }
+        match &self.store {
+            Some(p) => vec![p.clone()],
+            None => Store::default_path().into_iter().collect(),
+        }
+    }
+
+    /// Open the store (for `--resume`), whatever `--no-store` says.
+    pub fn open_store(&self) -> anyhow::Result<Store> {
+        open(self.store.as_ref())
+    }
+
     /// Saves `doc` unless `--no-store`; prints `saved as run N` to stderr and returns N.
     pub fn save(&self, doc: &serde_json::Value) -> anyhow::Result<Option<i64>> {
         if self.no_store {

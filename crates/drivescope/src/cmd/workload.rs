@@ -14,7 +14,8 @@ use std::sync::atomic::AtomicBool;
 #[derive(Args, Clone)]
 pub struct WorkloadArgs {
     /// A directory (a test file is created there, filled with random data, and removed), a
-    /// block device (read tests only), an existing file (read tests only) or null:SIZE.
+    /// block device (write tests only with --destructive and --confirm), an existing file
+    /// (read tests only) or null:SIZE.
     pub target: String,
     /// Test file size, or the region of the device used (binary units: 1G = 1 GiB).
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
@@ -37,6 +38,8 @@ pub struct WorkloadArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub store: super::store_opts::StoreOpts,
+    #[command(flatten)]
+    pub destructive: super::destructive::DestructiveOpts,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -85,17 +88,26 @@ pub fn open(a: &WorkloadArgs, rws: &[Rw], stop: &AtomicBool) -> anyhow::Result<O
         (target, Some(tf))
     } else {
         let target = Target::open_read(&a.target)?;
-        if writes && target.kind != TargetType::Null {
-            let what = if target.kind == TargetType::Block {
-                "write tests on a block device are refused: they destroy its data, and the gated \
-                 destructive mode is not built yet; use --rw read, or give a directory"
-            } else {
-                "write tests on an existing file are refused (drivescope writes only to test files \
-                 it creates); use --rw read, or give a directory"
-            };
-            return Err(super::Refused(format!("{}: {what}", a.target)).into());
+        if writes && target.kind == TargetType::Block {
+            drop(target);
+            let target = super::destructive::open(&a.target, &a.destructive, &a.store.protected())
+                .map_err(|e| match e.downcast::<super::Refused>() {
+                    Ok(r) => {
+                        anyhow::Error::new(super::Refused(format!("{} (or use --rw read)", r.0)))
+                    }
+                    Err(e) => e,
+                })?;
+            (target, None)
+        } else if writes && target.kind != TargetType::Null {
+            return Err(super::Refused(format!(
+                "{}: write tests on an existing file are refused (drivescope writes only to test \
+                 files it creates); use --rw read, or give a directory",
+                a.target
+            ))
+            .into());
+        } else {
+            (target, None)
         }
-        (target, None)
     };
     let size = a.size.min(target.size);
     let bs_floor = size / 4096 * 4096;

@@ -1,0 +1,323 @@
+//! The destructive gate on loop devices the test creates: every unsafe case is refused with
+//! exit code 3 and the device's content unchanged; the confirmed case writes.
+//! Needs root (loop devices, mount, swapon); fails loudly without it.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const MIB: u64 = 1 << 20;
+
+/// The confirmation a loop device takes: it has no serial and no model, so its kernel name
+/// and its size as `drivescope info` shows them.
+fn confirmation(dev: &Path) -> String {
+    let name = dev.file_name().unwrap().to_string_lossy().into_owned();
+    let size = std::fs::read_to_string(format!("/sys/class/block/{name}/size"))
+        .unwrap()
+        .trim()
+        .parse::<u64>()
+        .unwrap()
+        * 512;
+    format!("{name} {:.1} MiB", size as f64 / MIB as f64)
+}
+
+/// Run drivescope with `args` and assert a refusal naming `needle`, with the device's content
+/// unchanged.
+fn assert_refused(dev: &Path, args: &[&str], needle: &str) {
+    let before = checksum(dev);
+    let out = drivescope(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{args:?} not refused: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected {needle:?} in: {err}"
+    );
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "one line naming the reason: {err}"
+    );
+    assert!(!err.contains("panicked"));
+    assert_eq!(checksum(dev), before, "{args:?} changed the device");
+}
+
+fn write_scan<'a>(dev: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["scan", dev, "--write", "--quiet", "--no-store"];
+    v.extend_from_slice(extra);
+    v
+}
+
+fn mkfs_ext4(dev: &Path) {
+    let st = Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-E", "nodiscard"])
+        .arg(dev)
+        .status()
+        .expect("mkfs.ext4 (e2fsprogs) is needed");
+    assert!(st.success());
+}
+
+struct Mounted(PathBuf);
+impl Mounted {
+    fn new(dev: &Path) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "drivescope-safety-mnt-{}-{}",
+            std::process::id(),
+            dev.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let st = Command::new("mount").arg(dev).arg(&dir).status().unwrap();
+        assert!(st.success(), "mount {}", dev.display());
+        Mounted(dir)
+    }
+}
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        unmount(&self.0);
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+struct SwapOn(PathBuf);
+impl Drop for SwapOn {
+    fn drop(&mut self) {
+        let _ = Command::new("swapoff").arg(&self.0).status();
+    }
+}
+
+/// A loop device over a /dev/shm file holding an MBR with one partition (LBA 2048 to the
+/// end); detached and removed on drop. The partition is also added with `addpart` (BLKPG),
+/// because a kernel without the MBR parser (CONFIG_MSDOS_PARTITION) would not create it.
+struct PartitionedLoop {
+    dev: PathBuf,
+    file: PathBuf,
+}
+impl PartitionedLoop {
+    fn new(size: u64) -> Self {
+        require_root();
+        let file = PathBuf::from(format!(
+            "/dev/shm/drivescope-safety-part-{}.img",
+            std::process::id()
+        ));
+        let mut mbr = vec![0u8; 512];
+        let e = &mut mbr[446..462];
+        e[4] = 0x83; // Linux
+        e[8..12].copy_from_slice(&2048u32.to_le_bytes());
+        e[12..16].copy_from_slice(&((size / 512 - 2048) as u32).to_le_bytes());
+        mbr[510] = 0x55;
+        mbr[511] = 0xAA;
+        std::fs::write(&file, &mbr).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_len(size)
+            .unwrap();
+        let out = Command::new("losetup")
+            .args(["--find", "--show", "--partscan"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "losetup --partscan");
+        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let p = PartitionedLoop { dev, file };
+        if !p.part1().exists() {
+            let st = Command::new("addpart")
+                .arg(&p.dev)
+                .args(["1", "2048", &(size / 512 - 2048).to_string()])
+                .status()
+                .expect("addpart (util-linux)");
+            assert!(st.success(), "addpart");
+        }
+        for _ in 0..50 {
+            if p.part1().exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(
+            p.part1().exists(),
+            "{} has no partition node",
+            p.dev.display()
+        );
+        p
+    }
+    fn part1(&self) -> PathBuf {
+        PathBuf::from(format!("{}p1", self.dev.display()))
+    }
+}
+impl Drop for PartitionedLoop {
+    fn drop(&mut self) {
+        let _ = drivescope_core::loopdev::detach(&self.dev);
+        let _ = std::fs::remove_file(&self.file);
+    }
+}
+
+#[test]
+fn refusal_matrix() {
+    // A blank device: the confirmation is what stands between the user and the data.
+    let blank = TmpfsLoop::new(16 * MIB);
+    fill_random(blank.path(), MIB); // first MiB random, so a write would show
+    let b = blank.path().to_str().unwrap();
+    let good = confirmation(blank.path());
+    assert_refused(blank.path(), &write_scan(b, &[]), "--destructive");
+    assert_refused(
+        blank.path(),
+        &write_scan(b, &["--destructive"]),
+        "confirm with --confirm",
+    );
+    assert_refused(
+        blank.path(),
+        &write_scan(b, &["--destructive", "--confirm", "WD-WCAZA1234567"]),
+        "does not name this device",
+    );
+    // a confirmation naming another device (same kind, other name) is wrong too
+    let other = good.replacen("loop", "loop9", 1);
+    assert_refused(
+        blank.path(),
+        &write_scan(b, &["--destructive", "--confirm", &other]),
+        "does not name this device",
+    );
+    // bench's write tests go through the same gate
+    assert_refused(
+        blank.path(),
+        &[
+            "bench",
+            b,
+            "--size",
+            "8M",
+            "--runs",
+            "1",
+            "--duration",
+            "50ms",
+        ],
+        "--destructive",
+    );
+
+    // A file-system signature: refused, even with the right confirmation, unless --force.
+    let fs = TmpfsLoop::new(32 * MIB);
+    mkfs_ext4(fs.path());
+    let f = fs.path().to_str().unwrap();
+    let fs_ok = confirmation(fs.path());
+    assert_refused(
+        fs.path(),
+        &write_scan(f, &["--destructive", "--confirm", &fs_ok]),
+        "ext2/3/4 file system",
+    );
+
+    // Mounted: refused even with --force.
+    let mounted = Mounted::new(fs.path());
+    assert_refused(
+        fs.path(),
+        &write_scan(f, &["--destructive", "--confirm", &fs_ok, "--force"]),
+        "is mounted on",
+    );
+    drop(mounted);
+
+    // A partition of it mounted: refused for the whole device, even with --force.
+    let parted = PartitionedLoop::new(32 * MIB);
+    mkfs_ext4(&parted.part1());
+    let p = parted.dev.to_str().unwrap();
+    let p_ok = confirmation(&parted.dev);
+    assert_refused(
+        &parted.dev,
+        &write_scan(p, &["--destructive", "--confirm", &p_ok]),
+        "partition table",
+    );
+    let mounted = Mounted::new(&parted.part1());
+    assert_refused(
+        &parted.dev,
+        &write_scan(p, &["--destructive", "--confirm", &p_ok, "--force"]),
+        "partition",
+    );
+    let out = drivescope(&write_scan(
+        p,
+        &["--destructive", "--confirm", &p_ok, "--force"],
+    ));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is mounted on"));
+    drop(mounted);
+
+    // Used as swap: refused even with --force.
+    let swap = TmpfsLoop::new(16 * MIB);
+    let st = Command::new("mkswap")
+        .arg(swap.path())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("mkswap (util-linux)");
+    assert!(st.success());
+    let s = swap.path().to_str().unwrap();
+    let s_ok = confirmation(swap.path());
+    assert_refused(
+        swap.path(),
+        &write_scan(s, &["--destructive", "--confirm", &s_ok]),
+        "swap signature",
+    );
+    let st = Command::new("swapon").arg(swap.path()).status().unwrap();
+    assert!(st.success(), "swapon");
+    let on = SwapOn(swap.path().to_path_buf());
+    assert_refused(
+        swap.path(),
+        &write_scan(s, &["--destructive", "--confirm", &s_ok, "--force"]),
+        "in use as swap",
+    );
+    drop(on);
+
+    // The confirmed case writes, and the signature rule was the only thing in the way.
+    let before = checksum(fs.path());
+    let out = drivescope(&write_scan(
+        f,
+        &[
+            "--destructive",
+            "--confirm",
+            &fs_ok,
+            "--force",
+            "--length",
+            "4M",
+        ],
+    ));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(
+        checksum(fs.path()),
+        before,
+        "the confirmed write scan wrote"
+    );
+    let before = checksum(blank.path());
+    let out = drivescope(&[
+        "bench",
+        b,
+        "--size",
+        "8M",
+        "--runs",
+        "1",
+        "--duration",
+        "50ms",
+        "--profile",
+        "peak",
+        "--destructive",
+        "--confirm",
+        &good,
+        "--no-store",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(checksum(blank.path()), before, "the confirmed bench wrote");
+}
+
+#[test]
+fn reads_never_need_the_gate() {
+    let dev = TmpfsLoop::new(8 * MIB);
+    mkfs_ext4(dev.path());
+    let before = checksum(dev.path());
+    let d = drivescope_json(&["scan", dev.path().to_str().unwrap(), "--no-store"]);
+    check_scan_invariants(&d);
+    assert_eq!(d["write"], false);
+    assert_eq!(checksum(dev.path()), before);
+}
