@@ -311,13 +311,10 @@ impl LabFs {
 
 impl Filesystem for LabFs {
     fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
-        // A parallel model lets the kernel keep many direct-I/O requests in flight (a loop
-        // device at QD32). A serial one does not ask for async direct I/O: the kernel then
-        // performs each request synchronously in the loop worker, so the whole path, host
-        // side included, carries one command at a time, like usb-storage (can_queue = 1).
-        if self.model.queue.mode == crate::model::QueueMode::Parallel {
-            let _ = config.add_capabilities(InitFlags::FUSE_ASYNC_DIO);
-        }
+        // Let the kernel keep many direct-I/O requests in flight (a loop device at QD32). A
+        // serial model still serves them one at a time; only the host's turnaround between
+        // commands overlaps, as it does in front of a real bridge that cannot queue.
+        let _ = config.add_capabilities(InitFlags::FUSE_ASYNC_DIO);
         let _ = config.set_max_background(512);
         let _ = config.set_congestion_threshold(384);
         let _ = config.set_max_write(1 << 20);
