@@ -13,6 +13,8 @@ from common import abba, build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, me
 ap = argparse.ArgumentParser()
 ap.add_argument("--pairs", type=int, default=3)
 ap.add_argument("--null-size", default="4T")
+ap.add_argument("--skip-null", action="store_true", help="only the loop-device comparisons")
+ap.add_argument("--qd", default="1,4", help="queue depths for the loop device (default 1,4)")
 args = ap.parse_args()
 build()
 print(f"# scan vs fio — {machine()}")
@@ -20,7 +22,7 @@ print(f"# scan vs fio — {machine()}")
 # 1. null target
 rates, ratios, rss_all, cpu_ds, cpu_fio = [], [], [], [], []
 size_bytes = {"T": 1 << 40, "G": 1 << 30}[args.null_size[-1]] * int(args.null_size[:-1])
-for i in range(args.pairs):
+for i in range(0 if args.skip_null else args.pairs):
     run_ds = lambda: ds(["scan", f"null:{args.null_size}", "--no-store"])
     run_fio = lambda: fio(["--name=null", "--ioengine=null", f"--size={size_bytes}", "--bs=64k",
                            "--rw=read", "--iodepth=1"])
@@ -33,12 +35,13 @@ for i in range(args.pairs):
     cpu_ds.append(cpu / d["commands"] * 1e9)
     cpu_fio.append(fio_cpu_per_io(job, "read"))
     print(f"null pair {i}: drivescope {r_ds/1e6:.2f} M cmd/s  fio {r_fio/1e6:.2f} M IOPS  ratio {r_ds/r_fio:.3f}  RSS {rss/1024:.1f} MiB")
-print(f"null:{args.null_size} 64K QD1: median ratio {median(ratios):.3f} (drivescope/fio commands per second); "
-      f"peak RSS max {max(rss_all)/1024:.1f} MiB; CPU/command drivescope {median(cpu_ds):.0f} ns, fio {median(cpu_fio):.0f} ns")
+if not args.skip_null:
+  print(f"null:{args.null_size} 64K QD1: median ratio {median(ratios):.3f} (drivescope/fio commands per second); "
+        f"peak RSS max {max(rss_all)/1024:.1f} MiB; CPU/command drivescope {median(cpu_ds):.0f} ns, fio {median(cpu_fio):.0f} ns")
 
 # 2. tmpfs loop device
 with tmpfs_loop(2 << 30) as dev:
-    for qd in (1, 4):
+    for qd in [int(q) for q in args.qd.split(",")]:
         r, p50, p99, cds, cfio = [], [], [], [], []
         for i in range(args.pairs):
             (d, cpu, _), (job, fcpu) = abba(

@@ -9,7 +9,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 store=$dir/runs.sqlite
 "$bin" runs --store "$store" >/dev/null 2>&1   # creates the empty store
-size() { cat "$store" "$store-wal" 2>/dev/null | wc -c; }
+size() { local n=0 f; for f in "$store" "$store-wal"; do [ -f "$f" ] && n=$((n + $(wc -c <"$f"))); done; echo "$n"; }
 before=$(size)
 "$bin" scan null:4T --json --quiet --points 1000 --store "$store" >"$dir/scan.json"
 after=$(size)
