@@ -79,7 +79,14 @@ fn bad_input_gets_one_clear_line() {
     assert_refused(&["scan", "--resume", "999999"], 1, "999999");
     // Writes go only to block devices through the gate (or to the null target, which stores
     // nothing); an existing file is never written.
+    struct Remove(std::path::PathBuf);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
     let file = std::env::temp_dir().join(format!("drivescope-scan-cli-{}", std::process::id()));
+    let _remove = Remove(file.clone());
     std::fs::write(&file, vec![7u8; 65536]).unwrap();
     let before = checksum(&file);
     assert_refused(
@@ -95,7 +102,6 @@ fn bad_input_gets_one_clear_line() {
         "refused",
     );
     assert_eq!(checksum(&file), before);
-    std::fs::remove_file(&file).unwrap();
 }
 
 #[test]
