@@ -30,6 +30,20 @@ pub struct Common {
     pub seed: u64,
 }
 
+impl Common {
+    /// Options of one timed run over this region with these settings.
+    pub fn run_options(&self, duration: Duration, series_interval_ns: Option<u64>) -> RunOptions {
+        RunOptions {
+            engine: self.engine,
+            data: self.data,
+            duration_ns: duration.as_nanos() as u64,
+            region: self.size,
+            series_interval_ns,
+            seed: self.seed,
+        }
+    }
+}
+
 fn now() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
@@ -112,14 +126,7 @@ pub fn bench(
                 std::thread::sleep(o.pause);
             }
             first = false;
-            let opts = RunOptions {
-                engine: o.common.engine,
-                data: o.common.data,
-                duration_ns: o.duration.as_nanos() as u64,
-                region: o.common.size,
-                series_interval_ns: None,
-                seed: o.common.seed,
-            };
+            let opts = o.common.run_options(o.duration, None);
             // preparing run, discarded
             let prep = run_once(target, spec, rw, &opts, stop)?;
             check_errors(&prep, &spec.name())?;
@@ -237,14 +244,7 @@ pub fn sweep(
     report: &mut dyn FnMut(&SweepCell),
 ) -> Result<SweepRecord, EngineError> {
     let mut header = Header::new("sweep", target, &o.common);
-    let opts = RunOptions {
-        engine: o.common.engine,
-        data: o.common.data,
-        duration_ns: o.duration.as_nanos() as u64,
-        region: o.common.size,
-        series_interval_ns: None,
-        seed: o.common.seed,
-    };
+    let opts = o.common.run_options(o.duration, None);
     let spec_of = |qd: u32, th: u32| TestSpec {
         access: o.access,
         block_size: o.block_size,
@@ -336,14 +336,7 @@ pub fn soak(
         target,
         &o.test,
         o.rw,
-        &RunOptions {
-            engine: o.common.engine,
-            data: o.common.data,
-            duration_ns: o.duration.as_nanos() as u64,
-            region: o.common.size,
-            series_interval_ns: Some(interval_ns),
-            seed: o.common.seed,
-        },
+        &o.common.run_options(o.duration, Some(interval_ns)),
         stop,
     )?;
     check_errors(&r, &o.test.name())?;

@@ -4,7 +4,7 @@ use super::scan::parse_duration;
 use super::workload::{self, RwArg, WorkloadArgs};
 use crate::tables;
 use clap::Args;
-use drivescope_core::bench::{self, Rw, SoakOptions, TestSpec};
+use drivescope_core::bench::{self, SoakOptions, TestSpec};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -36,12 +36,7 @@ pub struct SoakArgs {
 
 pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
     let test = TestSpec::parse(&a.test).map_err(anyhow::Error::msg)?;
-    let rw = match a.rw {
-        RwArg::Read => Rw::Read,
-        RwArg::Write => Rw::Write,
-        RwArg::Mix => Rw::Mix(a.mix),
-        RwArg::Both => anyhow::bail!("a soak runs one of read, write or mix"),
-    };
+    let rw = workload::one_rw(a.rw, a.mix, "soak")?;
     if a.duration.is_zero() || a.interval.is_zero() || a.interval > a.duration {
         anyhow::bail!(
             "--duration and --interval must be above 0, the interval no longer than the duration"

@@ -4,7 +4,7 @@ use super::scan::parse_duration;
 use super::workload::{self, parse_list, Grid, RwArg, WorkloadArgs};
 use crate::tables;
 use clap::Args;
-use drivescope_core::bench::{self, Rw, SweepOptions, TestSpec};
+use drivescope_core::bench::{self, SweepOptions, TestSpec};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -36,12 +36,7 @@ pub struct SweepArgs {
 
 pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
     let spec = TestSpec::parse(&a.pattern).map_err(anyhow::Error::msg)?;
-    let rw = match a.rw {
-        RwArg::Read => Rw::Read,
-        RwArg::Write => Rw::Write,
-        RwArg::Mix => Rw::Mix(a.mix),
-        RwArg::Both => anyhow::bail!("a sweep runs one of read, write or mix"),
-    };
+    let rw = workload::one_rw(a.rw, a.mix, "sweep")?;
     let (qds, threads) = (a.qd.0, a.threads.0);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;

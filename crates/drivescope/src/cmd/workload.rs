@@ -141,6 +141,16 @@ pub fn rw_modes(rw: RwArg, mix: Option<u8>) -> Vec<Rw> {
     v
 }
 
+/// The single rw mode of a sweep or soak (`both` is a bench-only choice).
+pub fn one_rw(rw: RwArg, mix: u8, command: &str) -> anyhow::Result<Rw> {
+    Ok(match rw {
+        RwArg::Read => Rw::Read,
+        RwArg::Write => Rw::Write,
+        RwArg::Mix => Rw::Mix(mix),
+        RwArg::Both => anyhow::bail!("a {command} runs one of read, write or mix"),
+    })
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RwArg {
     Read,
