@@ -1,6 +1,7 @@
 //! Synthetic but realistic run documents, as the commands print them (`docs/json.md`): for tests, demos and
 //! screenshots without a device. Deterministic for a given seed. Nothing here is measured.
 
+use drivescope_stats::{Bands, Histogram};
 use serde_json::{json, Value};
 
 /// A small deterministic generator (xorshift64*), so samples need no dependency and repeat exactly.
@@ -34,8 +35,8 @@ fn common(kind: &str, seed: u64, size: u64) -> Value {
     })
 }
 
-/// Log-linear histogram buckets (64 sub-buckets per power of two) around `median_ns` with a long tail, and the
-/// band counts, percentiles and extremes that go with them.
+/// A log-normal latency distribution around `median_ns` with a long tail, recorded into the same histogram and
+/// bands that runs use: returns the latency summary, the bands and the histogram as JSON.
 fn latency(rng: &mut Rng, commands: u64, median_ns: f64, failed: u64) -> (Value, Value, Value) {
     let mut buckets = Vec::new();
     let mut weights = Vec::new();
@@ -62,67 +63,19 @@ fn latency(rng: &mut Rng, commands: u64, median_ns: f64, failed: u64) -> (Value,
     let short = ok - counts.iter().sum::<u64>();
     let peak = (0..counts.len()).max_by_key(|&i| counts[i]).unwrap_or(0);
     counts[peak] += short;
-    let hist: Vec<Value> = buckets
-        .iter()
-        .zip(&counts)
-        .filter(|(_, &c)| c > 0)
-        .map(|(&(lo, hi), &c)| json!({"low_ns": lo, "high_ns": hi, "count": c}))
-        .collect();
-    let edges = [
-        1_000_000u64,
-        3_000_000,
-        10_000_000,
-        20_000_000,
-        50_000_000,
-        150_000_000,
-        500_000_000,
-    ];
-    let labels = [
-        "<1ms", "<3ms", "<10ms", "<20ms", "<50ms", "<150ms", "<500ms",
-    ];
-    let mut band_counts = [0u64; 8];
-    let mut sum = 0f64;
-    let mut sum_sq = 0f64;
+    let mut hist = Histogram::new();
+    let mut bands = Bands::default();
     for (&(lo, hi), &c) in buckets.iter().zip(&counts) {
-        let mid = (lo + hi) as f64 / 2.0;
-        sum += mid * c as f64;
-        sum_sq += mid * mid * c as f64;
-        band_counts[edges.iter().position(|&e| lo < e).unwrap_or(7)] += c;
+        let mid = lo + (hi - lo) / 2;
+        hist.record_n(mid, c);
+        bands.record_n(mid, c);
     }
-    let mut bands: Vec<Value> = labels
-        .iter()
-        .zip(edges)
-        .zip(band_counts)
-        .map(|((l, e), c)| json!({"label": l, "upper_ns": e, "count": c}))
-        .collect();
-    bands.push(json!({"label": ">=500ms", "upper_ns": null, "count": band_counts[7]}));
-    bands.push(json!({"label": "failed", "upper_ns": null, "count": failed}));
-    let pct = |q: f64| {
-        let want = (q * ok as f64).ceil() as u64;
-        let mut seen = 0;
-        for (&(_, hi), &c) in buckets.iter().zip(&counts) {
-            seen += c;
-            if seen >= want {
-                return hi;
-            }
-        }
-        buckets.last().map_or(0, |b| b.1)
-    };
-    let nonzero: Vec<_> = buckets
-        .iter()
-        .zip(&counts)
-        .filter(|(_, &c)| c > 0)
-        .collect();
-    let mean = sum / ok as f64;
-    let summary = json!({
-        "count": ok, "mean_ns": mean.round(), "stddev_ns": (sum_sq / ok as f64 - mean * mean).max(0.0).sqrt().round(),
-        "min_ns": nonzero.first().map_or(0, |b| b.0 .0), "max_ns": nonzero.last().map_or(0, |b| b.0 .1),
-        "percentiles_ns": {"50": pct(0.5), "90": pct(0.9), "99": pct(0.99), "99.9": pct(0.999), "99.99": pct(0.9999)},
-    });
+    bands.record_failed_n(failed);
+    let json = |v: Result<Value, serde_json::Error>| v.expect("stats serialize to JSON");
     (
-        summary,
-        Value::Array(bands),
-        json!({"unit": "ns", "sub_buckets": 64, "buckets": hist}),
+        json(serde_json::to_value(hist.summary())),
+        json(serde_json::to_value(bands.to_out())),
+        json(serde_json::to_value(hist.to_out())),
     )
 }
 

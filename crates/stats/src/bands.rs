@@ -37,16 +37,28 @@ pub struct BandCount {
 impl Bands {
     #[inline]
     pub fn record(&mut self, latency_ns: u64) {
+        self.record_n(latency_ns, 1);
+    }
+
+    /// Count `n` commands of one latency.
+    #[inline]
+    pub fn record_n(&mut self, latency_ns: u64, n: u64) {
         let i = BAND_LIMITS_NS
             .iter()
             .position(|&l| latency_ns < l)
             .unwrap_or(BAND_LIMITS_NS.len());
-        self.counts[i] += 1;
+        self.counts[i] += n;
     }
 
     #[inline]
     pub fn record_failed(&mut self) {
-        self.failed += 1;
+        self.record_failed_n(1);
+    }
+
+    /// Count `n` failed commands.
+    #[inline]
+    pub fn record_failed_n(&mut self, n: u64) {
+        self.failed += n;
     }
 
     pub fn merge(&mut self, other: &Bands) {

@@ -102,6 +102,21 @@ impl Histogram {
         }
     }
 
+    /// Record `n` occurrences of one value.
+    pub fn record_n(&mut self, v: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.counts[bucket_of(v)] += n;
+        self.count += n;
+        self.sum += v as u128 * n as u128;
+        self.sum_sq = self
+            .sum_sq
+            .saturating_add((v as u128) * (v as u128) * n as u128);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
     /// Add another histogram's counts to this one.
     pub fn merge(&mut self, other: &Histogram) {
         for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
@@ -294,6 +309,18 @@ mod tests {
         assert!((h.stddev() - 2.8722813).abs() < 1e-6);
         assert_eq!(h.min(), Some(1));
         assert_eq!(h.max(), Some(10));
+    }
+
+    #[test]
+    fn record_n_equals_n_records() {
+        let (mut a, mut b) = (Histogram::new(), Histogram::new());
+        a.record_n(12_345, 7);
+        a.record_n(99, 0);
+        for _ in 0..7 {
+            b.record(12_345);
+        }
+        assert_eq!(a.to_out(), b.to_out());
+        assert_eq!(a.summary(), b.summary());
     }
 
     #[test]
