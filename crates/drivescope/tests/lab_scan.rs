@@ -80,6 +80,22 @@ fn retried(mut check: impl FnMut() -> Result<(), String>) {
     panic!("failed {} tries: {failures:#?}", failures.len());
 }
 
+/// The same disk at rates this machine's FUSE + loop path can emulate under CI load.
+///
+/// A 64 KiB command of a 200 MB/s zone lasts 343 µs, and on this 2-vCPU VM the emulator's own
+/// round trip (scanner → loop → FUSE → reply → loop → scanner) runs at 150–400 µs, so in a slow
+/// phase the host, not the model, paces the outer zones (the lab counts such commands as
+/// `host_bound`). Scaled to 60 MB/s at the outer edge, a command lasts over 1 ms. The lookahead
+/// (the host gap a sequential stream bridges and then catches up on) grows from 8 to 50 ms so
+/// that a stalled vCPU costs the emulated disk no time. Zone ratio, spot positions and seek
+/// behaviour are the preset's; `docs/lab.md` measures the presets at full speed.
+fn paced(model: Model) -> Model {
+    let k = (60.0 / model.peak_media_mb_s()).min(1.0);
+    let mut model = model.with_rate_scale(k).unwrap();
+    model.lookahead_ns = model.lookahead_ns.max(50_000_000);
+    model
+}
+
 /// Compare one scan document with the truth; Err lists every miss.
 fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
     let mut misses = vec![];
@@ -174,9 +190,10 @@ fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
 fn scan_matches_truth_on_hdd_presets() {
     let _one = one_at_a_time();
     for name in ["hdd-7200", "hdd-5400-laptop"] {
+        // The presets' shape (zones, spots, seeks), paced for a small VM: see `paced`.
         // 256 MiB each: the zone ratio compares the first and last 5 %, and longer stretches
         // keep a millisecond stall of the host from moving it by more than the 3 % tolerance.
-        let model = Model::preset(name).unwrap().with_size(256 << 20).unwrap();
+        let model = paced(Model::preset(name).unwrap().with_size(256 << 20).unwrap());
         let truth = model.truth_with(BS, 256);
         retried(|| {
             // A fresh device each try: its head starts at offset 0, as the truth assumes
@@ -186,7 +203,13 @@ fn scan_matches_truth_on_hdd_presets() {
             let doc = scan(&path, &["--points", "256"]);
             assert_eq!(u(&doc["block_size"]), BS);
             assert_eq!(u(&doc["target"]["size"]), model.size);
-            check_scan(&doc, &truth).map_err(|e| format!("{name}: {e}"))
+            let st = dev.stats();
+            check_scan(&doc, &truth).map_err(|e| {
+                format!(
+                    "{name}: {e} (host-bound commands: {} of {})",
+                    st.host_bound, st.reads
+                )
+            })
         });
     }
 }
@@ -230,12 +253,14 @@ fn scan_finds_no_false_alarms_on_a_clean_disk() {
 #[test]
 fn queue_depth_helps_a_parallel_device_not_a_serial_one() {
     let _one = one_at_a_time();
+    // A 1 ms per-command overhead: well above the emulator's own round trip on a loaded
+    // 2-vCPU VM (up to ~0.5 ms), so QD1 shows the model's overhead, not the host's.
     for (queue, parallel) in [
         ("{ mode = 'parallel', depth = 32 }", true),
         ("{ mode = 'serial' }", false),
     ] {
         let text = format!(
-            "name = 'q'\nsize = '64M'\nzones = {{ rates_mb_s = [480] }}\noverhead = '400us'\nqueue = {queue}\n"
+            "name = 'q'\nsize = '64M'\nzones = {{ rates_mb_s = [240] }}\noverhead = '1ms'\nqueue = {queue}\n"
         );
         let model = Model::from_toml_str(&text, "test").unwrap();
         let dev = start(&model);

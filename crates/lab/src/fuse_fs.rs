@@ -47,6 +47,10 @@ pub struct Counters {
     pub sizes: Mutex<BTreeMap<u32, u64>>,
     /// Largest lateness of a reply behind its deadline, ns.
     pub max_late_ns: AtomicU64,
+    /// Commands the model would have finished before the host even delivered them (a
+    /// sequential stream bridged over a host gap longer than the command's service time): the
+    /// host's round trip, not the model, set their pace, so their timing is not the model's.
+    pub host_bound: AtomicU64,
 }
 
 /// A snapshot of [`Counters`].
@@ -60,6 +64,7 @@ pub struct Stats {
     pub flushes: u64,
     pub request_sizes: BTreeMap<u32, u64>,
     pub max_late_ns: u64,
+    pub host_bound: u64,
 }
 
 impl Counters {
@@ -73,6 +78,7 @@ impl Counters {
             flushes: self.flushes.load(Ordering::Relaxed),
             request_sizes: self.sizes.lock().expect("sizes").clone(),
             max_late_ns: self.max_late_ns.load(Ordering::Relaxed),
+            host_bound: self.host_bound.load(Ordering::Relaxed),
         }
     }
 }
@@ -305,7 +311,11 @@ impl LabFs {
         let mut t = self.timeline.lock().expect("timeline");
         // Read the clock under the lock, so arrivals are ordered as the timeline sees them.
         let now = self.clock.now_ns();
-        t.schedule(op, offset, len, now)
+        let outcome = t.schedule(op, offset, len, now);
+        if outcome.done_ns <= now {
+            self.counters.host_bound.fetch_add(1, Ordering::Relaxed);
+        }
+        outcome
     }
 }
 

@@ -292,6 +292,32 @@ impl Model {
         Ok(self)
     }
 
+    /// The same disk with its media (zone) rates multiplied by `k`; caches, interface and
+    /// latencies stay. Tests use it to keep a model's commands longer than the emulator's own
+    /// FUSE + loop round trip on a slow machine.
+    pub fn with_rate_scale(mut self, k: f64) -> Result<Model, ModelError> {
+        if !(k.is_finite() && k > 0.0) {
+            return Err(self.invalid(format!("rate scale {k} must be positive")));
+        }
+        let z = &mut self.zones;
+        if let Some(r) = &mut z.rates_mb_s {
+            r.iter_mut().for_each(|v| *v *= k);
+        }
+        z.outer_mb_s = z.outer_mb_s.map(|v| v * k);
+        z.inner_mb_s = z.inner_mb_s.map(|v| v * k);
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// The fastest media rate of any zone (MB/s).
+    pub fn peak_media_mb_s(&self) -> f64 {
+        match self.zone_layout() {
+            Ok(ZoneLayout::Steps(r)) => r.iter().cloned().fold(0.0, f64::max),
+            Ok(ZoneLayout::Linear { outer, inner }) => outer.max(inner),
+            Err(_) => 0.0,
+        }
+    }
+
     fn invalid(&self, message: impl Into<String>) -> ModelError {
         ModelError::Invalid {
             name: self.name.clone(),

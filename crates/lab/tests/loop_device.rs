@@ -15,7 +15,7 @@ fn within(measured: f64, expected: f64, tol: f64) -> bool {
 #[test]
 fn sequential_rates_follow_the_zone_profile() {
     let _serial = one_at_a_time();
-    let model = Model::preset("hdd-7200").unwrap();
+    let model = paced(Model::preset("hdd-7200").unwrap());
     let dev = start(&model);
     let path = dev.loop_device().unwrap().to_path_buf();
     let bs = 65536;
@@ -67,13 +67,14 @@ fn interface_cap_and_serial_queue() {
 #[test]
 fn parallel_device_gains_from_queue_depth_serial_does_not() {
     let _serial = one_at_a_time();
-    // The same device twice, once able to overlap its 400 µs per-command latency.
+    // The same device twice, once able to overlap its 1 ms per-command latency (well above
+    // the emulator's own round trip on a loaded 2-vCPU VM, so QD1 shows the model's latency).
     for (queue, gains) in [
         ("{ mode = 'parallel', depth = 8 }", true),
         ("{ mode = 'serial' }", false),
     ] {
         let text = format!(
-            "name = 'q'\nsize = '64M'\nzones = {{ rates_mb_s = [480] }}\noverhead = '400us'\nqueue = {queue}\n"
+            "name = 'q'\nsize = '64M'\nzones = {{ rates_mb_s = [240] }}\noverhead = '1ms'\nqueue = {queue}\n"
         );
         let model = Model::from_toml_str(&text, "test").unwrap();
         let dev = start(&model);

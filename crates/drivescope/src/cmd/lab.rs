@@ -176,6 +176,15 @@ fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<E
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let s = dev.stats();
+    let commands = s.reads + s.writes;
+    if s.host_bound * 100 > commands {
+        eprintln!(
+            "drivescope lab: warning: {} of {commands} commands arrived after the model would have \
+             finished them: this machine's FUSE + loop round trip, not the model, set their pace; \
+             lower the model's rates (or use a larger block size) to measure the model",
+            s.host_bound
+        );
+    }
     eprintln!(
         "drivescope lab: stopping after {} reads ({}), {} writes ({}), {} errors; replies up to {} late; request sizes {:?}",
         s.reads,
