@@ -131,3 +131,28 @@ def abba(i, a, b):
         rb = b()
         ra = a()
     return ra, rb
+
+
+@contextmanager
+def vcpus_awake(on=True):
+    """Keep every CPU out of its idle state while a measured run goes on: one busy loop per CPU
+    at SCHED_IDLE, which yields to any other task at once.
+
+    On a VM, a CPU with nothing to run halts (an exit to the host), and waking it again costs
+    tens to hundreds of microseconds, set by the host's halt-polling state rather than by the
+    program being measured. At QD1 on a loop device every command crosses two such wake-ups (the
+    loop worker, then the submitter), so that cost dominates and swings with the host. With the
+    CPUs kept awake, what remains is each tool's own per-command path. Both tools get the same
+    treatment in the same pair."""
+    if not on:
+        yield
+        return
+    procs = [subprocess.Popen(["chrt", "--idle", "0", "sh", "-c", "while :; do :; done"])
+             for _ in range(os.cpu_count() or 1)]
+    try:
+        time.sleep(0.05)
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()

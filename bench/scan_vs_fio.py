@@ -5,16 +5,18 @@
 2. 2 GiB loop device over a tmpfs file, full read, 64 KiB, QD1 and QD4: MB/s ratio vs
    fio --rw=read --bs=64k --direct=1 --ioengine=io_uring --iodepth=N, and p50/p99 vs fio's clat.
 
-Usage (root): bench/scan_vs_fio.py [--pairs N] [--null-size 4T]
+Usage (root): bench/scan_vs_fio.py [--pairs N] [--null-size 4T] [--skip-null] [--qd 1,4] [--awake]
 """
 import argparse
-from common import abba, build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, median, machine
+from common import abba, build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, median, machine, vcpus_awake
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--pairs", type=int, default=3)
 ap.add_argument("--null-size", default="4T")
 ap.add_argument("--skip-null", action="store_true", help="only the loop-device comparisons")
 ap.add_argument("--qd", default="1,4", help="queue depths for the loop device (default 1,4)")
+ap.add_argument("--awake", action="store_true",
+                help="loop device runs with every CPU kept out of idle (see common.vcpus_awake)")
 args = ap.parse_args()
 build()
 print(f"# scan vs fio — {machine()}")
@@ -44,11 +46,15 @@ with tmpfs_loop(2 << 30) as dev:
     for qd in [int(q) for q in args.qd.split(",")]:
         r, p50, p99, cds, cfio = [], [], [], [], []
         for i in range(args.pairs):
-            (d, cpu, _), (job, fcpu) = abba(
-                i,
-                lambda: ds(["scan", dev, "--queue-depth", str(qd), "--engine", "io_uring", "--no-store"]),
-                lambda: fio(["--name=seq", f"--filename={dev}", "--rw=read", "--bs=64k", "--direct=1",
-                             "--ioengine=io_uring", f"--iodepth={qd}"]))
+            def run_ds():
+                with vcpus_awake(args.awake):
+                    return ds(["scan", dev, "--queue-depth", str(qd), "--engine", "io_uring", "--no-store"])
+
+            def run_fio():
+                with vcpus_awake(args.awake):
+                    return fio(["--name=seq", f"--filename={dev}", "--rw=read", "--bs=64k", "--direct=1",
+                                "--ioengine=io_uring", f"--iodepth={qd}"])
+            (d, cpu, _), (job, fcpu) = abba(i, run_ds, run_fio)
             mb_ds = d["mb_per_s"]["mean"]
             mb_fio = job["read"]["bw_bytes"] / 1e6
             r.append(mb_ds / mb_fio)
@@ -59,5 +65,5 @@ with tmpfs_loop(2 << 30) as dev:
             cfio.append(fio_cpu_per_io(job, "read"))
             print(f"loop QD{qd} pair {i}: drivescope {mb_ds:.1f} MB/s  fio {mb_fio:.1f} MB/s  ratio {mb_ds/mb_fio:.3f}  "
                   f"p50 {lp['50']/1e3:.1f}/{fio_pct(job,'read',50)/1e3:.1f} µs  p99 {lp['99']/1e3:.1f}/{fio_pct(job,'read',99)/1e3:.1f} µs")
-        print(f"2 GiB tmpfs loop, 64K QD{qd}: median MB/s ratio {median(r):.3f}; p50 ratio {median(p50):.3f}; "
+        print(f"2 GiB tmpfs loop{' (CPUs kept awake)' if args.awake else ''}, 64K QD{qd}: median MB/s ratio {median(r):.3f}; p50 ratio {median(p50):.3f}; "
               f"p99 ratio {median(p99):.3f}; CPU/command drivescope {median(cds):.0f} ns, fio {median(cfio):.0f} ns")
