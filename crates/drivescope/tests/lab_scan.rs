@@ -80,20 +80,16 @@ fn retried(mut check: impl FnMut() -> Result<(), String>) {
     panic!("failed {} tries: {failures:#?}", failures.len());
 }
 
-/// The same disk at rates this machine's FUSE + loop path can emulate under CI load.
+/// HDD presets at rates this machine's FUSE + loop path can emulate under CI load.
 ///
 /// A 64 KiB command of a 200 MB/s zone lasts 343 µs, and on this 2-vCPU VM the emulator's own
 /// round trip (scanner → loop → FUSE → reply → loop → scanner) runs at 150–400 µs, so in a slow
 /// phase the host, not the model, paces the outer zones (the lab counts such commands as
-/// `host_bound`). Scaled to 60 MB/s at the outer edge, a command lasts over 1 ms. The lookahead
-/// (the host gap a sequential stream bridges and then catches up on) grows from 8 to 50 ms so
-/// that a stalled vCPU costs the emulated disk no time. Zone ratio, spot positions and seek
-/// behaviour are the preset's; `docs/lab.md` measures the presets at full speed.
+/// `host_bound`). Paced to 60 MB/s at the outer edge, a command lasts over 1 ms, and a 50 ms
+/// lookahead lets a stalled vCPU cost the emulated disk no time. Zone ratio, spot positions and
+/// seek behaviour are the preset's; `docs/lab.md` measures the presets at full speed.
 fn paced(model: Model) -> Model {
-    let k = (60.0 / model.peak_media_mb_s()).min(1.0);
-    let mut model = model.with_rate_scale(k).unwrap();
-    model.lookahead_ns = model.lookahead_ns.max(50_000_000);
-    model
+    model.paced(60.0).unwrap()
 }
 
 /// Compare one scan document with the truth; Err lists every miss.

@@ -309,6 +309,16 @@ impl Model {
         Ok(self)
     }
 
+    /// The same disk's shape at rates a slow host can emulate: media rates scaled down so that
+    /// no zone exceeds `max_mb_s`, and a lookahead of at least 50 ms, so that a stalled vCPU
+    /// costs a sequential stream no time. Zone ratio, spots, seeks and latencies stay.
+    pub fn paced(self, max_mb_s: f64) -> Result<Model, ModelError> {
+        let k = (max_mb_s / self.peak_media_mb_s()).min(1.0);
+        let mut model = self.with_rate_scale(k)?;
+        model.lookahead_ns = model.lookahead_ns.max(50_000_000);
+        Ok(model)
+    }
+
     /// The fastest media rate of any zone (MB/s).
     pub fn peak_media_mb_s(&self) -> f64 {
         match self.zone_layout() {
@@ -479,6 +489,25 @@ name = "t"
 size = "64M"
 zones = { count = 4, outer_mb_s = 200, inner_mb_s = 100 }
 "#;
+
+    #[test]
+    fn pacing_scales_rates_keeps_the_shape_and_bridges_longer_gaps() {
+        let m = Model::from_toml_str(MINIMAL, "test").unwrap();
+        let p = m.clone().paced(50.0).unwrap();
+        assert_eq!(p.peak_media_mb_s(), 50.0);
+        let ZoneLayout::Steps(r) = p.zone_layout().unwrap() else {
+            panic!("steps")
+        };
+        let want = [50.0, 125.0 / 3.0, 100.0 / 3.0, 25.0];
+        assert!(
+            r.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-9),
+            "{r:?}"
+        );
+        assert_eq!(p.lookahead_ns, 50_000_000);
+        // A model already slower than the cap keeps its rates.
+        assert_eq!(m.clone().paced(400.0).unwrap().peak_media_mb_s(), 200.0);
+        assert!(m.with_rate_scale(0.0).is_err());
+    }
 
     #[test]
     fn minimal_model_parses_with_defaults() {

@@ -26,16 +26,6 @@ pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// `model` with its media rates scaled so that no zone exceeds 60 MB/s, and a 50 ms lookahead:
-/// a 64 KiB command then lasts over 1 ms, well above the emulator's own FUSE + loop round trip
-/// on a loaded 2-vCPU VM (0.15–0.4 ms), and a stalled vCPU costs a sequential stream no time.
-pub fn paced(model: Model) -> Model {
-    let k = (60.0 / model.peak_media_mb_s()).min(1.0);
-    let mut model = model.with_rate_scale(k).unwrap();
-    model.lookahead_ns = model.lookahead_ns.max(50_000_000);
-    model
-}
-
 /// Serve `model` on a loop device in a fresh temporary mount directory.
 pub fn start(model: &Model) -> LabDevice {
     require_lab();
