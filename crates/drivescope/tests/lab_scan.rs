@@ -80,18 +80,6 @@ fn retried(mut check: impl FnMut() -> Result<(), String>) {
     panic!("failed {} tries: {failures:#?}", failures.len());
 }
 
-/// HDD presets at rates this machine's FUSE + loop path can emulate under CI load.
-///
-/// A 64 KiB command of a 200 MB/s zone lasts 343 µs, and on this 2-vCPU VM the emulator's own
-/// round trip (scanner → loop → FUSE → reply → loop → scanner) runs at 150–400 µs, so in a slow
-/// phase the host, not the model, paces the outer zones (the lab counts such commands as
-/// `host_bound`). Paced to 60 MB/s at the outer edge, a command lasts over 1 ms, and a 50 ms
-/// lookahead lets a stalled vCPU cost the emulated disk no time. Zone ratio, spot positions and
-/// seek behaviour are the preset's; `docs/lab.md` measures the presets at full speed.
-fn paced(model: Model) -> Model {
-    model.paced(60.0).unwrap()
-}
-
 /// Compare one scan document with the truth; Err lists every miss.
 fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
     let mut misses = vec![];
@@ -186,10 +174,20 @@ fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
 fn scan_matches_truth_on_hdd_presets() {
     let _one = one_at_a_time();
     for name in ["hdd-7200", "hdd-5400-laptop"] {
-        // The presets' shape (zones, spots, seeks), paced for a small VM: see `paced`.
+        // The presets' shape (zones, spots, seeks) at rates this VM's FUSE + loop path can
+        // emulate under CI load. A 64 KiB command of a 200 MB/s zone lasts 343 µs, and the
+        // emulator's own round trip (scanner → loop → FUSE → reply → loop → scanner) runs at
+        // 150–400 µs here, so in a slow phase the host, not the model, would pace the outer
+        // zones (the lab counts such commands as `host_bound`). Paced to 60 MB/s a command lasts
+        // over 1 ms; `docs/lab.md` measures the presets at full speed.
         // 256 MiB each: the zone ratio compares the first and last 5 %, and longer stretches
         // keep a millisecond stall of the host from moving it by more than the 3 % tolerance.
-        let model = paced(Model::preset(name).unwrap().with_size(256 << 20).unwrap());
+        let model = Model::preset(name)
+            .unwrap()
+            .with_size(256 << 20)
+            .unwrap()
+            .paced(60.0)
+            .unwrap();
         let truth = model.truth_with(BS, 256);
         retried(|| {
             // A fresh device each try: its head starts at offset 0, as the truth assumes
