@@ -3,6 +3,7 @@
 
 use crate::summary::sparkline;
 use drivescope_core::bench::{BenchRecord, SoakRecord, SweepCell, SweepRecord, TestResult};
+use drivescope_core::engine::Reap;
 use drivescope_core::units::{format_ns, format_size};
 use std::io::Write;
 
@@ -113,6 +114,19 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
             p("99.99"),
             format_ns(t.latency.max_ns),
             mark(h.direct)
+        )?;
+    }
+    let polled: Vec<String> = r
+        .tests
+        .iter()
+        .filter(|t| t.reap == Reap::Poll)
+        .map(|t| format!("{} {}", t.name, t.rw))
+        .collect();
+    if !polled.is_empty() {
+        writeln!(
+            out,
+            "  completions polled (--reap poll; fio sleeps for them): {}",
+            polled.join(", ")
         )?;
     }
     if h.interrupted {

@@ -219,6 +219,59 @@ fn block_devices_are_read_only_for_bench() {
     assert_eq!(checksum(&z.path), before, "the device is unchanged");
 }
 
+/// Both ways of waiting for completions keep the queue full and count every command: with 32
+/// commands in flight, IOPS × mean completion latency (Little's law) lands just under 32 in
+/// each mode, and the histogram holds every command of the measured runs.
+#[test]
+fn polled_and_sleeping_reaps_keep_the_queue_full() {
+    let z = Zram::new(64 * MIB);
+    fill_random(&z.path, 64 * MIB);
+    let p = z.path.to_str().unwrap();
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    for (reap, expect) in [
+        ("sleep", "sleep"),
+        ("poll", "poll"),
+        ("auto", if cpus > 1 { "poll" } else { "sleep" }),
+    ] {
+        let d = drivescope_json(&[
+            "bench",
+            p,
+            "--rw",
+            "read",
+            "--size",
+            "64M",
+            "--test",
+            "RND4K Q32T1",
+            "--test",
+            "RND4K Q1T1",
+            "--runs",
+            "2",
+            "--duration",
+            "300ms",
+            "--reap",
+            reap,
+        ]);
+        let t = &tests_of(&d)[0];
+        assert_eq!(t["reap"], expect, "--reap {reap}");
+        assert_eq!(t["errors"], 0);
+        let runs = t["runs"].as_array().unwrap();
+        let commands: u64 = runs.iter().map(|r| r["commands"].as_u64().unwrap()).sum();
+        assert_eq!(t["latency"]["count"].as_u64().unwrap(), commands);
+        let busy_ns: u64 = runs
+            .iter()
+            .map(|r| r["duration_ns"].as_u64().unwrap())
+            .sum();
+        let iops = commands as f64 * 1e9 / busy_ns as f64;
+        let in_flight = iops * t["latency"]["mean_ns"].as_f64().unwrap() / 1e9;
+        assert!(
+            (16.0..=32.5).contains(&in_flight),
+            "--reap {reap}: IOPS {iops:.0} × mean latency = {in_flight:.1} in flight, not ~32"
+        );
+        // QD1 never polls; on zram it is psync's.
+        assert_eq!(tests_of(&d)[1]["reap"], "sleep", "--reap {reap} at QD1");
+    }
+}
+
 #[test]
 fn sweep_grid_and_gain() {
     let z = Zram::new(32 * MIB);

@@ -13,7 +13,7 @@ pub use record::{
 };
 pub use run::{fill, run_once, RunOptions, RunResult};
 
-use crate::engine::{DataPattern, EngineError, EngineKind};
+use crate::engine::{DataPattern, EngineError, EngineKind, Reap};
 use crate::scan::{hostname, ToolInfo};
 use crate::target::Target;
 use drivescope_stats::Histogram;
@@ -24,6 +24,7 @@ use std::time::{Duration, SystemTime};
 #[derive(Debug, Clone, Copy)]
 pub struct Common {
     pub engine: EngineKind,
+    pub reap: Reap,
     pub data: DataPattern,
     /// Test region `[0, size)`.
     pub size: u64,
@@ -35,6 +36,7 @@ impl Common {
     pub fn run_options(&self, duration: Duration, series_interval_ns: Option<u64>) -> RunOptions {
         RunOptions {
             engine: self.engine,
+            reap: self.reap,
             data: self.data,
             duration_ns: duration.as_nanos() as u64,
             region: self.size,
@@ -207,6 +209,7 @@ fn summarize(spec: &TestSpec, rw: Rw, runs: &[RunResult]) -> TestResult {
         queue_depth: spec.queue_depth,
         threads: spec.threads,
         engine: runs[0].engine,
+        reap: runs[0].reap,
         mb_per_s: best.mb_per_s,
         iops: best.iops,
         mean_mb_per_s: mean,
@@ -268,6 +271,7 @@ pub fn sweep(
                 queue_depth: qd,
                 threads: th,
                 engine: r.engine,
+                reap: r.reap,
                 iops: r.iops(),
                 mb_per_s: r.mb_per_s(),
                 p50_ns: r.hist.quantile(0.5),
@@ -356,6 +360,7 @@ pub fn soak(
         queue_depth: o.test.queue_depth,
         threads: o.test.threads,
         engine: r.engine,
+        reap: r.reap,
         duration_ns: r.duration_ns,
         interval_ns,
         bytes: r.bytes,

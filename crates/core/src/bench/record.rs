@@ -1,6 +1,6 @@
 //! The bench, sweep and soak documents (see docs/json.md).
 
-use crate::engine::{DataPattern, EngineKind};
+use crate::engine::{DataPattern, EngineKind, Reap};
 use crate::scan::ToolInfo;
 use crate::target::TargetInfo;
 use drivescope_stats::{LatencySummary, SeriesPoint};
@@ -24,6 +24,10 @@ pub struct Header {
     /// with --allow-buffered): the results are then not the device's.
     pub direct: bool,
     pub interrupted: bool,
+}
+
+fn sleep() -> Reap {
+    Reap::Sleep
 }
 
 /// One measured run.
@@ -50,6 +54,10 @@ pub struct TestResult {
     pub queue_depth: u32,
     pub threads: u32,
     pub engine: EngineKind,
+    /// How completions were awaited: "sleep" (as fio) or "poll" (documents from before this
+    /// field read as "sleep").
+    #[serde(default = "sleep")]
+    pub reap: Reap,
     /// Best run, as CrystalDiskMark reports.
     pub mb_per_s: f64,
     pub iops: f64,
@@ -83,6 +91,10 @@ pub struct SweepCell {
     pub queue_depth: u32,
     pub threads: u32,
     pub engine: EngineKind,
+    /// How completions were awaited: "sleep" (as fio) or "poll" (documents from before this
+    /// field read as "sleep").
+    #[serde(default = "sleep")]
+    pub reap: Reap,
     pub iops: f64,
     pub mb_per_s: f64,
     pub p50_ns: u64,
@@ -127,6 +139,10 @@ pub struct SoakRecord {
     pub queue_depth: u32,
     pub threads: u32,
     pub engine: EngineKind,
+    /// How completions were awaited: "sleep" (as fio) or "poll" (documents from before this
+    /// field read as "sleep").
+    #[serde(default = "sleep")]
+    pub reap: Reap,
     pub duration_ns: u64,
     pub interval_ns: u64,
     pub bytes: u64,

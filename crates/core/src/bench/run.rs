@@ -5,6 +5,7 @@ use super::job::{thread_cpu_ns, IoJob, WorkerStats};
 use super::pattern::{Access, Rw, TestSpec};
 use crate::engine::{
     self, Clock, Cmd, Completion, DataPattern, EngineConfig, EngineError, EngineKind, Job, Next,
+    Reap,
 };
 use crate::target::Target;
 use drivescope_stats::{Histogram, SeriesPoint};
@@ -14,6 +15,8 @@ use std::sync::Barrier;
 /// The merged result of one run.
 pub struct RunResult {
     pub engine: EngineKind,
+    /// How completions were awaited.
+    pub reap: Reap,
     pub duration_ns: u64,
     pub bytes: u64,
     pub read_bytes: u64,
@@ -55,6 +58,8 @@ impl RunResult {
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions {
     pub engine: EngineKind,
+    /// How the io_uring engine waits (`Auto` is resolved per run).
+    pub reap: Reap,
     pub data: DataPattern,
     pub duration_ns: u64,
     /// Region of the target: `[0, region)`.
@@ -72,11 +77,18 @@ pub fn run_once(
     stop: &AtomicBool,
 ) -> Result<RunResult, EngineError> {
     let engine = engine::resolve(opts.engine, target, spec.queue_depth as usize)?;
+    let reap = engine::resolve_reap(
+        opts.reap,
+        engine,
+        spec.queue_depth as usize,
+        spec.threads as usize,
+    );
     let cfg = EngineConfig {
         kind: engine,
         queue_depth: spec.queue_depth as usize,
         max_len: spec.block_size as usize,
         data: opts.data,
+        reap,
     };
     let threads = spec.threads as u64;
     let bs = spec.block_size;
@@ -123,6 +135,7 @@ pub fn run_once(
     });
     let mut out = RunResult {
         engine,
+        reap,
         duration_ns: 0,
         bytes: 0,
         read_bytes: 0,
@@ -230,6 +243,7 @@ pub fn fill(
         queue_depth: 8,
         max_len: 1 << 20,
         data,
+        reap: Reap::Sleep,
     };
     let mut job = FillJob {
         next: 0,

@@ -142,6 +142,70 @@ pub struct EngineConfig {
     pub max_len: usize,
     /// What write buffers hold.
     pub data: DataPattern,
+    /// How the io_uring engine waits for completions (`Auto` is taken as `Sleep` here: resolve
+    /// it first with [`resolve_reap`]).
+    pub reap: Reap,
+}
+
+/// How the io_uring engine waits for its completions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Reap {
+    /// Poll with a deep queue when the run's threads leave a CPU free, sleep otherwise
+    /// (see [`resolve_reap`]).
+    #[default]
+    Auto,
+    /// Sleep in `io_uring_enter` until a completion arrives, as fio does.
+    Sleep,
+    /// Hybrid polling: while completions have been arriving less than [`POLL_GAP_NS`] apart,
+    /// ask the kernel for finished commands without sleeping, for up to [`POLL_BUDGET_NS`],
+    /// before sleeping. It spends a CPU to save a sleep and a wake-up per completion.
+    Poll,
+}
+
+impl std::fmt::Display for Reap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Reap::Auto => "auto",
+            Reap::Sleep => "sleep",
+            Reap::Poll => "poll",
+        })
+    }
+}
+
+/// Poll only while completions arrive closer together than this (a sleep and a wake-up of
+/// the submitting thread costs a few µs on bare metal, tens of µs on a VM).
+pub const POLL_GAP_NS: u64 = 20_000;
+/// The longest a poll goes on without a completion before the engine sleeps.
+pub const POLL_BUDGET_NS: u64 = 50_000;
+/// The shallowest queue at which `Reap::Auto` polls: with fewer commands in flight, the
+/// gaps between completions are the device's own latency, and sleeping costs little.
+pub const POLL_MIN_QD: usize = 8;
+
+/// The wait mode for a run: `Auto` polls on io_uring at a queue depth of at least
+/// [`POLL_MIN_QD`] when the run's worker threads number fewer than the CPUs it may use (one is
+/// left to the kernel's workers and interrupts); every other case sleeps. Engines other than
+/// io_uring always block in their call (reported as `Sleep`).
+pub fn resolve_reap(
+    requested: Reap,
+    engine: EngineKind,
+    queue_depth: usize,
+    threads: usize,
+) -> Reap {
+    if engine != EngineKind::IoUring {
+        return Reap::Sleep;
+    }
+    match requested {
+        Reap::Auto => {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            if queue_depth >= POLL_MIN_QD && threads < cpus {
+                Reap::Poll
+            } else {
+                Reap::Sleep
+            }
+        }
+        r => r,
+    }
 }
 
 /// Content of write buffers.
@@ -233,5 +297,48 @@ pub fn run<J: Job>(
                 job,
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{resolve_reap, EngineKind, Reap};
+
+    #[test]
+    fn auto_polls_only_deep_io_uring_queues_that_leave_a_cpu_free() {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let deep = if cpus > 1 { Reap::Poll } else { Reap::Sleep };
+        assert_eq!(resolve_reap(Reap::Auto, EngineKind::IoUring, 32, 1), deep);
+        assert_eq!(resolve_reap(Reap::Auto, EngineKind::IoUring, 8, 1), deep);
+        assert_eq!(
+            resolve_reap(Reap::Auto, EngineKind::IoUring, 7, 1),
+            Reap::Sleep
+        );
+        assert_eq!(
+            resolve_reap(Reap::Auto, EngineKind::IoUring, 1, 1),
+            Reap::Sleep
+        );
+        assert_eq!(
+            resolve_reap(Reap::Auto, EngineKind::IoUring, 32, cpus),
+            Reap::Sleep
+        );
+        // What the user asks for stands, on io_uring.
+        assert_eq!(
+            resolve_reap(Reap::Poll, EngineKind::IoUring, 1, 64),
+            Reap::Poll
+        );
+        assert_eq!(
+            resolve_reap(Reap::Sleep, EngineKind::IoUring, 32, 1),
+            Reap::Sleep
+        );
+        // The other engines block in their own call.
+        assert_eq!(
+            resolve_reap(Reap::Poll, EngineKind::Psync, 1, 1),
+            Reap::Sleep
+        );
+        assert_eq!(
+            resolve_reap(Reap::Auto, EngineKind::Null, 32, 1),
+            Reap::Sleep
+        );
     }
 }

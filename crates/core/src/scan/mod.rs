@@ -279,6 +279,8 @@ fn run_inner(
         } else {
             engine::DataPattern::Zero
         },
+        // The tester view sleeps for its completions as fio does (QD1 by default).
+        reap: engine::Reap::Sleep,
     };
     let ctx = Ctx {
         target,

@@ -4,7 +4,7 @@
 use super::scan::{parse_size, EngineArg};
 use clap::Args;
 use drivescope_core::bench::{fill, Common, Rw};
-use drivescope_core::engine::DataPattern;
+use drivescope_core::engine::{DataPattern, Reap};
 use drivescope_core::target::{Target, TargetType};
 use drivescope_core::testfile::TestFile;
 use drivescope_core::units::format_size;
@@ -23,6 +23,11 @@ pub struct WorkloadArgs {
     /// I/O engine (auto: psync at QD1 on devices that complete inline, io_uring otherwise).
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineArg,
+    /// How io_uring waits for completions: sleep (as fio), poll (ask the kernel without
+    /// sleeping while completions come less than 20 µs apart; spends a CPU), or auto (poll at
+    /// queue depth 8 and more when the test's threads leave a CPU free).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub reap: ReapArg,
     /// Write data: random (incompressible) or zero (to compare with compressing devices).
     #[arg(long, value_enum, default_value = "random")]
     pub data: DataArg,
@@ -40,6 +45,23 @@ pub struct WorkloadArgs {
     pub store: super::store_opts::StoreOpts,
     #[command(flatten)]
     pub destructive: super::destructive::DestructiveOpts,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ReapArg {
+    Auto,
+    Sleep,
+    Poll,
+}
+
+impl From<ReapArg> for Reap {
+    fn from(r: ReapArg) -> Self {
+        match r {
+            ReapArg::Auto => Reap::Auto,
+            ReapArg::Sleep => Reap::Sleep,
+            ReapArg::Poll => Reap::Poll,
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -117,6 +139,7 @@ pub fn open(a: &WorkloadArgs, rws: &[Rw], stop: &AtomicBool) -> anyhow::Result<O
     Ok(Opened {
         common: Common {
             engine: a.engine.into(),
+            reap: a.reap.into(),
             data,
             size: bs_floor,
             seed: 0x5EED,
