@@ -52,8 +52,59 @@ def ds(args):
 
 
 def fio(args):
-    out, wall, cpu, rss = timed(["fio", "--output-format=json"] + args)
+    """One fio job; json+ so that its clat histogram comes back too (fio_bins)."""
+    out, wall, cpu, rss = timed(["fio", "--output-format=json+"] + args)
     return json.loads(out)["jobs"][0], cpu
+
+
+def fio_bins(job, rw):
+    """fio's clat histogram as {bucket middle ns: count} (json+ output)."""
+    return {int(k): v for k, v in job[rw]["clat_ns"].get("bins", {}).items()}
+
+
+def ds_bins(doc):
+    """A drivescope histogram (scan document, or a bench test) as {bucket middle ns: count}."""
+    return {(b["low_ns"] + b["high_ns"]) // 2: b["count"] for b in doc["histogram"]["buckets"]}
+
+
+class Pool:
+    """Histograms of one tool, summed over the runs of a comparison: percentiles of the pooled
+    samples settle much sooner than the median of per-run percentiles on a noisy machine."""
+
+    def __init__(self):
+        self.bins = {}
+
+    def add(self, bins):
+        for k, v in bins.items():
+            self.bins[k] = self.bins.get(k, 0) + v
+
+    def pct(self, p):
+        total = sum(self.bins.values())
+        if total == 0:
+            return None
+        want = total * p / 100.0
+        seen = 0
+        for k in sorted(self.bins):
+            seen += self.bins[k]
+            if seen >= want:
+                return k
+        return max(self.bins)
+
+
+def pooled_line(pool_ds, pool_fio):
+    """'pooled p50 a/b µs (ratio) p99 …' over all pairs of a comparison."""
+    parts = []
+    for p in (50, 99):
+        a, b = pool_ds.pct(p), pool_fio.pct(p)
+        if a is None or b is None:
+            return "pooled percentiles n/a"
+        parts.append(f"p{p} {a/1e3:.1f}/{b/1e3:.1f} µs ({a/b:.3f})")
+    return "pooled over all pairs (drivescope/fio): " + ", ".join(parts)
+
+
+def in_flight(iops, mean_ns):
+    """Little's law: commands in flight on average = rate × mean time in flight."""
+    return iops * mean_ns / 1e9
 
 
 def fio_pct(job, rw, p):

@@ -8,7 +8,8 @@
 Usage (root): bench/scan_vs_fio.py [--pairs N] [--null-size 4T] [--skip-null] [--qd 1,4] [--awake]
 """
 import argparse
-from common import abba, build, ds, fio, fio_pct, fio_cpu_per_io, tmpfs_loop, median, machine, vcpus_awake
+from common import (abba, build, ds, ds_bins, fio, fio_bins, fio_pct, fio_cpu_per_io, in_flight, tmpfs_loop,
+                    median, machine, pooled_line, vcpus_awake, Pool)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--pairs", type=int, default=3)
@@ -45,6 +46,7 @@ if not args.skip_null:
 with tmpfs_loop(2 << 30) as dev:
     for qd in [int(q) for q in args.qd.split(",")]:
         r, p50, p99, cds, cfio = [], [], [], [], []
+        pool_ds, pool_fio, fl_ds, fl_fio = Pool(), Pool(), [], []
         for i in range(args.pairs):
             def run_ds():
                 with vcpus_awake(args.awake):
@@ -63,7 +65,13 @@ with tmpfs_loop(2 << 30) as dev:
             p99.append(lp["99"] / fio_pct(job, "read", 99))
             cds.append(cpu / d["commands"] * 1e9)  # whole process: setup included
             cfio.append(fio_cpu_per_io(job, "read"))
+            pool_ds.add(ds_bins(d))
+            pool_fio.add(fio_bins(job, "read"))
+            fl_ds.append(in_flight(d["commands"] * 1e9 / d["duration_ns"], d["latency"]["mean_ns"]))
+            fl_fio.append(in_flight(job["read"]["iops"], job["read"]["clat_ns"]["mean"]))
             print(f"loop QD{qd} pair {i}: drivescope {mb_ds:.1f} MB/s  fio {mb_fio:.1f} MB/s  ratio {mb_ds/mb_fio:.3f}  "
                   f"p50 {lp['50']/1e3:.1f}/{fio_pct(job,'read',50)/1e3:.1f} µs  p99 {lp['99']/1e3:.1f}/{fio_pct(job,'read',99)/1e3:.1f} µs")
         print(f"2 GiB tmpfs loop{' (CPUs kept awake)' if args.awake else ''}, 64K QD{qd}: median MB/s ratio {median(r):.3f}; p50 ratio {median(p50):.3f}; "
               f"p99 ratio {median(p99):.3f}; CPU/command drivescope {median(cds):.0f} ns, fio {median(cfio):.0f} ns")
+        print(f"  {pooled_line(pool_ds, pool_fio)}; in flight (IOPS × mean clat, Little's law): "
+              f"drivescope {median(fl_ds):.2f}, fio {median(fl_fio):.2f} of {qd}")

@@ -216,6 +216,7 @@ fn summarize(spec: &TestSpec, rw: Rw, runs: &[RunResult]) -> TestResult {
         stddev_mb_per_s: sd,
         mean_iops: values.iter().map(|v| v.iops).sum::<f64>() / n,
         latency: hist.summary(),
+        histogram: Some(hist.to_out()),
         submit_latency: submit.summary(),
         cpu_ns_per_command: if cmds > 0 {
             cpu as f64 / cmds as f64

@@ -3,7 +3,7 @@
 use crate::engine::{DataPattern, EngineKind, Reap};
 use crate::scan::ToolInfo;
 use crate::target::TargetInfo;
-use drivescope_stats::{LatencySummary, SeriesPoint};
+use drivescope_stats::{HistogramOut, LatencySummary, SeriesPoint};
 use serde::{Deserialize, Serialize};
 
 /// What every document says about the run.
@@ -67,6 +67,10 @@ pub struct TestResult {
     pub mean_iops: f64,
     /// Completion latency over all measured runs together.
     pub latency: LatencySummary,
+    /// The completion-latency histogram behind `latency` (mergeable with other runs' and with
+    /// a scan's; absent from documents stored before it was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<HistogramOut>,
     pub submit_latency: LatencySummary,
     pub cpu_ns_per_command: f64,
     pub errors: u64,
