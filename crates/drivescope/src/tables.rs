@@ -125,8 +125,9 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     if !polled.is_empty() {
         writeln!(
             out,
-            "  completions polled (--reap poll; fio sleeps for them): {}",
-            polled.join(", ")
+            "  completions polled (--reap poll; fio sleeps for them): {}{}",
+            polled.join(", "),
+            mark(h.direct)
         )?;
     }
     if h.interrupted {

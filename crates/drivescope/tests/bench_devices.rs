@@ -160,7 +160,13 @@ fn a_file_system_without_o_direct_needs_allow_buffered_and_says_so() {
         .lines()
         .filter(|l| l.contains("SEQ1M") || l.contains("RND4K"))
         .collect();
-    assert_eq!(lines.len(), 6, "{text}");
+    // Six result lines, and the note naming the tests that polled for completions (when the
+    // machine has a CPU to spare); every one of them says it was buffered.
+    let rows = lines
+        .iter()
+        .filter(|l| !l.contains("completions polled"))
+        .count();
+    assert_eq!(rows, 6, "{text}");
     for line in lines {
         assert!(
             line.contains("BUFFERED"),
