@@ -306,39 +306,30 @@ mod tests {
 
     #[test]
     fn auto_polls_only_deep_io_uring_queues_that_leave_a_cpu_free() {
+        use EngineKind::{IoUring, Null, Psync};
+        use Reap::{Auto, Poll, Sleep};
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let deep = if cpus > 1 { Reap::Poll } else { Reap::Sleep };
-        assert_eq!(resolve_reap(Reap::Auto, EngineKind::IoUring, 32, 1), deep);
-        assert_eq!(resolve_reap(Reap::Auto, EngineKind::IoUring, 8, 1), deep);
-        assert_eq!(
-            resolve_reap(Reap::Auto, EngineKind::IoUring, 7, 1),
-            Reap::Sleep
-        );
-        assert_eq!(
-            resolve_reap(Reap::Auto, EngineKind::IoUring, 1, 1),
-            Reap::Sleep
-        );
-        assert_eq!(
-            resolve_reap(Reap::Auto, EngineKind::IoUring, 32, cpus),
-            Reap::Sleep
-        );
-        // What the user asks for stands, on io_uring.
-        assert_eq!(
-            resolve_reap(Reap::Poll, EngineKind::IoUring, 1, 64),
-            Reap::Poll
-        );
-        assert_eq!(
-            resolve_reap(Reap::Sleep, EngineKind::IoUring, 32, 1),
-            Reap::Sleep
-        );
-        // The other engines block in their own call.
-        assert_eq!(
-            resolve_reap(Reap::Poll, EngineKind::Psync, 1, 1),
-            Reap::Sleep
-        );
-        assert_eq!(
-            resolve_reap(Reap::Auto, EngineKind::Null, 32, 1),
-            Reap::Sleep
-        );
+        let deep = if cpus > 1 { Poll } else { Sleep };
+        // (asked, engine, queue depth, threads, expected)
+        let cases = [
+            (Auto, IoUring, 32, 1, deep),
+            (Auto, IoUring, 8, 1, deep),
+            (Auto, IoUring, 7, 1, Sleep),
+            (Auto, IoUring, 1, 1, Sleep),
+            (Auto, IoUring, 32, cpus, Sleep),
+            // What the user asks for stands, on io_uring.
+            (Poll, IoUring, 1, 64, Poll),
+            (Sleep, IoUring, 32, 1, Sleep),
+            // The other engines block in their own call.
+            (Poll, Psync, 1, 1, Sleep),
+            (Auto, Null, 32, 1, Sleep),
+        ];
+        for (asked, engine, qd, threads, want) in cases {
+            assert_eq!(
+                resolve_reap(asked, engine, qd, threads),
+                want,
+                "{asked} on {engine} at QD{qd} with {threads} threads"
+            );
+        }
     }
 }

@@ -157,7 +157,9 @@ pub fn run<J: Job>(
             enter(&ring, 1)?;
         }
         let done_ns = clock.now_ns();
-        gaps.add(done_ns, ring.completion().len());
+        if poll {
+            gaps.add(done_ns, ring.completion().len());
+        }
         for cqe in ring.completion() {
             let s = cqe.user_data() as usize;
             let slot = slots[s].take().expect("completion for an issued slot");
