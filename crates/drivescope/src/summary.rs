@@ -1,6 +1,7 @@
 //! The human summary of a scan record, and its curve as CSV. Works from the record alone,
 //! so a stored run prints as it did when it ran.
 
+use drivescope_core::engine::Reap;
 use drivescope_core::scan::ScanRecord;
 use drivescope_core::units::{format_ns, format_size};
 use std::io::Write;
@@ -13,7 +14,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     let quick = r.kind == "quick_scan";
     writeln!(
         out,
-        "drivescope {} {} ({}, {:?}, {}-byte sectors): {}, {}, QD{}",
+        "drivescope {} {} ({}, {:?}, {}-byte sectors): {}, {}, QD{}{}",
         if quick {
             "quick scan"
         } else if r.write {
@@ -27,7 +28,12 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         r.target.logical_block_size,
         r.engine,
         format_size(r.block_size),
-        r.queue_depth
+        r.queue_depth,
+        if r.reap == Reap::Poll {
+            ", completions polled (--reap sleep waits as fio does)"
+        } else {
+            ""
+        }
     )?;
     let lbs = r.target.logical_block_size.max(1) as u64;
     writeln!(

@@ -306,3 +306,44 @@ fn a_second_pass_measures_the_cache_not_the_disk() {
         "second pass {b:.1} should come from the 64 MiB cache (first {a:.1})"
     );
 }
+
+/// CPU time (user + system) of this process's waited-for children so far, ns.
+fn children_cpu_ns() -> u64 {
+    // SAFETY: zeroed rusage is a valid out-parameter for getrusage.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_CHILDREN with a valid pointer.
+    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut r) }, 0);
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(r.ru_utime) + ns(r.ru_stime)
+}
+
+/// `--reap poll` on a disk whose commands take over a millisecond: after a few polls that find
+/// nothing within the 50 µs budget, the engine polls one wait in 64, so the scan costs about
+/// the CPU of a sleeping one (a poll on every command would add 50 µs of CPU to each).
+#[test]
+fn polling_backs_off_on_a_slow_disk() {
+    let _one = one_at_a_time();
+    let text = "name = 's'\nsize = '64M'\nzones = { rates_mb_s = [240] }\noverhead = '1ms'\nqueue = { mode = 'serial' }\n";
+    let model = Model::from_toml_str(text, "test").unwrap();
+    let dev = start(&model);
+    let path = dev.loop_device().unwrap().to_path_buf();
+    let cpu_of = |reap: &str| {
+        let t0 = children_cpu_ns();
+        let doc = scan(&path, &["--length", "32M", "--reap", reap]);
+        assert_eq!(doc["reap"], reap);
+        (children_cpu_ns() - t0, u(&doc["commands"]))
+    };
+    retried(|| {
+        let (sleep_ns, commands) = cpu_of("sleep");
+        let (poll_ns, _) = cpu_of("poll");
+        let extra = poll_ns.saturating_sub(sleep_ns) / commands;
+        if extra < 20_000 {
+            Ok(())
+        } else {
+            Err(format!(
+                "polling cost {extra} ns of CPU per command more than sleeping \
+                 ({poll_ns} vs {sleep_ns} ns for {commands} commands)"
+            ))
+        }
+    });
+}

@@ -9,8 +9,17 @@ const MIB: u64 = 1 << 20;
 fn full_scan_of_a_tmpfs_loop_device_is_exact() {
     let dev = TmpfsLoop::new(64 * MIB);
     let p = dev.path().to_str().unwrap();
-    for qd in ["1", "4"] {
-        let d = drivescope_json(&["scan", p, "--queue-depth", qd]);
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    // (queue depth, --reap, the wait mode the document must name)
+    for (qd, reap, expect) in [
+        ("1", "auto", if cpus > 1 { "poll" } else { "sleep" }),
+        ("1", "sleep", "sleep"),
+        ("1", "poll", "poll"),
+        ("4", "auto", "sleep"),
+        ("4", "poll", "poll"),
+    ] {
+        let d = drivescope_json(&["scan", p, "--queue-depth", qd, "--reap", reap]);
+        assert_eq!(d["reap"], expect, "QD{qd} --reap {reap}");
         check_scan_invariants(&d);
         assert_eq!(d["kind"], "scan");
         assert_eq!(d["bytes"], 64 * MIB);
@@ -80,6 +89,7 @@ fn psync_engine_and_block_sizes() {
     let d = drivescope_json(&["scan", p, "--engine", "psync", "--block-size", "1M"]);
     check_scan_invariants(&d);
     assert_eq!(d["engine"], "psync");
+    assert_eq!(d["reap"], "sleep", "psync blocks in its own call");
     assert_eq!(d["commands"], 16);
     assert_eq!(
         d["curve"].as_array().unwrap().len(),

@@ -8,6 +8,7 @@
 mod buffers;
 mod clock;
 mod null;
+mod poll_gate;
 mod psync;
 mod uring;
 
@@ -151,15 +152,16 @@ pub struct EngineConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Reap {
-    /// Poll with a deep queue when the run's threads leave a CPU free, sleep otherwise
-    /// (see [`resolve_reap`]).
+    /// Poll where a wake-up per completion costs the run (see [`resolve_reap`] and
+    /// [`resolve_scan_reap`]), sleep otherwise.
     #[default]
     Auto,
     /// Sleep in `io_uring_enter` until a completion arrives, as fio does.
     Sleep,
-    /// Hybrid polling: while completions have been arriving less than [`POLL_GAP_NS`] apart,
-    /// ask the kernel for finished commands without sleeping, for up to [`POLL_BUDGET_NS`],
-    /// before sleeping. It spends a CPU to save a sleep and a wake-up per completion.
+    /// Hybrid polling: watch the ring for a finished command, without sleeping, for up to
+    /// [`POLL_BUDGET_NS`], then sleep. While most polls come back empty (a slow device), only
+    /// one wait in [`PROBE_EVERY`] polls. It spends a CPU to save a sleep and a wake-up per
+    /// completion.
     Poll,
 }
 
@@ -173,19 +175,25 @@ impl std::fmt::Display for Reap {
     }
 }
 
-/// Poll only while completions arrive closer together than this (a sleep and a wake-up of
-/// the submitting thread costs a few µs on bare metal, tens of µs on a VM).
-pub const POLL_GAP_NS: u64 = 20_000;
+pub use poll_gate::PROBE_EVERY;
+
 /// The longest a poll goes on without a completion before the engine sleeps.
 pub const POLL_BUDGET_NS: u64 = 50_000;
-/// The shallowest queue at which `Reap::Auto` polls: with fewer commands in flight, the
-/// gaps between completions are the device's own latency, and sleeping costs little.
+/// The shallowest queue at which `Reap::Auto` polls in `bench`, `sweep` and `soak`: with fewer
+/// commands in flight, the gaps between completions are the device's own latency, and
+/// sleeping costs little CPU.
 pub const POLL_MIN_QD: usize = 8;
 
-/// The wait mode for a run: `Auto` polls on io_uring at a queue depth of at least
-/// [`POLL_MIN_QD`] when the run's worker threads number fewer than the CPUs it may use (one is
-/// left to the kernel's workers and interrupts); every other case sleeps. Engines other than
-/// io_uring always block in their call (reported as `Sleep`).
+/// Whether a run of `threads` busy threads leaves a CPU to the kernel's workers and interrupts.
+fn cpu_left(threads: usize) -> bool {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    threads < cpus
+}
+
+/// The wait mode for a bench, sweep or soak run: `Auto` polls on io_uring at a queue depth of
+/// at least [`POLL_MIN_QD`] when the run's worker threads number fewer than the CPUs it may use
+/// (one is left to the kernel's workers and interrupts); every other case sleeps, as fio does.
+/// Engines other than io_uring always block in their call (reported as `Sleep`).
 pub fn resolve_reap(
     requested: Reap,
     engine: EngineKind,
@@ -196,14 +204,25 @@ pub fn resolve_reap(
         return Reap::Sleep;
     }
     match requested {
-        Reap::Auto => {
-            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-            if queue_depth >= POLL_MIN_QD && threads < cpus {
-                Reap::Poll
-            } else {
-                Reap::Sleep
-            }
-        }
+        Reap::Auto if queue_depth >= POLL_MIN_QD && cpu_left(threads) => Reap::Poll,
+        Reap::Auto => Reap::Sleep,
+        r => r,
+    }
+}
+
+/// The wait mode for a scan: `Auto` polls on io_uring at queue depth 1 when a CPU is left.
+/// A scan at QD1 issues each command only when the last one is done, so the submitter's
+/// wake-up after each completion is idle time of the device, added to every command and
+/// taken off the scan's rate (on a VM, the wake-up of an idle vCPU costs tens of µs against
+/// tens of µs for a 64 KiB read from a fast device). With more commands in flight the queue
+/// keeps the device busy while the submitter wakes, and the scan sleeps as fio does.
+pub fn resolve_scan_reap(requested: Reap, engine: EngineKind, queue_depth: usize) -> Reap {
+    if engine != EngineKind::IoUring {
+        return Reap::Sleep;
+    }
+    match requested {
+        Reap::Auto if queue_depth == 1 && cpu_left(1) => Reap::Poll,
+        Reap::Auto => Reap::Sleep,
         r => r,
     }
 }
@@ -302,7 +321,7 @@ pub fn run<J: Job>(
 
 #[cfg(test)]
 mod tests {
-    use super::{resolve_reap, EngineKind, Reap};
+    use super::{resolve_reap, resolve_scan_reap, EngineKind, Reap};
 
     #[test]
     fn auto_polls_only_deep_io_uring_queues_that_leave_a_cpu_free() {
@@ -329,6 +348,31 @@ mod tests {
                 resolve_reap(asked, engine, qd, threads),
                 want,
                 "{asked} on {engine} at QD{qd} with {threads} threads"
+            );
+        }
+    }
+
+    #[test]
+    fn scans_poll_by_default_only_back_to_back_on_io_uring() {
+        use EngineKind::{IoUring, Null, Psync};
+        use Reap::{Auto, Poll, Sleep};
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let qd1 = if cpus > 1 { Poll } else { Sleep };
+        // (asked, engine, queue depth, expected)
+        let cases = [
+            (Auto, IoUring, 1, qd1),
+            (Auto, IoUring, 2, Sleep),
+            (Auto, IoUring, 32, Sleep),
+            (Sleep, IoUring, 1, Sleep),
+            (Poll, IoUring, 4, Poll),
+            (Auto, Psync, 1, Sleep),
+            (Poll, Null, 1, Sleep),
+        ];
+        for (asked, engine, qd, want) in cases {
+            assert_eq!(
+                resolve_scan_reap(asked, engine, qd),
+                want,
+                "{asked} on {engine} at QD{qd}"
             );
         }
     }

@@ -5,9 +5,10 @@
 //! engine reaps what has completed, waiting for one completion only when none is there;
 //! completions are stamped once per reaped batch.
 
+use super::poll_gate::PollGate;
 use super::{
     fill_buffers, AlignedBuffers, Clock, Cmd, Completion, EngineConfig, EngineError, Job, Next,
-    Reap, POLL_BUDGET_NS, POLL_GAP_NS,
+    Reap, POLL_BUDGET_NS,
 };
 use crate::target::Target;
 use io_uring::{opcode, types, IoUring};
@@ -76,7 +77,7 @@ pub fn run<J: Job>(
     let mut fresh: Vec<usize> = Vec::with_capacity(qd);
     let mut in_flight = 0usize;
     let mut finished = false;
-    let mut gaps = Gaps::default();
+    let mut gate = PollGate::default();
     let poll = cfg.reap == Reap::Poll && pollable;
 
     loop {
@@ -150,16 +151,13 @@ pub fn run<J: Job>(
             }
             fresh.clear();
         }
-        if ring.completion().is_empty() && poll && gaps.mean_ns < POLL_GAP_NS {
-            poll_completions(&ring, clock)?;
+        if ring.completion().is_empty() && poll && gate.should_poll() {
+            gate.record(poll_completions(&ring, clock)?);
         }
         if ring.completion().is_empty() {
             enter(&ring, 1)?;
         }
         let done_ns = clock.now_ns();
-        if poll {
-            gaps.add(done_ns, ring.completion().len());
-        }
         for cqe in ring.completion() {
             let s = cqe.user_data() as usize;
             let slot = slots[s].take().expect("completion for an issued slot");
@@ -188,11 +186,11 @@ pub fn run<J: Job>(
     }
 }
 
-/// Wait for a completion without sleeping, for up to [`POLL_BUDGET_NS`]. The kernel raises
-/// the ring's task-run flag when a command has finished and its completion waits to be posted
-/// (deferred task work); only then does this enter the kernel to post it, so the poll costs
-/// no system call per turn and takes no lock that the kernel's workers need.
-fn poll_completions(ring: &IoUring, clock: &Clock) -> Result<(), EngineError> {
+/// Wait for a completion without sleeping, for up to [`POLL_BUDGET_NS`]; true when one came.
+/// The kernel raises the ring's task-run flag when a command has finished and its completion
+/// waits to be posted (deferred task work); only then does this enter the kernel to post it,
+/// so the poll costs no system call per turn and takes no lock that the kernel's workers need.
+fn poll_completions(ring: &IoUring, clock: &Clock) -> Result<bool, EngineError> {
     let t0 = clock.now_ns();
     let mut turns = 0u32;
     loop {
@@ -201,33 +199,14 @@ fn poll_completions(ring: &IoUring, clock: &Clock) -> Result<(), EngineError> {
             enter(ring, 0)?;
             // SAFETY: this thread alone reads the completion queue.
             if !unsafe { ring.completion_shared() }.is_empty() {
-                return Ok(());
+                return Ok(true);
             }
         }
         turns = turns.wrapping_add(1);
         if turns.is_multiple_of(64) && clock.now_ns() - t0 >= POLL_BUDGET_NS {
-            return Ok(());
+            return Ok(false);
         }
         std::hint::spin_loop();
-    }
-}
-
-/// The mean time between completions, smoothed over the last few reaps (what `Reap::Poll`
-/// decides by).
-#[derive(Default)]
-struct Gaps {
-    last_ns: u64,
-    mean_ns: u64,
-}
-
-impl Gaps {
-    fn add(&mut self, now_ns: u64, n: usize) {
-        if n == 0 {
-            return;
-        }
-        let gap = (now_ns - self.last_ns) / n as u64;
-        self.mean_ns = self.mean_ns - self.mean_ns / 8 + gap / 8;
-        self.last_ns = now_ns;
     }
 }
 
@@ -251,31 +230,5 @@ fn enter(ring: &IoUring, want: u32) -> Result<(), EngineError> {
             Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY)) => continue,
             Err(e) => return Err(e.into()),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Gaps;
-
-    #[test]
-    fn gaps_follow_the_time_between_completions() {
-        let mut g = Gaps::default();
-        let mut t = 0;
-        // Completions 2 µs apart, reaped in fours: the mean settles at 2 µs.
-        for _ in 0..200 {
-            t += 8_000;
-            g.add(t, 4);
-        }
-        assert!((1_900..=2_000).contains(&g.mean_ns), "{}", g.mean_ns);
-        // A reap that found nothing changes nothing.
-        g.add(t + 1_000_000, 0);
-        assert!((1_900..=2_000).contains(&g.mean_ns));
-        // Then 1 ms apart: well above the poll threshold within a dozen reaps.
-        for _ in 0..12 {
-            t += 1_000_000;
-            g.add(t, 1);
-        }
-        assert!(g.mean_ns > super::POLL_GAP_NS * 10, "{}", g.mean_ns);
     }
 }

@@ -11,7 +11,7 @@ pub use quick::{QuickParams, QuickScan, Region};
 pub use record::{RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
 
-use crate::engine::{self, Clock, EngineConfig, EngineError, EngineKind};
+use crate::engine::{self, Clock, EngineConfig, EngineError, EngineKind, Reap};
 use crate::target::{Target, TargetType};
 use crate::units::{format_size, SizeOrPercent};
 use std::sync::atomic::AtomicBool;
@@ -36,6 +36,8 @@ pub struct ScanConfig {
     /// With `write`: the verify seed; the range is written with a pattern that names each
     /// sector and read back (see [`verify`]).
     pub verify: Option<u64>,
+    /// How to wait for completions (resolved with [`engine::resolve_scan_reap`]).
+    pub reap: Reap,
 }
 
 impl Default for ScanConfig {
@@ -52,6 +54,7 @@ impl Default for ScanConfig {
             quick: None,
             write: false,
             verify: None,
+            reap: Reap::Auto,
         }
     }
 }
@@ -75,6 +78,7 @@ impl ScanConfig {
             quick: None,
             write: r.write,
             verify: None,
+            reap: r.reap,
         }
     }
 }
@@ -88,12 +92,13 @@ pub enum ScanError {
     Engine(#[from] EngineError),
 }
 
-/// The validated range and engine.
+/// The validated range, engine and wait mode.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
     pub start: u64,
     pub length: u64,
     pub engine: EngineKind,
+    pub reap: Reap,
 }
 
 /// Check a configuration against a target and resolve range and engine.
@@ -189,6 +194,7 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
         start,
         length,
         engine,
+        reap: engine::resolve_scan_reap(cfg.reap, engine, cfg.queue_depth as usize),
     })
 }
 
@@ -279,8 +285,7 @@ fn run_inner(
         } else {
             engine::DataPattern::Zero
         },
-        // The tester view sleeps for its completions as fio does (QD1 by default).
-        reap: engine::Reap::Sleep,
+        reap: plan.reap,
     };
     let ctx = Ctx {
         target,
@@ -489,6 +494,7 @@ fn finish(
         target: ctx.target.info(),
         device: serde_json::Value::Null,
         engine: ctx.plan.engine,
+        reap: ctx.plan.reap,
         block_size: ctx.cfg.block_size,
         queue_depth: ctx.cfg.queue_depth,
         offset: ctx.plan.start,

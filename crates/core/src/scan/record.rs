@@ -3,7 +3,7 @@
 use super::accum::Event;
 use super::quick::Region;
 use super::verify::VerifyReport;
-use crate::engine::EngineKind;
+use crate::engine::{EngineKind, Reap};
 use crate::target::TargetInfo;
 use drivescope_stats::{
     BandCount, BinState, CurvePoint, HistogramOut, LatencySummary, SeriesPoint,
@@ -24,6 +24,10 @@ impl ToolInfo {
             version: env!("CARGO_PKG_VERSION").into(),
         }
     }
+}
+
+fn sleep() -> Reap {
+    Reap::Sleep
 }
 
 /// Overall, lowest and highest rate.
@@ -48,6 +52,10 @@ pub struct ScanRecord {
     /// Identity of the device (filled in by the caller; null when unknown).
     pub device: serde_json::Value,
     pub engine: EngineKind,
+    /// How completions were awaited: "poll" or "sleep" (documents from before `--reap`
+    /// were all "sleep").
+    #[serde(default = "sleep")]
+    pub reap: Reap,
     pub block_size: u64,
     pub queue_depth: u32,
     pub offset: u64,

@@ -40,6 +40,12 @@ pub struct ScanArgs {
     /// I/O engine.
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineArg,
+    /// How io_uring waits for completions: poll (watch the ring for up to 50 µs before
+    /// sleeping; spends a CPU while the device answers that fast), sleep (as fio), or auto
+    /// (poll at queue depth 1, where the wake-up after each command is idle time of the
+    /// device; sleep with more commands in flight).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub reap: super::workload::ReapArg,
     /// Quick scan: 256 equal regions, reading --dwell at the head of each (seeks included).
     #[arg(long)]
     pub quick: bool,
@@ -64,7 +70,7 @@ pub struct ScanArgs {
     pub destructive: super::destructive::DestructiveOpts,
     /// Continue the interrupted scan RUN (a stored run number, or `last`) from where it
     /// stopped, with its parameters; saved as a new run that names RUN.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["quick", "verify", "offset", "length", "block_size", "queue_depth", "points"])]
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["quick", "verify", "offset", "length", "block_size", "queue_depth", "points", "reap"])]
     pub resume: Option<String>,
     /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
     #[arg(long)]
@@ -137,6 +143,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             .then_some((args.regions, args.dwell.as_nanos() as u64)),
         write,
         verify: args.verify.then(scan::verify::new_seed),
+        reap: args.reap.into(),
     };
     if let Some((_, p)) = &prior {
         cfg = ScanConfig::of_record(p);

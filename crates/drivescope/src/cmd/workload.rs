@@ -23,9 +23,9 @@ pub struct WorkloadArgs {
     /// I/O engine (auto: psync at QD1 on devices that complete inline, io_uring otherwise).
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineArg,
-    /// How io_uring waits for completions: sleep (as fio), poll (ask the kernel without
-    /// sleeping while completions come less than 20 µs apart; spends a CPU), or auto (poll at
-    /// queue depth 8 and more when the test's threads leave a CPU free).
+    /// How io_uring waits for completions: sleep (as fio), poll (watch the ring for up to
+    /// 50 µs before sleeping, while most such polls find a completion; spends a CPU), or auto
+    /// (poll at queue depth 8 and more when the test's threads leave a CPU free).
     #[arg(long, value_enum, default_value = "auto")]
     pub reap: ReapArg,
     /// Write data: random (incompressible) or zero (to compare with compressing devices).
