@@ -200,14 +200,9 @@ pub fn resolve_reap(
     queue_depth: usize,
     threads: usize,
 ) -> Reap {
-    if engine != EngineKind::IoUring {
-        return Reap::Sleep;
-    }
-    match requested {
-        Reap::Auto if queue_depth >= POLL_MIN_QD && cpu_left(threads) => Reap::Poll,
-        Reap::Auto => Reap::Sleep,
-        r => r,
-    }
+    resolve_with(requested, engine, || {
+        queue_depth >= POLL_MIN_QD && cpu_left(threads)
+    })
 }
 
 /// The wait mode for a scan: `Auto` polls on io_uring at queue depth 1 when a CPU is left.
@@ -217,11 +212,15 @@ pub fn resolve_reap(
 /// tens of µs for a 64 KiB read from a fast device). With more commands in flight the queue
 /// keeps the device busy while the submitter wakes, and the scan sleeps as fio does.
 pub fn resolve_scan_reap(requested: Reap, engine: EngineKind, queue_depth: usize) -> Reap {
-    if engine != EngineKind::IoUring {
-        return Reap::Sleep;
-    }
+    resolve_with(requested, engine, || queue_depth == 1 && cpu_left(1))
+}
+
+/// What the user asked for on io_uring, `auto` decided by `auto_polls`; other engines block
+/// in their own call (`Sleep`).
+fn resolve_with(requested: Reap, engine: EngineKind, auto_polls: impl FnOnce() -> bool) -> Reap {
     match requested {
-        Reap::Auto if queue_depth == 1 && cpu_left(1) => Reap::Poll,
+        _ if engine != EngineKind::IoUring => Reap::Sleep,
+        Reap::Auto if auto_polls() => Reap::Poll,
         Reap::Auto => Reap::Sleep,
         r => r,
     }
