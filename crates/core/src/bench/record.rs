@@ -26,10 +26,6 @@ pub struct Header {
     pub interrupted: bool,
 }
 
-fn sleep() -> Reap {
-    Reap::Sleep
-}
-
 /// One measured run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunValues {
@@ -56,7 +52,7 @@ pub struct TestResult {
     pub engine: EngineKind,
     /// How completions were awaited: "sleep" (as fio) or "poll" (documents from before this
     /// field read as "sleep").
-    #[serde(default = "sleep")]
+    #[serde(default = "Reap::before_the_field")]
     pub reap: Reap,
     /// Best run, as CrystalDiskMark reports.
     pub mb_per_s: f64,
@@ -97,7 +93,7 @@ pub struct SweepCell {
     pub engine: EngineKind,
     /// How completions were awaited: "sleep" (as fio) or "poll" (documents from before this
     /// field read as "sleep").
-    #[serde(default = "sleep")]
+    #[serde(default = "Reap::before_the_field")]
     pub reap: Reap,
     pub iops: f64,
     pub mb_per_s: f64,
@@ -145,7 +141,7 @@ pub struct SoakRecord {
     pub engine: EngineKind,
     /// How completions were awaited: "sleep" (as fio) or "poll" (documents from before this
     /// field read as "sleep").
-    #[serde(default = "sleep")]
+    #[serde(default = "Reap::before_the_field")]
     pub reap: Reap,
     pub duration_ns: u64,
     pub interval_ns: u64,

@@ -165,6 +165,13 @@ pub enum Reap {
     Poll,
 }
 
+impl Reap {
+    /// What a stored document without the field reads as: every run waited by sleeping then.
+    pub fn before_the_field() -> Reap {
+        Reap::Sleep
+    }
+}
+
 impl std::fmt::Display for Reap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {

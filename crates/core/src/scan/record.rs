@@ -26,10 +26,6 @@ impl ToolInfo {
     }
 }
 
-fn sleep() -> Reap {
-    Reap::Sleep
-}
-
 /// Overall, lowest and highest rate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RateSummary {
@@ -54,7 +50,7 @@ pub struct ScanRecord {
     pub engine: EngineKind,
     /// How completions were awaited: "poll" or "sleep" (documents from before `--reap`
     /// were all "sleep").
-    #[serde(default = "sleep")]
+    #[serde(default = "Reap::before_the_field")]
     pub reap: Reap,
     pub block_size: u64,
     pub queue_depth: u32,
@@ -119,4 +115,31 @@ pub struct ResumeState {
     pub last_bin: Option<BinState>,
     /// Submission latencies so far (the document keeps only their summary).
     pub submit_histogram: HistogramOut,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScanRecord;
+    use crate::engine::Reap;
+    use crate::scan::{self, Progress, ScanConfig};
+    use crate::target::Target;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_document_from_before_reap_reads_as_sleeping() {
+        let target = Target::open_read("null:1M").unwrap();
+        let stop = AtomicBool::new(false);
+        let rec = scan::run(
+            &target,
+            &ScanConfig::default(),
+            Arc::new(Progress::default()),
+            &stop,
+        )
+        .unwrap();
+        let mut doc = serde_json::to_value(&rec).unwrap();
+        assert!(doc.as_object_mut().unwrap().remove("reap").is_some());
+        let old: ScanRecord = serde_json::from_value(doc).unwrap();
+        assert_eq!(old.reap, Reap::Sleep);
+    }
 }
