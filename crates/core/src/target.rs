@@ -1,20 +1,11 @@
 //! What drivescope measures: a block device, a regular file, or `null:SIZE`.
 
 use crate::units::parse_size;
-use serde::{Deserialize, Serialize};
+pub use drivescope_record::{TargetInfo, TargetType};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-
-/// The kind of target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetType {
-    Block,
-    File,
-    Null,
-}
 
 /// Target errors, each a line a person can act on.
 #[derive(Debug, thiserror::Error)]
@@ -57,16 +48,6 @@ pub struct Target {
     pub direct: bool,
     writable: bool,
     file: Option<File>,
-}
-
-/// Serializable description, as in the JSON documents.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TargetInfo {
-    pub path: String,
-    #[serde(rename = "type")]
-    pub kind: TargetType,
-    pub size: u64,
-    pub logical_block_size: u32,
 }
 
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;

@@ -11,7 +11,7 @@ const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'
 
 /// Print the summary of a scan or quick scan.
 pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
-    let quick = r.kind == "quick_scan";
+    let quick = r.is_quick();
     writeln!(
         out,
         "drivescope {} {} ({}, {:?}, {}-byte sectors): {}, {}, QD{}{}",
@@ -22,10 +22,10 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         } else {
             "scan"
         },
-        r.target.path,
-        format_size(r.target.size),
-        r.target.kind,
-        r.target.logical_block_size,
+        r.header.target.path,
+        format_size(r.header.target.size),
+        r.header.target.kind,
+        r.header.target.logical_block_size,
         r.engine,
         format_size(r.block_size),
         r.queue_depth,
@@ -35,7 +35,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
             ""
         }
     )?;
-    let lbs = r.target.logical_block_size.max(1) as u64;
+    let lbs = r.header.target.logical_block_size.max(1) as u64;
     writeln!(
         out,
         "  range     {} .. {} (LBA {} .. {}){}",
@@ -221,7 +221,7 @@ pub fn sparkline(values: &[f64], width: usize) -> String {
 pub fn write_curve_csv(path: &Path, r: &ScanRecord) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(f, "offset,length,lba,mb_per_s,min_ns,max_ns")?;
-    let lbs = r.target.logical_block_size.max(1) as u64;
+    let lbs = r.header.target.logical_block_size.max(1) as u64;
     for p in &r.curve {
         writeln!(
             f,

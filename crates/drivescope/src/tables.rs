@@ -5,6 +5,7 @@ use crate::summary::sparkline;
 use drivescope_core::bench::{BenchRecord, SoakRecord, SweepCell, SweepRecord, TestResult};
 use drivescope_core::engine::Reap;
 use drivescope_core::units::{format_ns, format_size};
+use drivescope_record::Direction;
 use std::io::Write;
 
 fn mark(direct: bool) -> &'static str {
@@ -36,14 +37,14 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         } else {
             "device region of"
         },
-        format_size(h.size),
-        serde_json::to_value(h.data)
+        format_size(h.target.size),
+        serde_json::to_value(r.workload.data)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
             .unwrap_or_default(),
         r.runs,
         r.duration_ns as f64 / 1e9,
-        mark(h.direct)
+        mark(r.workload.direct)
     )?;
     let mut names: Vec<&str> = Vec::new();
     for t in &r.tests {
@@ -51,7 +52,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
             names.push(&t.name);
         }
     }
-    let has_mix = r.tests.iter().any(|t| t.rw == "mix");
+    let has_mix = r.tests.iter().any(|t| t.rw == Direction::Mix);
     write!(
         out,
         "  {:<14} {:>14} {:>14}",
@@ -64,7 +65,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     let cell = |name: &str, rw: &str| {
         r.tests
             .iter()
-            .find(|t| t.name == name && t.rw == rw)
+            .find(|t| t.name == name && t.rw.as_str() == rw)
             .map(|t| format!("{:.2}", t.mb_per_s))
             .unwrap_or_else(|| "—".into())
     };
@@ -79,7 +80,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         if has_mix {
             write!(out, " {:>14}", cell(n, "mix"))?;
         }
-        writeln!(out, "{}", mark(h.direct))?;
+        writeln!(out, "{}", mark(r.workload.direct))?;
     }
     writeln!(out)?;
     writeln!(
@@ -113,7 +114,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
             p("99.9"),
             p("99.99"),
             format_ns(t.latency.max_ns),
-            mark(h.direct)
+            mark(r.workload.direct)
         )?;
     }
     let polled: Vec<String> = r
@@ -127,10 +128,10 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
             out,
             "  completions polled (--reap poll; fio sleeps for them): {}{}",
             polled.join(", "),
-            mark(h.direct)
+            mark(r.workload.direct)
         )?;
     }
-    if h.interrupted {
+    if r.workload.interrupted {
         writeln!(
             out,
             "  [interrupted: the tests above are complete, the rest did not run]"
@@ -161,9 +162,9 @@ pub fn print_sweep(r: &SweepRecord, out: &mut dyn Write) -> std::io::Result<()> 
         h.target.path,
         r.pattern,
         r.rw,
-        format_size(h.size),
+        format_size(h.target.size),
         r.duration_ns as f64 / 1e9,
-        mark(h.direct)
+        mark(r.workload.direct)
     )?;
     let mut qds: Vec<u32> = r.cells.iter().map(|c| c.queue_depth).collect();
     qds.dedup();
@@ -229,7 +230,7 @@ pub fn print_soak(r: &SoakRecord, out: &mut dyn Write) -> std::io::Result<()> {
         r.duration_ns as f64 / 1e9,
         r.series.len(),
         format_ns(r.interval_ns),
-        mark(h.direct)
+        mark(r.workload.direct)
     )?;
     writeln!(
         out,

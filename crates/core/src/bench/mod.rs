@@ -9,13 +9,14 @@ mod steps;
 
 pub use pattern::{profile, Access, Rw, TestSpec};
 pub use record::{
-    BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult,
+    BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };
 pub use run::{fill, run_once, RunOptions, RunResult};
 
 use crate::engine::{DataPattern, EngineError, EngineKind, Reap};
-use crate::scan::{hostname, ToolInfo};
+use crate::scan::hostname;
 use crate::target::Target;
+use drivescope_record::{Direction, Kind};
 use drivescope_stats::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
@@ -50,28 +51,31 @@ fn now() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
 
-impl Header {
-    pub fn new(kind: &str, target: &Target, c: &Common) -> Header {
-        let t = now();
-        Header {
-            schema: "drivescope/1".into(),
-            kind: kind.into(),
-            tool: ToolInfo::current(),
-            host: hostname(),
-            started_at: t.clone(),
-            ended_at: t,
-            target: target.info(),
-            device: serde_json::Value::Null,
-            size: c.size,
-            data: c.data,
-            direct: target.direct,
-            interrupted: false,
-        }
-    }
+/// The header and workload of a bench, sweep or soak starting now.
+fn start(kind: Kind, target: &Target, c: &Common) -> (Header, Workload) {
+    let header = Header::new(kind, target.info(), hostname(), now());
+    let workload = Workload {
+        size: c.size,
+        data: c.data,
+        direct: target.direct,
+        interrupted: false,
+    };
+    (header, workload)
+}
 
-    fn end(&mut self, stop: &AtomicBool) {
-        self.ended_at = now();
-        self.interrupted = stop.load(Ordering::Relaxed);
+/// The run ends now; it was interrupted if `stop` was set.
+fn end(header: &mut Header, workload: &mut Workload, stop: &AtomicBool) {
+    header.ended_at = now();
+    workload.interrupted = stop.load(Ordering::Relaxed);
+}
+
+impl From<Rw> for Direction {
+    fn from(rw: Rw) -> Direction {
+        match rw {
+            Rw::Read => Direction::Read,
+            Rw::Write => Direction::Write,
+            Rw::Mix(_) => Direction::Mix,
+        }
     }
 }
 
@@ -119,7 +123,7 @@ pub fn bench(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&TestResult),
 ) -> Result<BenchRecord, EngineError> {
-    let mut header = Header::new("bench", target, &o.common);
+    let (mut header, mut workload) = start(Kind::Bench, target, &o.common);
     let mut tests = Vec::new();
     let mut first = true;
     'outer: for spec in &o.tests {
@@ -161,9 +165,10 @@ pub fn bench(
             }
         }
     }
-    header.end(stop);
+    end(&mut header, &mut workload, stop);
     Ok(BenchRecord {
         header,
+        workload,
         profile: o.profile.clone(),
         runs: o.runs,
         duration_ns: o.duration.as_nanos() as u64,
@@ -200,7 +205,7 @@ fn summarize(spec: &TestSpec, rw: Rw, runs: &[RunResult]) -> TestResult {
     let cpu: u64 = runs.iter().map(|r| r.cpu_ns).sum();
     TestResult {
         name: spec.name(),
-        rw: rw.label().into(),
+        rw: rw.into(),
         read_pct: match rw {
             Rw::Mix(p) => Some(p),
             _ => None,
@@ -247,7 +252,7 @@ pub fn sweep(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&SweepCell),
 ) -> Result<SweepRecord, EngineError> {
-    let mut header = Header::new("sweep", target, &o.common);
+    let (mut header, mut workload) = start(Kind::Sweep, target, &o.common);
     let opts = o.common.run_options(o.duration, None);
     let spec_of = |qd: u32, th: u32| TestSpec {
         access: o.access,
@@ -295,9 +300,10 @@ pub fn sweep(
         (Some(b), Some(q1)) if q1 > 0.0 => Some(b.iops / q1),
         _ => None,
     };
-    header.end(stop);
+    end(&mut header, &mut workload, stop);
     Ok(SweepRecord {
         header,
+        workload,
         pattern: format!(
             "{}{}",
             match o.access {
@@ -308,7 +314,7 @@ pub fn sweep(
                 .replace(" KiB", "K")
                 .replace(" MiB", "M")
         ),
-        rw: o.rw.label().into(),
+        rw: o.rw.into(),
         block_size: o.block_size,
         duration_ns: o.duration.as_nanos() as u64,
         cells,
@@ -335,7 +341,7 @@ pub fn soak(
     o: &SoakOptions,
     stop: &AtomicBool,
 ) -> Result<SoakRecord, EngineError> {
-    let mut header = Header::new("soak", target, &o.common);
+    let (mut header, mut workload) = start(Kind::Soak, target, &o.common);
     let interval_ns = (o.interval.as_nanos() as u64).max(1_000_000);
     let r = run_once(
         target,
@@ -352,11 +358,12 @@ pub fn soak(
         .filter(|_| steady_mb_per_s > 0.0)
         .map(|p| p.mb_per_s / steady_mb_per_s);
     let found = steps::find(&series, o.step_threshold);
-    header.end(stop);
+    end(&mut header, &mut workload, stop);
     Ok(SoakRecord {
         header,
+        workload,
         test: o.test.name(),
-        rw: o.rw.label().into(),
+        rw: o.rw.into(),
         block_size: o.test.block_size,
         queue_depth: o.test.queue_depth,
         threads: o.test.threads,

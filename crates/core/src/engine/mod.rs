@@ -16,7 +16,7 @@ pub use buffers::AlignedBuffers;
 pub use clock::Clock;
 
 use crate::target::{Target, TargetType};
-use serde::{Deserialize, Serialize};
+pub use drivescope_record::{DataPattern, EngineKind, Reap};
 use std::sync::atomic::AtomicBool;
 
 /// One command to issue.
@@ -93,28 +93,6 @@ pub trait Job {
     fn check(&mut self, _c: &Completion, _buf: &[u8]) {}
 }
 
-/// Which engine to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    #[default]
-    Auto,
-    IoUring,
-    Psync,
-    Null,
-}
-
-impl std::fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            EngineKind::Auto => "auto",
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
-            EngineKind::Null => "null",
-        })
-    }
-}
-
 /// Engine errors.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -146,40 +124,6 @@ pub struct EngineConfig {
     /// How the io_uring engine waits for completions (`Auto` is taken as `Sleep` here: resolve
     /// it first with [`resolve_reap`]).
     pub reap: Reap,
-}
-
-/// How the io_uring engine waits for its completions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Reap {
-    /// Poll where a wake-up per completion costs the run (see [`resolve_reap`] and
-    /// [`resolve_scan_reap`]), sleep otherwise.
-    #[default]
-    Auto,
-    /// Sleep in `io_uring_enter` until a completion arrives, as fio does.
-    Sleep,
-    /// Hybrid polling: watch the ring for a finished command, without sleeping, for up to
-    /// [`POLL_BUDGET_NS`], then sleep. While most polls come back empty (a slow device), only
-    /// one wait in [`PROBE_EVERY`] polls. It spends a CPU to save a sleep and a wake-up per
-    /// completion.
-    Poll,
-}
-
-impl Reap {
-    /// What a stored document without the field reads as: every run waited by sleeping then.
-    pub fn before_the_field() -> Reap {
-        Reap::Sleep
-    }
-}
-
-impl std::fmt::Display for Reap {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Reap::Auto => "auto",
-            Reap::Sleep => "sleep",
-            Reap::Poll => "poll",
-        })
-    }
 }
 
 pub use poll_gate::PROBE_EVERY;
@@ -231,17 +175,6 @@ fn resolve_with(requested: Reap, engine: EngineKind, auto_polls: impl FnOnce() -
         Reap::Auto => Reap::Sleep,
         r => r,
     }
-}
-
-/// Content of write buffers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum DataPattern {
-    /// Incompressible pseudo-random bytes (seeded per worker).
-    #[default]
-    Random,
-    /// Zeros, for comparison with devices that compress.
-    Zero,
 }
 
 /// Fill write buffers for `pattern`; `seed` differs per worker so buffers differ.

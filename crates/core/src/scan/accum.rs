@@ -3,8 +3,8 @@
 //! [`Retries`]) so the failed list names the exact LBAs.
 
 use crate::engine::{Cmd, Completion};
+pub use drivescope_record::Event;
 use drivescope_stats::{Bands, Capped, Histogram, Series};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -26,16 +26,6 @@ fn is_gone(errno: i32) -> bool {
         errno,
         libc::ENODEV | libc::ENXIO | libc::ENOMEDIUM | libc::ESHUTDOWN | libc::ENOTCONN
     )
-}
-
-/// A slow or failed command (or failed sector).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Event {
-    pub offset: u64,
-    pub lba: u64,
-    pub latency_ns: u64,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub errno: Option<i32>,
 }
 
 /// Live counters a progress display reads from another thread.

@@ -14,6 +14,7 @@ pub use sequential::{ScanParams, SequentialScan};
 use crate::engine::{self, Clock, EngineConfig, EngineError, EngineKind, Reap};
 use crate::target::{Target, TargetType};
 use crate::units::{format_size, SizeOrPercent};
+use drivescope_record::{Header, Kind};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -230,10 +231,10 @@ pub fn resume(
     stop: &AtomicBool,
 ) -> Result<ScanRecord, ScanError> {
     let invalid = |m: String| Err(ScanError::Invalid(m));
-    if prior.kind != "scan" {
+    if prior.header.kind != Kind::Scan {
         return invalid(format!(
             "only a full scan can be resumed (that run is a {})",
-            prior.kind
+            prior.header.kind
         ));
     }
     if prior.verify.is_some() {
@@ -244,16 +245,16 @@ pub fn resume(
             "that run was not interrupted (or predates --resume): nothing to resume".into(),
         );
     };
-    if target.size != prior.target.size
-        || target.logical_block_size != prior.target.logical_block_size
+    if target.size != prior.header.target.size
+        || target.logical_block_size != prior.header.target.logical_block_size
     {
         return invalid(format!(
             "{} is not the device of that run: {} bytes in {}-byte sectors, the run had {} in {}",
             target.spec,
             target.size,
             target.logical_block_size,
-            prior.target.size,
-            prior.target.logical_block_size
+            prior.header.target.size,
+            prior.header.target.logical_block_size
         ));
     }
     let end = prior.offset + prior.length;
@@ -365,7 +366,7 @@ fn run_inner(
                 prior_duration = p.duration_ns;
                 prior_series = p.series.clone();
             }
-            let mut rec = finish(job.acc, duration_ns, curve, "scan", &ctx);
+            let mut rec = finish(job.acc, duration_ns, curve, Kind::Scan, &ctx);
             if prior.is_some() {
                 rec.duration_ns += prior_duration;
                 for q in &mut rec.series {
@@ -375,7 +376,7 @@ fn run_inner(
                 rec.series = prior_series;
                 rec.mb_per_s.mean = crate::units::mb_per_s(rec.bytes, rec.duration_ns);
                 if let Some((p, _)) = prior {
-                    rec.started_at = p.started_at.clone();
+                    rec.header.started_at = p.header.started_at.clone();
                 }
             }
             rec.zone_ratio = zone_ratio;
@@ -421,7 +422,7 @@ fn run_inner(
             let duration_ns = clock.now_ns();
             let regions_out = job.regions();
             let done = regions_out.len() as u32 == regions;
-            let mut rec = finish(job.acc, duration_ns, Vec::new(), "quick_scan", &ctx);
+            let mut rec = finish(job.acc, duration_ns, Vec::new(), Kind::QuickScan, &ctx);
             let rates: Vec<f64> = regions_out.iter().map(|r| r.mb_per_s).collect();
             rec.mb_per_s.min = rates.iter().copied().fold(f64::INFINITY, f64::min);
             rec.mb_per_s.max = rates.iter().copied().fold(0.0, f64::max);
@@ -478,21 +479,16 @@ fn finish(
     acc: accum::Accum,
     duration_ns: u64,
     curve: Vec<drivescope_stats::CurvePoint>,
-    kind: &str,
+    kind: Kind,
     ctx: &Ctx,
 ) -> ScanRecord {
     let rates = curve.iter().map(|p| p.mb_per_s);
     let min = rates.clone().fold(f64::INFINITY, f64::min);
     let max = rates.fold(0.0, f64::max);
+    let mut header = Header::new(kind, ctx.target.info(), hostname(), rfc3339(ctx.started));
+    header.ended_at = rfc3339(SystemTime::now());
     ScanRecord {
-        schema: "drivescope/1".into(),
-        kind: kind.into(),
-        tool: ToolInfo::current(),
-        host: hostname(),
-        started_at: rfc3339(ctx.started),
-        ended_at: rfc3339(SystemTime::now()),
-        target: ctx.target.info(),
-        device: serde_json::Value::Null,
+        header,
         engine: ctx.plan.engine,
         reap: ctx.plan.reap,
         block_size: ctx.cfg.block_size,

@@ -4,21 +4,9 @@
 
 use super::accum::{Accum, Progress, TAG_MAIN};
 use crate::engine::{Cmd, Completion, Job, Next};
-use serde::{Deserialize, Serialize};
+pub use drivescope_record::Region;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-
-/// One region's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Region {
-    pub index: u32,
-    pub offset: u64,
-    /// Bytes read in the region.
-    pub bytes: u64,
-    pub mb_per_s: f64,
-    /// Latency of the region's first command (includes the seek into it).
-    pub first_ns: u64,
-}
 
 #[derive(Debug, Clone, Copy, Default)]
 struct RegionAcc {

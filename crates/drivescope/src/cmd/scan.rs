@@ -7,6 +7,7 @@ use drivescope_core::engine::EngineKind;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
+use drivescope_probe::Identity;
 use std::os::unix::fs::FileTypeExt;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -124,7 +125,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     };
     let spec = match (&args.target, &prior) {
         (Some(t), _) => t.clone(),
-        (None, Some((_, p))) => p.target.path.clone(),
+        (None, Some((_, p))) => p.header.target.path.clone(),
         (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
     };
     let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
@@ -176,7 +177,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         d.finish();
     }
     let mut rec = result?;
-    rec.device = device;
+    rec.header.device = device;
     rec.resumed_from = prior.as_ref().map(|(id, _)| *id);
     if let Some(why) = &rec.device_lost {
         eprintln!(
@@ -267,11 +268,11 @@ fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::Scan
 /// The device must be the one of the interrupted run: same serial numbers when it had any.
 fn check_same_device(
     prior: &scan::ScanRecord,
-    now: &serde_json::Value,
+    now: &Option<Identity>,
     id: i64,
 ) -> anyhow::Result<()> {
-    let then = serials(&prior.device);
-    let current = serials(now);
+    let then = serials(prior.header.device.as_ref());
+    let current = serials(now.as_ref());
     if !then.is_empty() && then != current {
         return Err(super::Refused(format!(
             "run {id} was made on serial {}, this device has {}; refused",
@@ -287,14 +288,10 @@ fn check_same_device(
     Ok(())
 }
 
-fn serials(v: &serde_json::Value) -> Vec<String> {
-    let mut out = vec![];
-    if let Some(layers) = v["layers"].as_array() {
-        for l in layers {
-            if let Some(s) = l["hardware"]["serial"].as_str() {
-                out.push(s.to_string());
-            }
-        }
-    }
-    out
+/// The serial numbers of every block device with hardware in the identity, top first.
+fn serials(id: Option<&Identity>) -> Vec<String> {
+    id.into_iter()
+        .flat_map(|id| id.block_devices())
+        .filter_map(|b| b.hardware.as_ref()?.serial.clone())
+        .collect()
 }

@@ -1,0 +1,108 @@
+//! What every run record says about itself: the common header.
+
+use crate::kind::Kind;
+use drivescope_probe::Identity;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The schema every document names.
+pub const SCHEMA: &str = "drivescope/1";
+
+/// Tool name and version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+impl ToolInfo {
+    pub fn current() -> Self {
+        ToolInfo {
+            name: "drivescope".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// The kind of target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetType {
+    Block,
+    File,
+    Null,
+}
+
+/// The target as the run opened it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub path: String,
+    #[serde(rename = "type")]
+    pub kind: TargetType,
+    pub size: u64,
+    pub logical_block_size: u32,
+}
+
+/// Reads, writes or a mix of both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Read,
+    Write,
+    Mix,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+            Direction::Mix => "mix",
+        }
+    }
+}
+
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The fields every run record starts with (flattened into each record).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Header {
+    pub schema: String,
+    pub kind: Kind,
+    pub tool: ToolInfo,
+    pub host: String,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub ended_at: String,
+    pub target: TargetInfo,
+    /// The target's identity as `drivescope info` reads it; `null` when it could not be read.
+    #[serde(default, deserialize_with = "identity_or_none")]
+    pub device: Option<Identity>,
+}
+
+impl Header {
+    /// The header of a run of `kind` on `target` by this version on `host`, started (and, until it ends,
+    /// ended) at `started_at`; the device is filled in by the caller.
+    pub fn new(kind: Kind, target: TargetInfo, host: String, started_at: String) -> Header {
+        Header {
+            schema: SCHEMA.into(),
+            kind,
+            tool: ToolInfo::current(),
+            host,
+            ended_at: started_at.clone(),
+            started_at,
+            target,
+            device: None,
+        }
+    }
+}
+
+/// A `device` that is not an identity this version can read (a newer shape) reads as unknown rather than
+/// making the whole document unreadable.
+fn identity_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Identity>, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
+}

@@ -1,0 +1,87 @@
+//! What a document records.
+
+use serde::{Deserialize, Serialize};
+
+/// The `kind` of a document. Kinds written by newer versions read as [`Kind::Other`], keeping their name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// `drivescope scan`: a full-range surface scan.
+    Scan,
+    /// `drivescope scan --quick`: 256 regions, a dwell at the head of each.
+    QuickScan,
+    /// `drivescope bench`.
+    Bench,
+    /// `drivescope sweep`.
+    Sweep,
+    /// `drivescope soak`.
+    Soak,
+    /// `drivescope info`.
+    Info,
+    /// `drivescope lab truth`: a lab model's ground truth.
+    LabTruth,
+    /// `drivescope lab presets`.
+    LabPresets,
+    /// `drivescope lab serve`.
+    LabServe,
+    /// A kind this version does not know.
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl Kind {
+    /// The name as documents write it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Kind::Scan => "scan",
+            Kind::QuickScan => "quick_scan",
+            Kind::Bench => "bench",
+            Kind::Sweep => "sweep",
+            Kind::Soak => "soak",
+            Kind::Info => "info",
+            Kind::LabTruth => "lab_truth",
+            Kind::LabPresets => "lab_presets",
+            Kind::LabServe => "lab_serve",
+            Kind::Other(s) => s,
+        }
+    }
+
+    /// Parses a name as documents write it (any unknown name is [`Kind::Other`]).
+    pub fn parse(name: &str) -> Kind {
+        serde_json::from_value(serde_json::Value::String(name.to_string()))
+            .unwrap_or_else(|_| Kind::Other(name.to_string()))
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_kept() {
+        for k in [
+            Kind::Scan,
+            Kind::QuickScan,
+            Kind::Bench,
+            Kind::Sweep,
+            Kind::Soak,
+            Kind::Info,
+            Kind::LabTruth,
+            Kind::LabPresets,
+            Kind::LabServe,
+        ] {
+            let json = serde_json::to_value(&k).unwrap();
+            assert_eq!(json, serde_json::Value::String(k.as_str().into()));
+            assert_eq!(Kind::parse(k.as_str()), k);
+        }
+        let future: Kind = serde_json::from_str("\"screen\"").unwrap();
+        assert_eq!(future, Kind::Other("screen".into()));
+        assert_eq!(serde_json::to_string(&future).unwrap(), "\"screen\"");
+    }
+}

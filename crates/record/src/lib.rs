@@ -1,0 +1,34 @@
+//! drivescope-record: the typed run records.
+//!
+//! Every command that measures writes one of these records as a `"schema": "drivescope/1"` JSON document
+//! (docs/json.md); the store saves them and the report reads them back as the same types. JSON is only how a
+//! record is written and read: nothing after the engine indexes a document by string paths.
+//!
+//! Each kind of run is a struct with the common [`Header`] flattened into it; [`Document`] is any record read
+//! back, with an `Unknown` variant for kinds written by newer versions. Fields added after the first version
+//! carry serde defaults, so documents stored by older versions still read.
+
+mod bench;
+mod device;
+mod document;
+mod engine;
+mod header;
+mod info;
+mod kind;
+mod scan;
+mod verify;
+
+pub use bench::{
+    BenchRecord, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
+};
+pub use device::DeviceSummary;
+pub use document::{Document, DocumentError};
+pub use engine::{DataPattern, EngineKind, Reap};
+pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
+pub use info::InfoRecord;
+pub use kind::Kind;
+pub use scan::{Event, RateSummary, Region, ResumeState, ScanRecord};
+pub use verify::{Extent, VerifyReport, VerifyTotals};
+
+/// Re-exported so users of the records name the same identity type.
+pub use drivescope_probe::Identity;

@@ -1,0 +1,131 @@
+//! The scan's run record: the scan and quick-scan documents (see docs/json.md).
+
+use crate::engine::{EngineKind, Reap};
+use crate::header::{Direction, Header};
+use crate::verify::VerifyReport;
+use drivescope_stats::{
+    BandCount, BinState, CurvePoint, HistogramOut, LatencySummary, SeriesPoint,
+};
+use serde::{Deserialize, Serialize};
+
+/// A slow or failed command (or failed sector).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub offset: u64,
+    pub lba: u64,
+    pub latency_ns: u64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub errno: Option<i32>,
+}
+
+/// One quick-scan region's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Region {
+    pub index: u32,
+    pub offset: u64,
+    /// Bytes read in the region.
+    pub bytes: u64,
+    pub mb_per_s: f64,
+    /// Latency of the region's first command (includes the seek into it).
+    pub first_ns: u64,
+}
+
+/// Overall, lowest and highest rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateSummary {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// A scan or quick-scan document.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScanRecord {
+    /// Kind `scan` or `quick_scan`.
+    #[serde(flatten)]
+    pub header: Header,
+    pub engine: EngineKind,
+    /// How completions were awaited: "poll" or "sleep" (documents from before `--reap`
+    /// were all "sleep").
+    #[serde(default = "Reap::before_the_field")]
+    pub reap: Reap,
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub offset: u64,
+    pub length: u64,
+    pub slow_threshold_ns: u64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dwell_ns: Option<u64>,
+    /// True when the run was stopped before the end of its range.
+    pub interrupted: bool,
+    /// Bytes of the range actually covered by issued main commands (== length when complete).
+    pub covered: u64,
+    pub bytes: u64,
+    pub commands: u64,
+    pub failed_commands: u64,
+    pub duration_ns: u64,
+    pub mb_per_s: RateSummary,
+    pub zone_ratio: Option<f64>,
+    pub curve: Vec<CurvePoint>,
+    /// Completion latency of successful commands (from accepted submission to completion).
+    pub latency: LatencySummary,
+    /// Submission latency (the submission call's own time; 0 for psync and null).
+    pub submit_latency: LatencySummary,
+    pub bands: Vec<BandCount>,
+    pub histogram: HistogramOut,
+    pub slow: Vec<Event>,
+    pub slow_total: u64,
+    pub failed: Vec<Event>,
+    pub failed_total: u64,
+    pub series: Vec<SeriesPoint>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub regions: Option<Vec<Region>>,
+    /// A write scan (`scan --write`): the range was written, not read.
+    #[serde(default)]
+    pub write: bool,
+    /// Curve bins asked for (`--points`).
+    #[serde(default)]
+    pub points: usize,
+    /// Interval of the time series, ns.
+    #[serde(default)]
+    pub interval_ns: u64,
+    /// Set when the device went away during the run: what happened, in one line.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub device_lost: Option<String>,
+    /// The stored run this one continues (`scan --resume RUN`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub resumed_from: Option<i64>,
+    /// What `scan --resume` needs to continue an interrupted scan.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub resume: Option<ResumeState>,
+    /// Read-back check of a `scan --write --verify`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub verify: Option<VerifyReport>,
+}
+
+/// The state an interrupted sequential scan leaves for `scan --resume`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResumeState {
+    /// Where the next command starts.
+    pub next_offset: u64,
+    /// The curve bin the last command fell in, as far as it got.
+    pub last_bin: Option<BinState>,
+    /// Submission latencies so far (the document keeps only their summary).
+    pub submit_histogram: HistogramOut,
+}
+
+impl ScanRecord {
+    /// A write scan writes its range; every other scan reads it.
+    pub fn direction(&self) -> Direction {
+        if self.write {
+            Direction::Write
+        } else {
+            Direction::Read
+        }
+    }
+
+    /// True for a quick scan (256 regions) rather than a full-range scan.
+    pub fn is_quick(&self) -> bool {
+        self.header.kind == crate::Kind::QuickScan
+    }
+}
