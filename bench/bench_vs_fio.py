@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Issue 4 bars: drivescope bench against fio on the same devices, alternating, median of pairs.
+"""drivescope bench against fio on the same devices, alternating, median of pairs.
 
-1. zram, RND4K read QD32 T1: IOPS vs fio io_uring --fixedbufs --registerfiles (bar >= 1.10); then the same with
+1. zram, RND4K read QD32 T1: IOPS vs fio io_uring --fixedbufs --registerfiles (target >= 1.10); then the same with
    drivescope --reap sleep (waiting for completions as fio does), the like-for-like latency comparison.
-2. zram, RND4K read QD1: IOPS (engine auto) vs the faster of fio psync and fio io_uring (bar >= 1.0).
-3. 2 GiB tmpfs loop device, SEQ1M read Q8T1: MB/s vs fio io_uring (bar >= 0.98).
-4. null target, RND4K Q32T1: IOPS vs fio --ioengine=null --iodepth=32 (bar >= 1.0).
+2. zram, RND4K read QD1: IOPS (engine auto) vs the faster of fio psync and fio io_uring (target >= 1.0).
+3. 2 GiB tmpfs loop device, SEQ1M read Q8T1: MB/s vs fio io_uring (target >= 0.98).
+4. null target, RND4K Q32T1: IOPS vs fio --ioengine=null --iodepth=32 (target >= 1.0).
 p50 and p99 ratios against fio's clat percentiles (median of the pairs' ratios, and the percentiles of all pairs'
 histograms pooled), commands in flight by Little's law (IOPS x mean completion latency) for both tools, and CPU time
 per command for both, beside each.
@@ -40,16 +40,16 @@ def fio_job(target, rw, bs, qd, engine, extra=()):
     return job, cpu
 
 
-def compare(label, pairs, metric, bar, pools=None, flights=None):
+def compare(label, pairs, metric, target, pools=None, flights=None):
     r = [p[0] for p in pairs]
     p50 = [p[1] for p in pairs]
     p99 = [p[2] for p in pairs]
     cds = [p[3] for p in pairs]
     cf = [p[4] for p in pairs]
-    ok = "meets" if median(r) >= bar else "MISSES"
+    ok = "meets" if median(r) >= target else "MISSES"
     pct = (f"p50 ratio {median(p50):.3f}; p99 ratio {median(p99):.3f}" if p50[0] is not None
            else "percentiles n/a (the null target completes at once)")
-    print(f"{label}: median {metric} ratio {median(r):.3f} (bar {bar}: {ok}); {pct}; "
+    print(f"{label}: median {metric} ratio {median(r):.3f} (target {target}: {ok}); {pct}; "
           f"CPU/command (worker threads) drivescope {median(cds):.0f} ns, fio {median(cf):.0f} ns")
     if pools:
         print(f"  {pooled_line(*pools)}")

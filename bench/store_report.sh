@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The store/report bars: a stored full scan of null:4T adds < 2 MiB to the store, and `report` on it renders in < 1 s.
+# Store and report targets: a stored full scan of null:4T adds < 2 MiB to the store, and `report` on it renders in < 1 s.
 # Usage: bench/store_report.sh   (builds release; the scan itself takes about a minute)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,5 +16,5 @@ after=$(size)
 start=$(date +%s%N)
 "$bin" report last -o "$dir/report.html" --store "$store" 2>/dev/null
 end=$(date +%s%N)
-echo "document $(wc -c <"$dir/scan.json") bytes of JSON; store grew $((after - before)) bytes (bar: < 2097152)"
-echo "report rendered in $(( (end - start) / 1000000 )) ms (bar: < 1000 ms), $(wc -c <"$dir/report.html") bytes of HTML"
+echo "document $(wc -c <"$dir/scan.json") bytes of JSON; store grew $((after - before)) bytes (target: < 2097152)"
+echo "report rendered in $(( (end - start) / 1000000 )) ms (target: < 1000 ms), $(wc -c <"$dir/report.html") bytes of HTML"

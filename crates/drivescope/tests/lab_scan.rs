@@ -62,7 +62,7 @@ fn u(v: &Value) -> u64 {
     v.as_u64().expect("integer")
 }
 
-/// Try a timing check up to eight times: this 2-core VM has bursts in which the host or
+/// Try a timing check up to eight times: a shared 2-core VM has bursts in which the host or
 /// writeback of earlier tests' files stalls the kernel's loop worker for milliseconds at a
 /// time. Each try starts with dirty data flushed and a settle that grows, so the tries
 /// spread over a burst. A wrong emulator or scan fails every try.
@@ -174,12 +174,12 @@ fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
 fn scan_matches_truth_on_hdd_presets() {
     let _one = one_at_a_time();
     for name in ["hdd-7200", "hdd-5400-laptop"] {
-        // The presets' shape (zones, spots, seeks) at rates this VM's FUSE + loop path can
+        // The presets' shape (zones, spots, seeks) at rates a small VM's FUSE + loop path can
         // emulate under CI load. A 64 KiB command of a 200 MB/s zone lasts 343 µs, and the
         // emulator's own round trip (scanner → loop → FUSE → reply → loop → scanner) runs at
-        // 150–400 µs here, so in a slow phase the host, not the model, would pace the outer
-        // zones (the lab counts such commands as `host_bound`). Paced to 60 MB/s a command lasts
-        // over 1 ms; `docs/lab.md` measures the presets at full speed.
+        // 150–400 µs on a 2-vCPU VM, so in a slow phase the host, not the model, would pace the
+        // outer zones (the lab counts such commands as `host_bound`). Paced to 60 MB/s a command
+        // lasts over 1 ms; `docs/lab.md` measures the presets at full speed.
         // 256 MiB each: the zone ratio compares the first and last 5 %, and longer stretches
         // keep a millisecond stall of the host from moving it by more than the 3 % tolerance.
         let model = Model::preset(name)

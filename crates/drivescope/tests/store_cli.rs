@@ -112,7 +112,7 @@ fn scan_is_stored_and_reported() {
         .unwrap());
     assert_eq!(csv.lines().count(), 1 + points);
 
-    // The bar: report on a stored full scan renders in under 1 s.
+    // The target: report on a stored full scan renders in under 1 s.
     let html = d.join("report.html");
     let t = Instant::now();
     ok(bin()

@@ -15,7 +15,7 @@ fn within(measured: f64, expected: f64, tol: f64) -> bool {
 #[test]
 fn sequential_rates_follow_the_zone_profile() {
     let _serial = one_at_a_time();
-    // Paced below this VM's FUSE + loop round trip under load (see docs/lab.md, Accuracy).
+    // Paced below a small VM's FUSE + loop round trip under load (see docs/lab.md, Accuracy).
     let model = Model::preset("hdd-7200").unwrap().paced(60.0).unwrap();
     let dev = start(&model);
     let path = dev.loop_device().unwrap().to_path_buf();

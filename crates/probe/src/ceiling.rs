@@ -42,7 +42,7 @@ pub fn usb_mb_per_s(speed_mbit: f64, lanes: u32) -> Option<f64> {
         // Full speed: at most 19 bulk packets of 64 bytes per 1 ms frame.
         s if s < 20.0 => Some(19.0 * 64.0 * 1000.0 / 1e6),
         // High speed: the bus allows 13 x 512-byte bulk packets per 125 us microframe
-        // (53.2 MB/s), but real bridges top out near 40 MB/s; the issue asks for the practical figure.
+        // (53.2 MB/s), but real bridges top out near 40 MB/s, and the ceiling is the practical figure.
         s if s < 1000.0 => Some(40.0),
         // SuperSpeed Gen 1: 5 Gb/s with 8b/10b per lane (Gen 1x2 reports 10000 with 2 lanes).
         s if s < 6000.0 => Some(500.0 * lanes),

@@ -1,4 +1,4 @@
-//! identify() on this machine's real kernel: a loop device over a tmpfs file, a file in the
+//! identify() on the running kernel: a loop device over a tmpfs file, a file in the
 //! working directory, zram. Needs root for losetup; fails (does not skip) without it.
 //! Nothing here opens a device; the loop device is attached read-only.
 

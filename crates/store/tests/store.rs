@@ -152,7 +152,7 @@ fn refuses_a_store_from_a_newer_drivescope() {
     assert!(err.contains("newer"), "{err}");
 }
 
-/// The bar: a stored full scan adds under 2 MiB whatever the device size. Worst case here: a 4 TiB disk read at
+/// The target: a stored full scan adds under 2 MiB whatever the device size. Worst case here: a 4 TiB disk read at
 /// ~150 MB/s (one series sample per second, ~8 hours), 1000 curve bins, the slow list full (10 000) and 1000
 /// failed commands.
 #[test]

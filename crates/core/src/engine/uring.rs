@@ -23,7 +23,7 @@ pub fn available() -> bool {
 /// A ring for this thread alone, set up as fio's io_uring engine sets up its own: single
 /// issuer, completions run as deferred task work in the `io_uring_enter` that waits for them
 /// (no task_work interrupt per completion; on a 2-vCPU VM it cut the submitter's CPU per 64 KiB
-/// command by about a fifth and won 8 of 10 alternating QD1 runs against the previous setup),
+/// command by about a fifth and won 8 of 10 alternating QD1 runs against COOP_TASKRUN alone),
 /// plus the task-run flag that [`poll_completions`] watches. Older kernels fall back to
 /// cooperative task work (5.19+), then to a plain ring. The flag says whether the ring can be
 /// polled.
