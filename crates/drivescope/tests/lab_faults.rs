@@ -55,7 +55,7 @@ fn newest_run(store: &drivescope_store::Store) -> (i64, Value) {
         })
         .unwrap();
     let id = list.first().expect("a stored run").id;
-    (id.0, store.get(id).unwrap())
+    (id.0, store.get_json(id).unwrap())
 }
 
 #[test]

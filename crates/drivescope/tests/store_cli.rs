@@ -1,5 +1,6 @@
 //! End to end: a scan is saved in the store, and runs/show/compare/export/report read it back.
 
+use drivescope_record::Document;
 use drivescope_report::sample;
 use drivescope_store::{RunId, Store};
 use serde_json::Value;
@@ -65,9 +66,15 @@ fn scan_is_stored_and_reported() {
     let grew = store_bytes(&store) - before;
     eprintln!("null:64G scan: store grew {grew} bytes");
     assert!(grew < 2 << 20, "a stored scan added {grew} bytes");
-    let stored = Store::open(&store).unwrap().get(RunId(1)).unwrap();
-    assert!(stored == printed, "the stored document is the printed one");
-    let points = stored["curve"].as_array().unwrap().len();
+    let stored = Store::open(&store).unwrap();
+    assert!(
+        stored.get_json(RunId(1)).unwrap() == printed,
+        "the stored document is the printed one"
+    );
+    let Document::Scan(scan) = stored.get(RunId(1)).unwrap() else {
+        panic!("run 1 reads back as a scan");
+    };
+    let points = scan.curve.len();
     assert_eq!(points, 1000);
 
     // --no-store saves nothing, not even a default store.
@@ -142,10 +149,10 @@ fn default_store_follows_xdg_and_compare_marks_best() {
     let store_path = data.join("drivescope").join("runs.sqlite");
     let mut store = Store::open(&store_path).unwrap();
     for seed in 1..=3 {
-        store.save(&sample::bench(seed)).unwrap();
+        store.save(&sample::bench(seed).into()).unwrap();
     }
-    store.save(&sample::sweep(4)).unwrap();
-    store.save(&sample::soak(5, 120)).unwrap();
+    store.save(&sample::sweep(4).into()).unwrap();
+    store.save(&sample::soak(5, 120).into()).unwrap();
     drop(store);
     let xdg = |args: &[&str]| {
         ok(bin()

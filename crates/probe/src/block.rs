@@ -227,6 +227,39 @@ fn flag(path: &Path) -> Option<bool> {
     sysfs::read_u64(path).map(|v| v != 0)
 }
 
+impl BlockInfo {
+    /// A device known by name, role and transport only; everything read from sysfs unknown.
+    pub fn new(name: &str, dev_path: PathBuf, role: BlockRole, transport: Transport) -> BlockInfo {
+        BlockInfo {
+            name: name.to_string(),
+            dev_path,
+            major_minor: None,
+            sysfs_path: None,
+            role,
+            transport,
+            size_bytes: None,
+            logical_sector_size: None,
+            physical_sector_size: None,
+            rotational: None,
+            read_only: None,
+            removable: None,
+            scheduler: None,
+            nr_requests: None,
+            write_cache: None,
+            holders: Vec::new(),
+            slaves: Vec::new(),
+            partitions: Vec::new(),
+            mount_points: Vec::new(),
+            partition: None,
+            loop_dev: None,
+            dm: None,
+            md: None,
+            zram: None,
+            hardware: None,
+        }
+    }
+}
+
 /// Read what every block device has. `dir` is the device's resolved sysfs directory; `role` and
 /// `transport` are refined by the caller.
 pub fn read_common(dir: &Path, name: &str, dev_path: PathBuf) -> BlockInfo {

@@ -85,6 +85,21 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// The identity of a whole block device with nothing known around it: one layer, no links.
+    pub fn of_block(block: BlockInfo) -> Identity {
+        Identity {
+            target: block.dev_path.clone(),
+            kind: TargetKind::BlockDevice,
+            layers: vec![Layer {
+                below: Vec::new(),
+                node: Node::Block(Box::new(block)),
+            }],
+            links: Vec::new(),
+            path_ceiling_mb_per_s: None,
+            notes: Vec::new(),
+        }
+    }
+
     /// The lowest ceiling among the links on the path, MB/s.
     pub fn path_ceiling_mb_per_s(&self) -> Option<f64> {
         ceiling::lowest(&self.links)

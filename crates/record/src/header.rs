@@ -32,6 +32,16 @@ pub enum TargetType {
     Null,
 }
 
+impl TargetType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetType::Block => "block",
+            TargetType::File => "file",
+            TargetType::Null => "null",
+        }
+    }
+}
+
 /// The target as the run opened it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetInfo {

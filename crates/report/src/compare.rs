@@ -1,7 +1,7 @@
 //! Runs side by side, one column per run, one row per metric, the best and the worst value of each row
 //! marked — a drive review's summary table. One model, three renderings: terminal, Markdown, HTML.
 
-use crate::doc::{str_at, Run};
+use crate::doc::Run;
 use crate::metrics::{self, Better, Unit};
 use serde::Serialize;
 
@@ -54,9 +54,9 @@ impl Table {
             .iter()
             .map(|r| Column {
                 label: r.label(),
-                kind: r.kind().to_string(),
+                kind: r.kind(),
                 device: r.device(),
-                date: str_at(&r.doc, &["started_at"]).unwrap_or("").to_string(),
+                date: r.header().map(|h| h.started_at.clone()).unwrap_or_default(),
             })
             .collect();
         let per_run: Vec<Vec<metrics::Metric>> = runs.iter().map(metrics::of).collect();

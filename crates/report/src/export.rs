@@ -1,14 +1,15 @@
 //! Exports of one run: JSON (the document as saved), CSV (one of its tables), Markdown (a readable summary).
 
 use crate::compare::Table;
-use crate::doc::{at, str_at, Run};
+use crate::doc::Run;
 use crate::{metrics, Result};
+use drivescope_record::Document;
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
 /// The document, pretty-printed.
 pub fn json(run: &Run) -> String {
-    serde_json::to_string_pretty(&run.doc).expect("a serde_json::Value always serializes")
+    serde_json::to_string_pretty(&run.doc).expect("records always serialize")
 }
 
 /// The table CSV exports when none is named: the data a chart of this kind draws.
@@ -19,6 +20,71 @@ pub fn default_table(kind: &str) -> Option<&'static str> {
         "bench" => Some("tests"),
         "sweep" => Some("cells"),
         "soak" => Some("series"),
+        _ => None,
+    }
+}
+
+/// The tables a record has, by the names `--table` takes.
+pub fn tables(doc: &Document) -> Vec<&'static str> {
+    match doc {
+        Document::Scan(_) => vec![
+            "curve",
+            "regions",
+            "slow",
+            "failed",
+            "bands",
+            "histogram.buckets",
+            "series",
+            "verify.wrong",
+            "verify.misplaced",
+            "verify.lost",
+            "verify.unreadable",
+        ],
+        Document::Bench(_) => vec!["tests"],
+        Document::Sweep(_) => vec!["cells"],
+        Document::Soak(_) => vec!["series", "steps"],
+        Document::Info(_) | Document::Unknown { .. } => vec![],
+    }
+}
+
+fn rows<T: serde::Serialize>(v: &[T]) -> Option<Vec<Value>> {
+    Some(
+        v.iter()
+            .map(|r| serde_json::to_value(r).expect("records serialize"))
+            .collect(),
+    )
+}
+
+/// The rows of table `name` of a record, each as its JSON object (to be flattened into columns).
+fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
+    match doc {
+        Document::Scan(r) => match name {
+            "curve" => rows(&r.curve),
+            "regions" => rows(r.regions.as_deref().unwrap_or_default()),
+            "slow" => rows(&r.slow),
+            "failed" => rows(&r.failed),
+            "bands" => rows(&r.bands),
+            "histogram.buckets" | "histogram" => rows(&r.histogram.buckets),
+            "series" => rows(&r.series),
+            "verify.wrong" => rows(&r.verify.as_ref()?.wrong),
+            "verify.misplaced" => rows(&r.verify.as_ref()?.misplaced),
+            "verify.lost" => rows(&r.verify.as_ref()?.lost),
+            "verify.unreadable" => rows(&r.verify.as_ref()?.unreadable),
+            _ => None,
+        },
+        Document::Bench(r) if name == "tests" => rows(&r.tests),
+        Document::Sweep(r) if name == "cells" => rows(&r.cells),
+        Document::Soak(r) => match name {
+            "series" => rows(&r.series),
+            "steps" => rows(&r.steps),
+            _ => None,
+        },
+        // A kind this version does not know: a list at the dotted path `name`.
+        Document::Unknown { doc, .. } => name
+            .split('.')
+            .try_fold(doc, |v, k| v.get(k))
+            .and_then(Value::as_array)
+            .cloned(),
         _ => None,
     }
 }
@@ -58,16 +124,13 @@ fn flatten(prefix: &str, v: &Value, out: &mut Map<String, Value>) {
     }
 }
 
-/// CSV of the array at `table` (a dotted path: `curve`, `slow`, `histogram.buckets`; default by kind), one row
-/// per entry, nested objects flattened to dotted columns. Without such an array: `metric,unit,value` rows.
+/// CSV of table `table` of the run (see [`tables`]; default by kind), one row per entry, nested objects
+/// flattened to dotted columns. Without a table: `metric,unit,value` rows.
 pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
-    let name = table.or_else(|| default_table(run.kind()));
-    let path: Vec<&str> = name.map(|n| n.split('.').collect()).unwrap_or_default();
+    let kind = run.kind();
+    let name = table.or_else(|| default_table(&kind));
     let mut w = csv::Writer::from_writer(Vec::new());
-    match name
-        .and_then(|_| at(&run.doc, &path))
-        .and_then(Value::as_array)
-    {
+    match name.and_then(|n| table_rows(&run.doc, n)) {
         Some(rows) => {
             let flat: Vec<Map<String, Value>> = rows
                 .iter()
@@ -100,11 +163,11 @@ pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
             }
         }
         None if table.is_some() => {
-            return Err(crate::Error::Png(format!(
-                "no table {:?} in this {} run",
-                table.unwrap_or(""),
-                run.kind()
-            )))
+            return Err(crate::Error::NoTable {
+                table: table.unwrap_or_default().to_string(),
+                kind,
+                tables: tables(&run.doc).join(", "),
+            })
         }
         None => {
             w.write_record(["metric", "unit", "value"])?;
@@ -122,63 +185,40 @@ pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
 /// A Markdown summary: identity, parameters, results (best/worst marks need two runs: see `compare`),
 /// bands, and the first slow and failed commands.
 pub fn markdown(run: &Run) -> String {
-    let d = &run.doc;
     let mut o = format!("# {} — {}\n\n", run.label(), run.kind());
-    let field = |path: &[&str]| {
-        str_at(d, path)
-            .map(str::to_string)
-            .or_else(|| at(d, path).filter(|v| v.is_number()).map(Value::to_string))
-    };
-    for (name, path) in [
-        ("Device", &["device", "model"][..]),
-        ("Serial", &["device", "serial"]),
-        ("Firmware", &["device", "firmware"]),
-        ("Capacity (bytes)", &["device", "capacity"]),
-        ("Transport", &["device", "transport"]),
-        ("Target", &["target", "path"]),
-        ("Host", &["host"]),
-        ("Started", &["started_at"]),
-        ("Ended", &["ended_at"]),
-        ("drivescope", &["tool", "version"]),
-    ] {
-        if let Some(v) = field(path) {
-            let _ = writeln!(o, "- **{name}:** {}", v.replace('|', "\\|"));
-        }
+    for (name, v) in run.identity_fields() {
+        let _ = writeln!(o, "- **{name}:** {}", v.replace('|', "\\|"));
     }
-    let params = crate::page::params(d);
+    let params = crate::page::params(&run.doc);
     if !params.is_empty() {
         let p: Vec<String> = params.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
         let _ = writeln!(o, "- **Parameters:** {}", p.join(" "));
     }
     o += "\n## Results\n\n";
     o += &Table::new(std::slice::from_ref(run)).to_markdown();
-    for key in ["slow", "failed"] {
-        let list = run.array(key);
-        if list.is_empty() {
+    for list in run.event_lists() {
+        if list.events.is_empty() {
             continue;
         }
         let _ = write!(
             o,
             "\n## {} commands\n\n| LBA | offset | latency (ns) | errno |\n|---:|---:|---:|---:|\n",
-            if key == "slow" { "Slow" } else { "Failed" }
+            if list.key == "slow" { "Slow" } else { "Failed" }
         );
-        for e in list.iter().take(crate::text::LIST_MAX) {
-            let g = |k: &str| {
-                e.get(k)
-                    .filter(|v| !v.is_null())
-                    .map_or(String::new(), Value::to_string)
-            };
+        for e in list.events.iter().take(crate::text::LIST_MAX) {
+            let errno = e.errno.map_or(String::new(), |x| x.to_string());
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} |",
-                g("lba"),
-                g("offset"),
-                g("latency_ns"),
-                g("errno")
+                "| {} | {} | {} | {errno} |",
+                e.lba, e.offset, e.latency_ns
             );
         }
-        if list.len() > crate::text::LIST_MAX {
-            let _ = writeln!(o, "\n…and {} more.", list.len() - crate::text::LIST_MAX);
+        if list.events.len() > crate::text::LIST_MAX {
+            let _ = writeln!(
+                o,
+                "\n…and {} more.",
+                list.events.len() - crate::text::LIST_MAX
+            );
         }
     }
     o
@@ -188,10 +228,11 @@ pub fn markdown(run: &Run) -> String {
 mod tests {
     use super::*;
     use crate::sample;
+    use drivescope_record::Direction;
 
     #[test]
     fn csv_exports_the_curve_and_named_tables() {
-        let run = Run::new(Some(1), sample::scan(5, 1 << 30, 50, 3, 1, "read"));
+        let run = Run::new(Some(1), sample::scan(5, 1 << 30, 50, 3, 1, Direction::Read));
         let text = csv(&run, None).unwrap();
         let mut lines = text.lines();
         assert_eq!(
@@ -202,7 +243,10 @@ mod tests {
         let buckets = csv(&run, Some("histogram.buckets")).unwrap();
         assert_eq!(
             buckets.lines().count(),
-            1 + run.doc["histogram"]["buckets"].as_array().unwrap().len()
+            1 + match &run.doc {
+                Document::Scan(s) => s.histogram.buckets.len(),
+                _ => unreachable!(),
+            }
         );
         assert!(csv(&run, Some("nope")).is_err());
         let bench = Run::new(Some(2), sample::bench(1));
@@ -218,7 +262,10 @@ mod tests {
 
     #[test]
     fn markdown_has_identity_and_results() {
-        let run = Run::new(Some(9), sample::scan(5, 1 << 30, 50, 3, 1, "write"));
+        let run = Run::new(
+            Some(9),
+            sample::scan(5, 1 << 30, 50, 3, 1, Direction::Write),
+        );
         let md = markdown(&run);
         assert!(md.starts_with("# run 9 — scan"));
         assert!(md.contains("- **Serial:** SAMPLE-0005"));

@@ -25,6 +25,12 @@ pub enum Error {
     Template(#[from] minijinja::Error),
     #[error("csv: {0}")]
     Csv(#[from] csv::Error),
+    #[error("no table {table:?} in this {kind} run (tables: {tables})")]
+    NoTable {
+        table: String,
+        kind: String,
+        tables: String,
+    },
     #[error("png: {0}")]
     Png(String),
     #[error("{0}: {1}")]

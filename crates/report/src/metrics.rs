@@ -1,8 +1,10 @@
 //! The rows of a compare table: for each kind of run, the numbers a drive review puts side by side, and which
 //! direction is better. Unknown kinds fall back to their numeric top-level fields.
 
-use crate::doc::{num_at, str_at, Run};
+use crate::doc::Run;
 pub use crate::format::Unit;
+use drivescope_record::{BenchRecord, Document, ScanRecord, SoakRecord, SweepRecord};
+use drivescope_stats::LatencySummary;
 use serde_json::Value;
 
 /// Whether a larger value is better, smaller is better, or neither (then nothing is marked).
@@ -47,27 +49,29 @@ fn push(
 /// The metrics of a run, in display order.
 pub fn of(run: &Run) -> Vec<Metric> {
     let mut out = Vec::new();
-    let d = &run.doc;
-    match run.kind() {
-        "scan" | "quick_scan" => scan(d, run.rw(), &mut out),
-        "bench" => bench(run, &mut out),
-        "sweep" => sweep(run, &mut out),
-        "soak" => soak(run, &mut out),
-        _ => {}
-    }
-    if out.is_empty() {
-        generic(d, &mut out);
+    match &run.doc {
+        Document::Scan(s) => scan(s, &mut out),
+        Document::Bench(b) => bench(b, &mut out),
+        Document::Sweep(s) => sweep(s, &mut out),
+        Document::Soak(s) => soak(s, &mut out),
+        Document::Info(_) => {}
+        Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
     out
 }
 
-fn scan(d: &Value, rw: &str, out: &mut Vec<Metric>) {
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
     use Better::*;
+    let rw = d.direction();
     let k = |s: &str| format!("scan.{rw}.{s}");
-    for (f, label, better) in [
-        ("mean", "mean", Higher),
-        ("min", "min (per bin)", Higher),
-        ("max", "max (per bin)", Higher),
+    for (f, label, better, v) in [
+        ("mean", "mean", Higher, d.mb_per_s.mean),
+        ("min", "min (per bin)", Higher, d.mb_per_s.min),
+        ("max", "max (per bin)", Higher, d.mb_per_s.max),
     ] {
         push(
             out,
@@ -75,53 +79,36 @@ fn scan(d: &Value, rw: &str, out: &mut Vec<Metric>) {
             format!("Rate {rw} {label}"),
             Unit::MBps,
             better,
-            num_at(d, &["mb_per_s", f]),
+            Some(v),
         );
     }
-    if let Some(regions) = d
-        .get("regions")
-        .and_then(Value::as_array)
-        .filter(|r| !r.is_empty())
-    {
-        let rates: Vec<f64> = regions
-            .iter()
-            .filter_map(|r| num_at(r, &["mb_per_s"]))
-            .collect();
-        if !rates.is_empty() {
-            let mean = rates.iter().sum::<f64>() / rates.len() as f64;
-            push(
-                out,
-                k("regions.mean"),
-                format!("Rate {rw} mean of regions"),
-                Unit::MBps,
-                Higher,
-                Some(mean),
-            );
-            let min = rates.iter().cloned().fold(f64::INFINITY, f64::min);
-            push(
-                out,
-                k("regions.min"),
-                format!("Rate {rw} slowest region"),
-                Unit::MBps,
-                Higher,
-                Some(min),
-            );
-        }
-        let firsts: Vec<f64> = regions
-            .iter()
-            .filter_map(|r| num_at(r, &["first_ns"]))
-            .collect();
-        if !firsts.is_empty() {
-            let mean = firsts.iter().sum::<f64>() / firsts.len() as f64;
-            push(
-                out,
-                k("regions.first_ns"),
-                "Access time (first command)".into(),
-                Unit::Nanos,
-                Lower,
-                Some(mean),
-            );
-        }
+    if let Some(regions) = d.regions.as_ref().filter(|r| !r.is_empty()) {
+        let rates: Vec<f64> = regions.iter().map(|r| r.mb_per_s).collect();
+        push(
+            out,
+            k("regions.mean"),
+            format!("Rate {rw} mean of regions"),
+            Unit::MBps,
+            Higher,
+            mean(&rates),
+        );
+        push(
+            out,
+            k("regions.min"),
+            format!("Rate {rw} slowest region"),
+            Unit::MBps,
+            Higher,
+            rates.iter().cloned().reduce(f64::min),
+        );
+        let firsts: Vec<f64> = regions.iter().map(|r| r.first_ns as f64).collect();
+        push(
+            out,
+            k("regions.first_ns"),
+            "Access time (first command)".into(),
+            Unit::Nanos,
+            Lower,
+            mean(&firsts),
+        );
     }
     push(
         out,
@@ -129,70 +116,64 @@ fn scan(d: &Value, rw: &str, out: &mut Vec<Metric>) {
         "Zone ratio (end / start)".into(),
         Unit::Ratio,
         Higher,
-        num_at(d, &["zone_ratio"]),
+        d.zone_ratio,
     );
-    latency(d.get("latency"), &k("latency"), "Latency", out);
-    if let Some(bands) = d.get("bands").and_then(Value::as_array) {
-        for (i, b) in bands.iter().enumerate() {
-            let label = str_at(b, &["label"]).unwrap_or("?");
-            let better = if i == 0 { Higher } else { Lower };
-            push(
-                out,
-                k(&format!("band.{label}")),
-                format!("Commands {label}"),
-                Unit::Count,
-                better,
-                num_at(b, &["count"]),
-            );
-        }
+    latency(Some(&d.latency), &k("latency"), "Latency", out);
+    for (i, b) in d.bands.iter().enumerate() {
+        let better = if i == 0 { Higher } else { Lower };
+        push(
+            out,
+            k(&format!("band.{}", b.label)),
+            format!("Commands {}", b.label),
+            Unit::Count,
+            better,
+            Some(b.count as f64),
+        );
     }
-    push(
-        out,
-        k("slow_total"),
-        "Slow commands".into(),
-        Unit::Count,
-        Lower,
-        num_at(d, &["slow_total"]),
-    );
-    push(
-        out,
-        k("failed_total"),
-        "Failed commands".into(),
-        Unit::Count,
-        Lower,
-        num_at(d, &["failed_total"]),
-    );
+    for (key, label, v) in [
+        ("slow_total", "Slow commands", d.slow_total),
+        ("failed_total", "Failed commands", d.failed_total),
+    ] {
+        push(
+            out,
+            k(key),
+            label.into(),
+            Unit::Count,
+            Lower,
+            Some(v as f64),
+        );
+    }
     push(
         out,
         k("duration_ns"),
         "Duration".into(),
         Unit::Nanos,
         Lower,
-        num_at(d, &["duration_ns"]),
+        Some(d.duration_ns as f64),
     );
 }
 
-fn latency(l: Option<&Value>, key: &str, label: &str, out: &mut Vec<Metric>) {
-    let Some(l) = l else { return };
+fn latency(l: Option<&LatencySummary>, key: &str, label: &str, out: &mut Vec<Metric>) {
+    let Some(l) = l else {
+        return;
+    };
     push(
         out,
         format!("{key}.mean"),
         format!("{label} mean"),
         Unit::Nanos,
         Better::Lower,
-        num_at(l, &["mean_ns"]),
+        Some(l.mean_ns as f64),
     );
-    if let Some(p) = l.get("percentiles_ns").and_then(Value::as_object) {
-        for (q, v) in p {
-            push(
-                out,
-                format!("{key}.p{q}"),
-                format!("{label} p{q}"),
-                Unit::Nanos,
-                Better::Lower,
-                v.as_f64(),
-            );
-        }
+    for (q, v) in &l.percentiles_ns {
+        push(
+            out,
+            format!("{key}.p{q}"),
+            format!("{label} p{q}"),
+            Unit::Nanos,
+            Better::Lower,
+            Some(*v as f64),
+        );
     }
     push(
         out,
@@ -200,60 +181,43 @@ fn latency(l: Option<&Value>, key: &str, label: &str, out: &mut Vec<Metric>) {
         format!("{label} max"),
         Unit::Nanos,
         Better::Lower,
-        num_at(l, &["max_ns"]),
+        Some(l.max_ns as f64),
     );
 }
 
-fn bench(run: &Run, out: &mut Vec<Metric>) {
-    for t in run.array("tests") {
-        let name = format!(
-            "{} {}",
-            str_at(t, &["name"]).unwrap_or("?"),
-            str_at(t, &["rw"]).unwrap_or("")
-        );
-        let name = name.trim();
+fn bench(b: &BenchRecord, out: &mut Vec<Metric>) {
+    for t in &b.tests {
+        let name = format!("{} {}", t.name, t.rw);
         push(
             out,
             format!("bench.{name}.mb_per_s"),
-            name.to_string(),
+            name.clone(),
             Unit::MBps,
             Better::Higher,
-            num_at(t, &["mb_per_s"]),
+            Some(t.mb_per_s),
         );
         push(
             out,
             format!("bench.{name}.iops"),
-            name.to_string(),
+            name.clone(),
             Unit::Iops,
             Better::Higher,
-            num_at(t, &["iops"]),
+            Some(t.iops),
         );
-        let p99 = num_at(t, &["latency", "percentiles_ns", "99"]);
         push(
             out,
             format!("bench.{name}.p99"),
             format!("{name} p99"),
             Unit::Nanos,
             Better::Lower,
-            p99,
+            t.latency.percentiles_ns.get("99").map(|v| *v as f64),
         );
     }
 }
 
-fn sweep(run: &Run, out: &mut Vec<Metric>) {
-    let d = &run.doc;
-    let what = format!(
-        "{} {}",
-        str_at(d, &["pattern"]).unwrap_or(""),
-        str_at(d, &["rw"]).unwrap_or("")
-    )
-    .trim()
-    .to_string();
-    let cells = run.array("cells");
-    let peak = cells
-        .iter()
-        .filter_map(|c| num_at(c, &["iops"]))
-        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+fn sweep(d: &SweepRecord, out: &mut Vec<Metric>) {
+    let what = format!("{} {}", d.pattern, d.rw);
+    let peak = d.cells.iter().map(|c| c.iops).reduce(f64::max);
     push(
         out,
         "sweep.peak_iops".into(),
@@ -268,20 +232,17 @@ fn sweep(run: &Run, out: &mut Vec<Metric>) {
         "Queueing gain".into(),
         Unit::Ratio,
         Better::Higher,
-        num_at(d, &["queueing_gain"]),
+        d.queueing_gain,
     );
-    for c in cells {
-        let (Some(q), Some(t)) = (num_at(c, &["queue_depth"]), num_at(c, &["threads"])) else {
-            continue;
-        };
-        let cell = format!("Q{q}T{t}");
+    for c in &d.cells {
+        let cell = format!("Q{}T{}", c.queue_depth, c.threads);
         push(
             out,
             format!("sweep.{cell}.iops"),
             format!("{what} {cell}"),
             Unit::Iops,
             Better::Higher,
-            num_at(c, &["iops"]),
+            Some(c.iops),
         );
         push(
             out,
@@ -289,21 +250,20 @@ fn sweep(run: &Run, out: &mut Vec<Metric>) {
             format!("{what} {cell} p99"),
             Unit::Nanos,
             Better::Lower,
-            num_at(c, &["p99_ns"]),
+            Some(c.p99_ns as f64),
         );
     }
 }
 
-fn soak(run: &Run, out: &mut Vec<Metric>) {
-    let d = &run.doc;
-    let test = str_at(d, &["test"]).unwrap_or("soak");
+fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
+    let test = &d.test;
     push(
         out,
         "soak.steady".into(),
         format!("{test} steady rate"),
         Unit::MBps,
         Better::Higher,
-        num_at(d, &["steady_mb_per_s"]),
+        Some(d.steady_mb_per_s),
     );
     push(
         out,
@@ -311,34 +271,27 @@ fn soak(run: &Run, out: &mut Vec<Metric>) {
         "First / steady".into(),
         Unit::Ratio,
         Better::Lower,
-        num_at(d, &["first_to_steady"]),
+        d.first_to_steady,
     );
-    let rates: Vec<f64> = run
-        .array("series")
-        .iter()
-        .filter_map(|s| num_at(s, &["mb_per_s"]))
-        .collect();
-    if !rates.is_empty() {
-        let min = rates.iter().cloned().fold(f64::INFINITY, f64::min);
-        push(
-            out,
-            "soak.min".into(),
-            format!("{test} slowest interval"),
-            Unit::MBps,
-            Better::Higher,
-            Some(min),
-        );
-    }
+    push(
+        out,
+        "soak.min".into(),
+        format!("{test} slowest interval"),
+        Unit::MBps,
+        Better::Higher,
+        d.series.iter().map(|p| p.mb_per_s).reduce(f64::min),
+    );
     push(
         out,
         "soak.steps".into(),
         "Steps".into(),
         Unit::Count,
         Better::Lower,
-        Some(run.array("steps").len() as f64),
+        Some(d.steps.len() as f64),
     );
 }
 
+/// A document of a kind this version does not know: its numeric top-level fields.
 fn generic(d: &Value, out: &mut Vec<Metric>) {
     if let Some(obj) = d.as_object() {
         for (k, v) in obj {
@@ -358,24 +311,25 @@ fn generic(d: &Value, out: &mut Vec<Metric>) {
 mod tests {
     use super::*;
     use crate::sample;
+    use drivescope_record::Direction;
 
     #[test]
     fn every_kind_has_rows() {
-        for doc in [
-            sample::scan(1, 1 << 30, 100, 3, 1, "read"),
-            sample::quick_scan(1, 1 << 30, 256),
-            sample::bench(1),
-            sample::sweep(1),
-            sample::soak(1, 60),
-        ] {
+        let docs: [Document; 5] = [
+            sample::scan(1, 1 << 30, 100, 3, 1, Direction::Read).into(),
+            sample::quick_scan(1, 1 << 30, 256).into(),
+            sample::bench(1).into(),
+            sample::sweep(1).into(),
+            sample::soak(1, 60).into(),
+        ];
+        for doc in docs {
             let run = Run::new(Some(1), doc);
             let m = of(&run);
             assert!(m.len() >= 2, "{} has {} rows", run.kind(), m.len());
         }
-        let unknown = Run::new(
-            None,
-            serde_json::json!({"kind": "future", "answer": 42, "name": "x"}),
-        );
+        // A kind a newer version writes: its numeric fields are its rows.
+        let future = serde_json::json!({"schema": "drivescope/1", "kind": "future", "answer": 42, "name": "x"});
+        let unknown = Run::new(None, Document::from_value(future).unwrap());
         assert_eq!(of(&unknown).len(), 1);
     }
 }

@@ -2,7 +2,8 @@
 
 use crate::charts::{self, Chart};
 use crate::compare::Table;
-use crate::doc::{str_at, Run};
+use crate::doc::Run;
+use drivescope_record::{DataPattern, Document};
 use minijinja::{context, Environment, Value as J};
 use serde::Serialize;
 use serde_json::Value;
@@ -32,26 +33,80 @@ struct RunRow {
     params: Vec<(String, String)>,
 }
 
-/// Identity and result fields, which are not parameters.
-const NOT_PARAMS: &[&str] = &[
-    "schema",
-    "kind",
-    "host",
-    "started_at",
-    "ended_at",
-    "bytes",
-    "commands",
-    "duration_ns",
-    "zone_ratio",
-    "slow_total",
-    "failed_total",
-    "queueing_gain",
-    "steady_mb_per_s",
-    "first_to_steady",
-];
+/// The parameters of a run: what it was asked to do, not what it measured.
+pub fn params(doc: &Document) -> Vec<(String, String)> {
+    let mut p: Vec<(&str, String)> = Vec::new();
+    match doc {
+        Document::Scan(r) => {
+            p.push(("block_size", r.block_size.to_string()));
+            p.push(("queue_depth", r.queue_depth.to_string()));
+            p.push(("offset", r.offset.to_string()));
+            p.push(("length", r.length.to_string()));
+            p.push(("engine", r.engine.to_string()));
+            p.push(("reap", r.reap.to_string()));
+            p.push(("slow_threshold_ns", r.slow_threshold_ns.to_string()));
+            if let Some(d) = r.dwell_ns {
+                p.push(("dwell_ns", d.to_string()));
+            }
+            p.push(("points", r.points.to_string()));
+            p.push(("interval_ns", r.interval_ns.to_string()));
+            p.push(("write", r.write.to_string()));
+            p.push(("interrupted", r.interrupted.to_string()));
+            if let Some(from) = r.resumed_from {
+                p.push(("resumed_from", from.to_string()));
+            }
+        }
+        Document::Bench(r) => {
+            p.push(("profile", r.profile.clone()));
+            p.push(("runs", r.runs.to_string()));
+            p.push(("duration_ns", r.duration_ns.to_string()));
+            p.push(("pause_ns", r.pause_ns.to_string()));
+        }
+        Document::Sweep(r) => {
+            p.push(("pattern", r.pattern.clone()));
+            p.push(("rw", r.rw.to_string()));
+            p.push(("block_size", r.block_size.to_string()));
+            p.push(("duration_ns", r.duration_ns.to_string()));
+        }
+        Document::Soak(r) => {
+            p.push(("test", r.test.clone()));
+            p.push(("rw", r.rw.to_string()));
+            p.push(("block_size", r.block_size.to_string()));
+            p.push(("queue_depth", r.queue_depth.to_string()));
+            p.push(("threads", r.threads.to_string()));
+            p.push(("engine", r.engine.to_string()));
+            p.push(("reap", r.reap.to_string()));
+            p.push(("duration_ns", r.duration_ns.to_string()));
+            p.push(("interval_ns", r.interval_ns.to_string()));
+        }
+        Document::Info(_) => {}
+        Document::Unknown { doc, .. } => return unknown_params(doc),
+    }
+    if let Document::Bench(_) | Document::Sweep(_) | Document::Soak(_) = doc {
+        let w = match doc {
+            Document::Bench(r) => &r.workload,
+            Document::Sweep(r) => &r.workload,
+            Document::Soak(r) => &r.workload,
+            _ => unreachable!(),
+        };
+        p.push(("size", w.size.to_string()));
+        p.push((
+            "data",
+            match w.data {
+                DataPattern::Random => "random",
+                DataPattern::Zero => "zero",
+            }
+            .into(),
+        ));
+        p.push(("direct", w.direct.to_string()));
+        p.push(("interrupted", w.interrupted.to_string()));
+    }
+    p.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
 
-/// The parameters of a run: its top-level scalars that are not identity or results.
-pub fn params(doc: &Value) -> Vec<(String, String)> {
+/// The parameters of a document of a kind this version does not know: its top-level scalars.
+fn unknown_params(doc: &Value) -> Vec<(String, String)> {
+    const NOT_PARAMS: &[&str] = &["schema", "kind", "host", "started_at", "ended_at"];
     let Some(obj) = doc.as_object() else {
         return Vec::new();
     };
@@ -69,27 +124,26 @@ pub fn params(doc: &Value) -> Vec<(String, String)> {
 }
 
 fn run_row(r: &Run) -> RunRow {
-    let d = &r.doc;
-    let target = match (
-        str_at(d, &["target", "path"]),
-        d.get("target")
-            .and_then(|t| t.get("size"))
-            .and_then(Value::as_f64),
-    ) {
-        (Some(p), Some(s)) => format!("{p} ({})", crate::format::bytes(s)),
-        (Some(p), None) => p.to_string(),
-        _ => String::new(),
-    };
-    let s = |k: &str| str_at(d, &[k]).unwrap_or("").to_string();
+    let h = r.header();
+    let target = h
+        .map(|h| {
+            format!(
+                "{} ({})",
+                h.target.path,
+                crate::format::bytes(h.target.size as f64)
+            )
+        })
+        .unwrap_or_default();
+    let s = |f: fn(&drivescope_record::Header) -> &String| h.map(f).cloned().unwrap_or_default();
     RunRow {
         label: r.label(),
-        kind: r.kind().into(),
+        kind: r.kind(),
         device: r.device(),
         target,
-        host: s("host"),
-        started: s("started_at"),
-        ended: s("ended_at"),
-        params: params(d),
+        host: s(|h| &h.host),
+        started: s(|h| &h.started_at),
+        ended: s(|h| &h.ended_at),
+        params: params(&r.doc),
     }
 }
 
@@ -119,11 +173,12 @@ pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> 
 mod tests {
     use super::*;
     use crate::sample;
+    use drivescope_record::Direction;
 
     #[test]
     fn page_is_self_contained_and_escaped() {
-        let mut doc = sample::scan(3, 1 << 30, 200, 5, 1, "read");
-        doc["host"] = "<script>alert(1)</script>".into();
+        let mut doc = sample::scan(3, 1 << 30, 200, 5, 1, Direction::Read);
+        doc.header.host = "<script>alert(1)</script>".into();
         let (html, charts) = render(&[Run::new(Some(7), doc)], "Report").unwrap();
         assert!(
             !html.contains("<script"),

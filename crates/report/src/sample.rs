@@ -1,8 +1,16 @@
-//! Synthetic but realistic run documents, as the commands print them (`docs/json.md`): for tests, demos and
-//! screenshots without a device. Deterministic for a given seed. Nothing here is measured.
+//! Synthetic but realistic run records, built from the real record types (the same structs the commands
+//! fill and print, see `docs/json.md`): for tests, demos and screenshots without a device. Deterministic for
+//! a given seed. Nothing here is measured.
 
-use drivescope_stats::{Bands, Histogram};
-use serde_json::{json, Value};
+use drivescope_probe::{BlockInfo, BlockRole, Hardware, Identity, Transport};
+use drivescope_record::{
+    BenchRecord, DataPattern, Direction, EngineKind, Event, Header, Kind, RateSummary, Reap,
+    Region, RunValues, ScanRecord, SoakRecord, Step, SweepCell, SweepRecord, TargetInfo,
+    TargetType, TestResult, Workload,
+};
+use drivescope_stats::{
+    BandCount, Bands, CurvePoint, Histogram, HistogramOut, LatencySummary, SeriesPoint,
+};
 
 /// A small deterministic generator (xorshift64*), so samples need no dependency and repeat exactly.
 struct Rng(u64);
@@ -20,24 +28,58 @@ impl Rng {
     }
 }
 
-fn common(kind: &str, seed: u64, size: u64) -> Value {
-    json!({
-        "schema": "drivescope/1",
-        "kind": kind,
-        "tool": {"name": "drivescope", "version": "0.1.0"},
-        "host": "testhost",
-        "started_at": format!("2026-11-{:02}T10:00:00Z", 1 + seed % 28),
-        "ended_at": format!("2026-11-{:02}T10:05:00Z", 1 + seed % 28),
-        "target": {"path": "/dev/sdx", "type": "block", "size": size, "logical_block_size": 512},
-        "device": {"model": format!("ACME HD{}", 4000 + seed % 10), "serial": format!("SAMPLE-{seed:04}"),
-                   "firmware": "01.01A01", "capacity": size, "transport": "sata"},
-        "engine": "io_uring",
-    })
+/// A SATA hard disk `sdx` of `size` bytes: model `ACME HD400N`, serial `SAMPLE-NNNN`.
+pub fn device(seed: u64, size: u64) -> Identity {
+    let mut b = BlockInfo::new("sdx", "/dev/sdx".into(), BlockRole::Disk, Transport::Sata);
+    b.size_bytes = Some(size);
+    b.logical_sector_size = Some(512);
+    b.rotational = Some(true);
+    b.hardware = Some(Hardware {
+        vendor: Some("ACME".into()),
+        model: Some(format!("ACME HD{}", 4000 + seed % 10)),
+        serial: Some(format!("SAMPLE-{seed:04}")),
+        firmware: Some("01.01A01".into()),
+        rotation_rate_rpm: Some(7200),
+        ..Hardware::default()
+    });
+    Identity::of_block(b)
+}
+
+fn header(kind: Kind, seed: u64, size: u64) -> Header {
+    let day = 1 + seed % 28;
+    let mut h = Header::new(
+        kind,
+        TargetInfo {
+            path: "/dev/sdx".into(),
+            kind: TargetType::Block,
+            size,
+            logical_block_size: 512,
+        },
+        "testhost".into(),
+        format!("2026-11-{day:02}T10:00:00Z"),
+    );
+    h.ended_at = format!("2026-11-{day:02}T10:05:00Z");
+    h.device = Some(device(seed, size));
+    h
+}
+
+fn workload(size: u64) -> Workload {
+    Workload {
+        size,
+        data: DataPattern::Random,
+        direct: true,
+        interrupted: false,
+    }
 }
 
 /// A log-normal latency distribution around `median_ns` with a long tail, recorded into the same histogram and
-/// bands that runs use: returns the latency summary, the bands and the histogram as JSON.
-fn latency(rng: &mut Rng, commands: u64, median_ns: f64, failed: u64) -> (Value, Value, Value) {
+/// bands that runs use.
+fn latency(
+    rng: &mut Rng,
+    commands: u64,
+    median_ns: f64,
+    failed: u64,
+) -> (LatencySummary, Vec<BandCount>, HistogramOut) {
     let mut buckets = Vec::new();
     let mut weights = Vec::new();
     for group in 10..36u32 {
@@ -71,26 +113,68 @@ fn latency(rng: &mut Rng, commands: u64, median_ns: f64, failed: u64) -> (Value,
         bands.record_n(mid, c);
     }
     bands.record_failed_n(failed);
-    let json = |v: Result<Value, serde_json::Error>| v.expect("stats serialize to JSON");
-    (
-        json(serde_json::to_value(hist.summary())),
-        json(serde_json::to_value(bands.to_out())),
-        json(serde_json::to_value(hist.to_out())),
-    )
+    (hist.summary(), bands.to_out(), hist.to_out())
+}
+
+fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
+    ScanRecord {
+        header: header(kind, seed, size),
+        engine: EngineKind::IoUring,
+        reap: Reap::Sleep,
+        block_size: 65536,
+        queue_depth: 1,
+        offset: 0,
+        length: size,
+        slow_threshold_ns: 50_000_000,
+        dwell_ns: None,
+        interrupted: false,
+        covered: size,
+        bytes: 0,
+        commands: 0,
+        failed_commands: 0,
+        duration_ns: 0,
+        mb_per_s: RateSummary {
+            mean: 0.0,
+            min: 0.0,
+            max: 0.0,
+        },
+        zone_ratio: None,
+        curve: Vec::new(),
+        latency: Histogram::new().summary(),
+        submit_latency: Histogram::new().summary(),
+        bands: Vec::new(),
+        histogram: Histogram::new().to_out(),
+        slow: Vec::new(),
+        slow_total: 0,
+        failed: Vec::new(),
+        failed_total: 0,
+        series: Vec::new(),
+        regions: None,
+        write,
+        points: 1000,
+        interval_ns: 1_000_000_000,
+        device_lost: None,
+        resumed_from: None,
+        resume: None,
+        verify: None,
+    }
 }
 
 /// A full surface scan of a `size`-byte hard disk: `points` curve bins (rate falling from the outer to the inner
 /// tracks, with a few weak spots), `slow` slow commands, `failed` failed ones, one series entry per second.
-/// `rw` is `"read"` or `"write"`.
-pub fn scan(seed: u64, size: u64, points: usize, slow: usize, failed: usize, rw: &str) -> Value {
+pub fn scan(
+    seed: u64,
+    size: u64,
+    points: usize,
+    slow: usize,
+    failed: usize,
+    rw: Direction,
+) -> ScanRecord {
     let mut rng = Rng::new(seed);
     let block = 65536u64;
     let commands = size.div_ceil(block);
-    let (start_rate, end_rate) = if rw == "write" {
-        (190.0, 92.0)
-    } else {
-        (205.0, 98.0)
-    };
+    let write = rw == Direction::Write;
+    let (start_rate, end_rate) = if write { (190.0, 92.0) } else { (205.0, 98.0) };
     let bin = size / points as u64;
     let mut curve = Vec::with_capacity(points);
     let mut busy_ns = 0f64;
@@ -103,13 +187,15 @@ pub fn scan(seed: u64, size: u64, points: usize, slow: usize, failed: usize, rw:
         }
         busy_ns += bin as f64 / rate * 1e3;
         let min_ns = (block as f64 / rate * 1e3 * 0.8) as u64;
-        curve.push(json!({"offset": i as u64 * bin, "length": bin, "mb_per_s": (rate * 10.0).round() / 10.0,
-                          "min_ns": min_ns, "max_ns": min_ns * (3 + (rng.next() * 40.0) as u64)}));
+        curve.push(CurvePoint {
+            offset: i as u64 * bin,
+            length: bin,
+            mb_per_s: (rate * 10.0).round() / 10.0,
+            min_ns,
+            max_ns: min_ns * (3 + (rng.next() * 40.0) as u64),
+        });
     }
-    let rates: Vec<f64> = curve
-        .iter()
-        .map(|c| c["mb_per_s"].as_f64().unwrap_or(0.0))
-        .collect();
+    let rates: Vec<f64> = curve.iter().map(|c| c.mb_per_s).collect();
     let duration_ns = busy_ns as u64;
     let (summary, bands, histogram) = latency(
         &mut rng,
@@ -117,143 +203,252 @@ pub fn scan(seed: u64, size: u64, points: usize, slow: usize, failed: usize, rw:
         block as f64 / 150.0 * 1e3,
         failed as u64,
     );
-    let slow_list: Vec<Value> = (0..slow)
+    let slow_list: Vec<Event> = (0..slow)
         .map(|i| {
             let offset = (size / slow.max(1) as u64 * i as u64) / 4096 * 4096;
-            json!({"offset": offset, "lba": offset / 512, "latency_ns": 50_000_000 + (rng.next() * 4e8) as u64})
+            Event {
+                offset,
+                lba: offset / 512,
+                latency_ns: 50_000_000 + (rng.next() * 4e8) as u64,
+                errno: None,
+            }
         })
         .collect();
-    let failed_list: Vec<Value> = (0..failed)
+    let failed_list: Vec<Event> = (0..failed)
         .map(|i| {
             let offset = (size / 3 + i as u64 * 65536) / 4096 * 4096;
-            json!({"offset": offset, "lba": offset / 512, "latency_ns": 2_000_000_000u64, "errno": 5})
+            Event {
+                offset,
+                lba: offset / 512,
+                latency_ns: 2_000_000_000,
+                errno: Some(5),
+            }
         })
         .collect();
     let seconds = (duration_ns / 1_000_000_000).max(1);
-    let series: Vec<Value> = (1..=seconds)
+    let series: Vec<SeriesPoint> = (1..=seconds)
         .map(|s| {
             let r = rates[((s - 1) * points as u64 / seconds) as usize];
-            json!({"t_ns": s * 1_000_000_000, "bytes": (r * 1e6) as u64, "commands": (r * 1e6 / block as f64) as u64,
-                   "mb_per_s": r, "p99_ns": 900_000 + (rng.next() * 2e5) as u64})
+            SeriesPoint {
+                t_ns: s * 1_000_000_000,
+                bytes: (r * 1e6) as u64,
+                commands: (r * 1e6 / block as f64) as u64,
+                mb_per_s: r,
+                iops: r * 1e6 / block as f64,
+                p99_ns: 900_000 + (rng.next() * 2e5) as u64,
+            }
         })
         .collect();
     let n5 = (points / 20).max(1);
     let head: f64 = rates[..n5].iter().sum::<f64>() / n5 as f64;
     let tail: f64 = rates[points - n5..].iter().sum::<f64>() / n5 as f64;
-    let mut doc = common("scan", seed, size);
-    let extra = json!({
-        "rw": rw, "block_size": block, "queue_depth": 1, "offset": 0, "length": size,
-        "slow_threshold_ns": 50_000_000, "bytes": size - failed as u64 * block, "commands": commands,
-        "duration_ns": duration_ns,
-        "mb_per_s": {"mean": size as f64 / busy_ns * 1e3,
-                     "min": rates.iter().cloned().fold(f64::MAX, f64::min),
-                     "max": rates.iter().cloned().fold(0.0, f64::max)},
-        "zone_ratio": tail / head, "curve": curve, "latency": summary, "bands": bands, "histogram": histogram,
-        "slow": slow_list, "slow_total": slow, "failed": failed_list, "failed_total": failed, "series": series,
-    });
-    merge(&mut doc, extra);
-    doc
+    let mut r = scan_record(Kind::Scan, seed, size, write);
+    r.points = points;
+    r.bytes = size - failed as u64 * block;
+    r.commands = commands;
+    r.failed_commands = failed as u64;
+    r.duration_ns = duration_ns;
+    r.mb_per_s = RateSummary {
+        mean: size as f64 / busy_ns * 1e3,
+        min: rates.iter().cloned().fold(f64::MAX, f64::min),
+        max: rates.iter().cloned().fold(0.0, f64::max),
+    };
+    r.zone_ratio = Some(tail / head);
+    r.curve = curve;
+    r.latency = summary;
+    r.bands = bands;
+    r.histogram = histogram;
+    r.slow = slow_list;
+    r.slow_total = slow as u64;
+    r.failed = failed_list;
+    r.failed_total = failed as u64;
+    r.series = series;
+    r
 }
 
 /// A quick scan: `regions` regions spread over the device, a short read at each.
-pub fn quick_scan(seed: u64, size: u64, regions: usize) -> Value {
+pub fn quick_scan(seed: u64, size: u64, regions: usize) -> ScanRecord {
     let mut rng = Rng::new(seed);
-    let list: Vec<Value> = (0..regions)
+    let list: Vec<Region> = (0..regions)
         .map(|i| {
             let pos = i as f64 / regions as f64;
-            let rate = 200.0 - 100.0 * pos + rng.next() * 6.0;
-            json!({"index": i, "offset": size / regions as u64 * i as u64, "mb_per_s": rate,
-                   "first_ns": 4_000_000 + (rng.next() * 8e6) as u64})
+            Region {
+                index: i as u32,
+                offset: size / regions as u64 * i as u64,
+                bytes: 64 << 20,
+                mb_per_s: 200.0 - 100.0 * pos + rng.next() * 6.0,
+                first_ns: 4_000_000 + (rng.next() * 8e6) as u64,
+            }
         })
         .collect();
-    let (summary, bands, histogram) = latency(&mut rng, regions as u64 * 64, 400_000.0, 0);
-    let mut doc = common("quick_scan", seed, size);
-    merge(
-        &mut doc,
-        json!({"block_size": 65536, "queue_depth": 1, "offset": 0, "length": size, "regions": list,
-               "latency": summary, "bands": bands, "histogram": histogram, "slow": [], "slow_total": 0,
-               "failed": [], "failed_total": 0}),
-    );
-    doc
+    let commands = regions as u64 * 64;
+    let (summary, bands, histogram) = latency(&mut rng, commands, 400_000.0, 0);
+    let mut r = scan_record(Kind::QuickScan, seed, size, false);
+    let rates: Vec<f64> = list.iter().map(|r| r.mb_per_s).collect();
+    r.mb_per_s.mean = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
+    r.dwell_ns = Some(3_000_000_000);
+    r.commands = commands;
+    r.bytes = commands * 65536;
+    r.regions = Some(list);
+    r.latency = summary;
+    r.bands = bands;
+    r.histogram = histogram;
+    r
 }
 
 /// A CrystalDiskMark-style bench: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1, read and write.
-pub fn bench(seed: u64) -> Value {
+pub fn bench(seed: u64) -> BenchRecord {
     let mut rng = Rng::new(seed);
     let mut tests = Vec::new();
     for (name, bs, qd, base) in [
-        ("SEQ1M Q8T1", 1 << 20, 8, 3400.0),
+        ("SEQ1M Q8T1", 1u64 << 20, 8u32, 3400.0),
         ("SEQ1M Q1T1", 1 << 20, 1, 2100.0),
         ("RND4K Q32T1", 4096, 32, 650.0),
         ("RND4K Q1T1", 4096, 1, 70.0),
     ] {
-        for rw in ["read", "write"] {
-            let mb = base * if rw == "write" { 0.8 } else { 1.0 } * (0.95 + 0.1 * rng.next());
-            let (summary, _, _) = latency(
+        for rw in [Direction::Read, Direction::Write] {
+            let mb =
+                base * if rw == Direction::Write { 0.8 } else { 1.0 } * (0.95 + 0.1 * rng.next());
+            let (summary, _, histogram) = latency(
                 &mut rng,
                 100_000,
                 8e9 / mb * qd as f64 / 8.0 * bs as f64 / 1e6,
                 0,
             );
-            let runs: Vec<Value> = (0..5)
+            let runs: Vec<RunValues> = (0..5)
                 .map(|_| {
                     let m = mb * (0.97 + 0.06 * rng.next());
-                    json!({"mb_per_s": m, "iops": m * 1e6 / bs as f64})
+                    RunValues {
+                        mb_per_s: m,
+                        iops: m * 1e6 / bs as f64,
+                        duration_ns: 5_000_000_000,
+                        commands: (m * 5e6 / bs as f64) as u64,
+                        errors: 0,
+                        p50_ns: summary.percentiles_ns.get("50").copied().unwrap_or(0),
+                        p99_ns: summary.percentiles_ns.get("99").copied().unwrap_or(0),
+                        cpu_ns_per_command: 1500.0,
+                    }
                 })
                 .collect();
-            tests.push(json!({"name": name, "rw": rw, "block_size": bs, "queue_depth": qd, "threads": 1,
-                              "mb_per_s": mb, "iops": mb * 1e6 / bs as f64, "latency": summary, "runs": runs}));
+            tests.push(TestResult {
+                name: name.into(),
+                rw,
+                read_pct: None,
+                block_size: bs,
+                queue_depth: qd,
+                threads: 1,
+                engine: EngineKind::IoUring,
+                reap: Reap::Sleep,
+                mb_per_s: mb,
+                iops: mb * 1e6 / bs as f64,
+                mean_mb_per_s: mb,
+                stddev_mb_per_s: mb * 0.01,
+                mean_iops: mb * 1e6 / bs as f64,
+                latency: summary,
+                histogram: Some(histogram),
+                submit_latency: Histogram::new().summary(),
+                cpu_ns_per_command: 1500.0,
+                errors: 0,
+                runs,
+            });
         }
     }
-    let mut doc = common("bench", seed, 1 << 40);
-    merge(&mut doc, json!({"tests": tests}));
-    doc
+    BenchRecord {
+        header: header(Kind::Bench, seed, 1 << 40),
+        workload: workload(1 << 30),
+        profile: "default".into(),
+        runs: 5,
+        duration_ns: 5_000_000_000,
+        pause_ns: 0,
+        tests,
+    }
 }
 
 /// A queue-depth × threads sweep of RND4K reads.
-pub fn sweep(seed: u64) -> Value {
+pub fn sweep(seed: u64) -> SweepRecord {
     let mut rng = Rng::new(seed);
     let mut cells = Vec::new();
-    for threads in [1u64, 2, 4, 8] {
-        for qd in [1u64, 2, 4, 8, 16, 32, 64] {
+    for threads in [1u32, 2, 4, 8] {
+        for qd in [1u32, 2, 4, 8, 16, 32, 64] {
             let outstanding = (qd * threads) as f64;
             let iops =
                 14_000.0 * outstanding / (1.0 + outstanding / 40.0) * (0.95 + 0.1 * rng.next());
-            cells.push(json!({"queue_depth": qd, "threads": threads, "iops": iops, "mb_per_s": iops * 4096.0 / 1e6,
-                              "p99_ns": (outstanding / iops * 1e9 * 2.5) as u64}));
+            cells.push(SweepCell {
+                queue_depth: qd,
+                threads,
+                engine: EngineKind::IoUring,
+                reap: Reap::Sleep,
+                iops,
+                mb_per_s: iops * 4096.0 / 1e6,
+                p50_ns: (outstanding / iops * 1e9) as u64,
+                p99_ns: (outstanding / iops * 1e9 * 2.5) as u64,
+                errors: 0,
+            });
         }
     }
-    let mut doc = common("sweep", seed, 1 << 40);
-    merge(
-        &mut doc,
-        json!({"pattern": "RND4K", "rw": "read", "cells": cells, "queueing_gain": 8.4}),
-    );
-    doc
+    let best = cells
+        .iter()
+        .max_by(|a, b| a.iops.total_cmp(&b.iops))
+        .cloned();
+    SweepRecord {
+        header: header(Kind::Sweep, seed, 1 << 40),
+        workload: workload(1 << 30),
+        pattern: "RND4K".into(),
+        rw: Direction::Read,
+        block_size: 4096,
+        duration_ns: 3_000_000_000,
+        queueing_gain: Some(8.4),
+        best,
+        cells,
+    }
 }
 
-/// A sustained-write soak: SLC cache runs out after two minutes, `seconds` one-second samples.
-pub fn soak(seed: u64, seconds: u64) -> Value {
+/// A sustained-write soak: SLC cache runs out after a fifth of the run, `seconds` one-second samples.
+pub fn soak(seed: u64, seconds: u64) -> SoakRecord {
     let mut rng = Rng::new(seed);
     let step_at = seconds / 5;
-    let series: Vec<Value> = (1..=seconds)
+    let series: Vec<SeriesPoint> = (1..=seconds)
         .map(|s| {
             let base = if s <= step_at { 3100.0 } else { 980.0 };
             let mb = base * (0.96 + 0.08 * rng.next());
-            json!({"t_ns": s * 1_000_000_000, "mb_per_s": mb, "iops": mb, "p99_ns": (8e9 / mb * 30.0) as u64})
+            SeriesPoint {
+                t_ns: s * 1_000_000_000,
+                bytes: (mb * 1e6) as u64,
+                commands: mb as u64,
+                mb_per_s: mb,
+                iops: mb,
+                p99_ns: (8e9 / mb * 30.0) as u64,
+            }
         })
         .collect();
-    let mut doc = common("soak", seed, 1 << 40);
-    merge(
-        &mut doc,
-        json!({"test": "SEQ1M Q8T1", "series": series, "steady_mb_per_s": 980.0, "first_to_steady": 3100.0 / 980.0,
-               "steps": [{"t_ns": step_at * 1_000_000_000, "from_mb_per_s": 3100.0, "to_mb_per_s": 980.0}]}),
-    );
-    doc
-}
-
-fn merge(doc: &mut Value, extra: Value) {
-    if let (Value::Object(d), Value::Object(e)) = (doc, extra) {
-        d.extend(e);
+    let bytes: u64 = series.iter().map(|p| p.bytes).sum();
+    SoakRecord {
+        header: header(Kind::Soak, seed, 1 << 40),
+        workload: workload(1 << 30),
+        test: "SEQ1M Q8T1".into(),
+        rw: Direction::Write,
+        block_size: 1 << 20,
+        queue_depth: 8,
+        threads: 1,
+        engine: EngineKind::IoUring,
+        reap: Reap::Sleep,
+        duration_ns: seconds * 1_000_000_000,
+        interval_ns: 1_000_000_000,
+        bytes,
+        commands: bytes >> 20,
+        errors: 0,
+        mb_per_s: bytes as f64 / seconds as f64 / 1e6,
+        iops: (bytes >> 20) as f64 / seconds as f64,
+        latency: Histogram::new().summary(),
+        series,
+        steady_mb_per_s: 980.0,
+        first_to_steady: Some(3100.0 / 980.0),
+        steps: vec![Step {
+            t_ns: step_at * 1_000_000_000,
+            from_mb_per_s: 3100.0,
+            to_mb_per_s: 980.0,
+            change: 980.0 / 3100.0 - 1.0,
+        }],
     }
 }
 
@@ -263,22 +458,17 @@ mod tests {
 
     #[test]
     fn scan_is_consistent() {
-        let d = scan(1, 4 << 40, 1000, 100, 3, "read");
-        assert_eq!(d["curve"].as_array().unwrap().len(), 1000);
-        let bands: u64 = d["bands"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["count"].as_u64().unwrap())
-            .sum();
-        assert_eq!(bands, d["commands"].as_u64().unwrap());
-        let hist: u64 = d["histogram"]["buckets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["count"].as_u64().unwrap())
-            .sum();
-        assert_eq!(hist + 3, d["commands"].as_u64().unwrap());
-        assert_eq!(d["slow"].as_array().unwrap().len(), 100);
+        let d = scan(1, 4 << 40, 1000, 100, 3, Direction::Read);
+        assert_eq!(d.curve.len(), 1000);
+        let bands: u64 = d.bands.iter().map(|b| b.count).sum();
+        assert_eq!(bands, d.commands);
+        let hist: u64 = d.histogram.buckets.iter().map(|b| b.count).sum();
+        assert_eq!(hist + 3, d.commands);
+        assert_eq!(d.slow.len(), 100);
+        // A sample reads back through its document as the same kind of record.
+        let doc = drivescope_record::Document::from(d);
+        let back = drivescope_record::Document::from_value(doc.to_value()).unwrap();
+        assert!(matches!(back, drivescope_record::Document::Scan(_)));
+        assert_eq!(back.to_value(), doc.to_value());
     }
 }

@@ -2,6 +2,7 @@
 //! console messages, every chart is in the DOM with exactly as many data marks as the runs have points, and a
 //! screenshot is not blank. Without Chromium this test FAILS: CI must install it.
 
+use drivescope_record::{Direction, Document};
 use drivescope_report::{page, sample, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -130,15 +131,15 @@ fn len(doc: &Value, path: &[&str]) -> usize {
 }
 
 fn runs() -> Vec<Run> {
-    let docs = vec![
-        sample::scan(1, 1 << 40, 1000, 200, 3, "read"),
-        sample::scan(1, 1 << 40, 1000, 20, 0, "write"),
-        sample::scan(2, 1 << 40, 1000, 5, 0, "read"),
-        sample::quick_scan(3, 1 << 40, 256),
-        sample::bench(4),
-        sample::bench(5),
-        sample::sweep(6),
-        sample::soak(7, 600),
+    let docs: Vec<Document> = vec![
+        sample::scan(1, 1 << 40, 1000, 200, 3, Direction::Read).into(),
+        sample::scan(1, 1 << 40, 1000, 20, 0, Direction::Write).into(),
+        sample::scan(2, 1 << 40, 1000, 5, 0, Direction::Read).into(),
+        sample::quick_scan(3, 1 << 40, 256).into(),
+        sample::bench(4).into(),
+        sample::bench(5).into(),
+        sample::sweep(6).into(),
+        sample::soak(7, 600).into(),
     ];
     docs.into_iter()
         .enumerate()
@@ -150,13 +151,15 @@ fn runs() -> Vec<Run> {
 fn expected(runs: &[Run]) -> Vec<(String, usize)> {
     let mut e = vec![(
         "chart-curve".to_string(),
-        runs.iter().map(|r| len(&r.doc, &["curve"])).sum(),
+        runs.iter()
+            .map(|r| len(&r.doc.to_value(), &["curve"]))
+            .sum(),
     )];
     e.push((
         "chart-bench".into(),
         runs.iter()
             .filter(|r| r.kind() == "bench")
-            .map(|r| len(&r.doc, &["tests"]))
+            .map(|r| len(&r.doc.to_value(), &["tests"]))
             .sum(),
     ));
     for r in runs {
@@ -166,12 +169,18 @@ fn expected(runs: &[Run]) -> Vec<(String, usize)> {
             ("histogram", &["histogram", "buckets"]),
             ("sweep", &["cells"]),
         ] {
-            if len(&r.doc, path) > 0 {
-                e.push((format!("chart-{chart}-run{id}"), len(&r.doc, path)));
+            if len(&r.doc.to_value(), path) > 0 {
+                e.push((
+                    format!("chart-{chart}-run{id}"),
+                    len(&r.doc.to_value(), path),
+                ));
             }
         }
         if r.kind() == "soak" {
-            e.push((format!("chart-series-run{id}"), len(&r.doc, &["series"])));
+            e.push((
+                format!("chart-series-run{id}"),
+                len(&r.doc.to_value(), &["series"]),
+            ));
         }
     }
     e.sort();

@@ -1,11 +1,15 @@
 //! PNG charts: rendered from the same SVG with the embedded font, not blank, text drawn.
 
+use drivescope_record::Direction;
 use drivescope_report::{charts, png, sample, Run};
 
 #[test]
 fn every_chart_renders_to_a_non_blank_png() {
     let runs = vec![
-        Run::new(Some(1), sample::scan(1, 1 << 40, 1000, 10, 1, "read")),
+        Run::new(
+            Some(1),
+            sample::scan(1, 1 << 40, 1000, 10, 1, Direction::Read),
+        ),
         Run::new(Some(2), sample::quick_scan(2, 1 << 40, 256)),
         Run::new(Some(3), sample::sweep(3)),
         Run::new(Some(4), sample::soak(4, 300)),

@@ -2,6 +2,8 @@
 //! missing ones in one transaction each. Never edit a migration that has shipped: add a new one.
 
 use crate::error::{Error, Result};
+use crate::identity::Identity;
+use drivescope_record::Document;
 use rusqlite::Connection;
 
 /// Each entry upgrades the store from version `index` to `index + 1`.
@@ -48,7 +50,15 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX runs_started ON runs(started_at);
     CREATE INDEX runs_serial ON runs(device_serial);
     "#,
+    // 3: the device's kernel name; the device columns of every stored run are copied again from its document
+    //    (see `recopy_devices`): earlier versions looked for them where run documents never had them.
+    r#"
+    ALTER TABLE runs ADD COLUMN device_name TEXT;
+    "#,
 ];
+
+/// After this many migrations, the identity columns are copied again from every stored document.
+const RECOPY_AFTER: usize = 3;
 
 /// The schema version this code writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -68,9 +78,35 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
         let now: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if now == index as i64 {
             tx.execute_batch(sql)?;
+            if index + 1 == RECOPY_AFTER {
+                recopy_identities(&tx)?;
+            }
             tx.pragma_update(None, "user_version", index as i64 + 1)?;
         }
         tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Copies the identity columns of every stored run from its document again. A document that cannot be read
+/// keeps the columns it has.
+fn recopy_identities(conn: &Connection) -> Result<()> {
+    let mut stmt = conn.prepare("SELECT run_id, encoding, body FROM run_documents")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Vec<u8>>(2)?,
+        ))
+    })?;
+    for row in rows {
+        let (run, encoding, body) = row?;
+        let Ok(json) = crate::query::decode(run, &encoding, body) else {
+            continue;
+        };
+        if let Ok(doc) = Document::from_value(json) {
+            crate::save::write_identity(conn, run, &Identity::of(&doc))?;
+        }
     }
     Ok(())
 }

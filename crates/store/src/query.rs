@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::{RunId, Store};
+use drivescope_record::Document;
 use rusqlite::types::Value as Sql;
 use rusqlite::OptionalExtension;
 use serde_json::Value;
@@ -9,7 +10,7 @@ use serde_json::Value;
 /// Which runs `list` returns. Empty fields match everything.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {
-    /// Substring (case-insensitive) of the device model, serial or target path.
+    /// Substring (case-insensitive) of the device model, serial, kernel name or target path.
     pub device: Option<String>,
     /// Exact kind: `scan`, `quick_scan`, `bench`, `sweep`, `soak`, ...
     pub kind: Option<String>,
@@ -38,14 +39,30 @@ pub struct RunInfo {
     pub device_firmware: Option<String>,
     pub device_capacity: Option<i64>,
     pub device_transport: Option<String>,
+    /// Kernel name of the device (`sda`, `loop3`).
+    pub device_name: Option<String>,
     pub saved_at: String,
     /// Size of the document as JSON, before any compression.
     pub json_bytes: i64,
 }
 
+impl RunInfo {
+    /// The device columns as the record's device summary.
+    pub fn device(&self) -> drivescope_record::DeviceSummary {
+        drivescope_record::DeviceSummary {
+            name: self.device_name.clone(),
+            model: self.device_model.clone(),
+            serial: self.device_serial.clone(),
+            firmware: self.device_firmware.clone(),
+            capacity: self.device_capacity.map(|c| c as u64),
+            transport: self.device_transport.clone(),
+        }
+    }
+}
+
 const INFO_COLUMNS: &str = "r.id, r.kind, r.started_at, r.ended_at, r.host, r.tool_version, r.target_path,
     r.target_type, r.target_size, r.device_model, r.device_serial, r.device_firmware, r.device_capacity,
-    r.device_transport, r.saved_at, d.json_bytes";
+    r.device_transport, r.saved_at, d.json_bytes, r.device_name";
 
 fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
     Ok(RunInfo {
@@ -65,12 +82,30 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
         device_transport: r.get(13)?,
         saved_at: r.get(14)?,
         json_bytes: r.get(15)?,
+        device_name: r.get(16)?,
     })
 }
 
+/// A stored body back to JSON.
+pub(crate) fn decode(run: i64, encoding: &str, body: Vec<u8>) -> Result<Value> {
+    let json = match encoding {
+        "json" => body,
+        "json+deflate" => miniz_oxide::inflate::decompress_to_vec(&body)
+            .map_err(|e| Error::Corrupt(run, format!("deflate: {e:?}")))?,
+        other => return Err(Error::Corrupt(run, format!("unknown encoding {other:?}"))),
+    };
+    serde_json::from_slice(&json).map_err(|e| Error::Corrupt(run, e.to_string()))
+}
+
 impl Store {
-    /// The document of run `id`, exactly as it was saved.
-    pub fn get(&self, id: RunId) -> Result<Value> {
+    /// The record of run `id` (a kind this version does not know reads as [`Document::Unknown`]).
+    pub fn get(&self, id: RunId) -> Result<Document> {
+        let doc = self.get_json(id)?;
+        Document::from_value(doc).map_err(|e| Error::Corrupt(id.0, e.to_string()))
+    }
+
+    /// The document of run `id` as JSON, exactly as it was saved.
+    pub fn get_json(&self, id: RunId) -> Result<Value> {
         let row: Option<(String, Vec<u8>)> = self
             .conn
             .query_row(
@@ -80,13 +115,7 @@ impl Store {
             )
             .optional()?;
         let (encoding, body) = row.ok_or(Error::NotFound(id.0))?;
-        let json = match encoding.as_str() {
-            "json" => body,
-            "json+deflate" => miniz_oxide::inflate::decompress_to_vec(&body)
-                .map_err(|e| Error::Corrupt(id.0, format!("deflate: {e:?}")))?,
-            other => return Err(Error::Corrupt(id.0, format!("unknown encoding {other:?}"))),
-        };
-        serde_json::from_slice(&json).map_err(|e| Error::Corrupt(id.0, e.to_string()))
+        decode(id.0, &encoding, body)
     }
 
     /// The identity of run `id`.
@@ -109,7 +138,7 @@ impl Store {
             let n = args.len();
             sql += &format!(
                 " AND (lower(coalesce(r.device_model,'')) LIKE ?{n} OR lower(coalesce(r.device_serial,'')) LIKE ?{n}
-                   OR lower(coalesce(r.target_path,'')) LIKE ?{n})"
+                   OR lower(coalesce(r.device_name,'')) LIKE ?{n} OR lower(coalesce(r.target_path,'')) LIKE ?{n})"
             );
         }
         if let Some(kind) = filter.kind.as_deref().filter(|s| !s.is_empty()) {

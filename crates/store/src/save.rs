@@ -3,52 +3,75 @@
 use crate::error::Result;
 use crate::identity::Identity;
 use crate::{RunId, Store};
+use drivescope_record::Document;
 use rusqlite::params;
-use serde_json::Value;
 
 /// Documents smaller than this are stored as plain JSON text (readable with the sqlite3 shell); larger ones
 /// are deflated, which keeps a run with a long time series or full slow/failed lists small.
 const COMPRESS_FROM: usize = 16 * 1024;
 
+/// The stored form of a document: its encoding name and body.
+pub(crate) fn encode(json: &[u8]) -> (&'static str, Vec<u8>) {
+    if json.len() >= COMPRESS_FROM {
+        (
+            "json+deflate",
+            miniz_oxide::deflate::compress_to_vec(json, 6),
+        )
+    } else {
+        ("json", json.to_vec())
+    }
+}
+
+/// Writes the identity columns of run `run` (the row must exist).
+pub(crate) fn write_identity(
+    conn: &rusqlite::Connection,
+    run: i64,
+    id: &Identity,
+) -> rusqlite::Result<()> {
+    let d = &id.device;
+    conn.execute(
+        "UPDATE runs SET kind = ?2, schema = ?3, started_at = ?4, ended_at = ?5, host = ?6, tool_version = ?7,
+            target_path = ?8, target_type = ?9, target_size = ?10, device_model = ?11, device_serial = ?12,
+            device_firmware = ?13, device_capacity = ?14, device_transport = ?15, device_name = ?16
+         WHERE id = ?1",
+        params![
+            run,
+            id.kind,
+            id.schema,
+            id.started_at,
+            id.ended_at,
+            id.host,
+            id.tool_version,
+            id.target_path,
+            id.target_type,
+            id.target_size,
+            d.model,
+            d.serial,
+            d.firmware,
+            d.capacity.map(|c| c.min(i64::MAX as u64) as i64),
+            d.transport,
+            d.name
+        ],
+    )?;
+    Ok(())
+}
+
 impl Store {
-    /// Saves one run document (`"schema": "drivescope/1"`, with a `kind`) and returns its number. The run is
-    /// written in a single transaction: after a crash it is either all there or not there at all.
-    pub fn save(&mut self, doc: &Value) -> Result<RunId> {
-        let id = Identity::of(doc)?;
-        let json = serde_json::to_vec(doc).expect("a serde_json::Value always serializes");
-        let (encoding, body) = if json.len() >= COMPRESS_FROM {
-            (
-                "json+deflate",
-                miniz_oxide::deflate::compress_to_vec(&json, 6),
-            )
-        } else {
-            ("json", json.clone())
-        };
+    /// Saves one run record and returns its number. The run is written in a single transaction: after a crash
+    /// it is either all there or not there at all.
+    pub fn save(&mut self, doc: &Document) -> Result<RunId> {
+        let id = Identity::of(doc);
+        let json = serde_json::to_vec(doc).expect("records always serialize");
+        let (encoding, body) = encode(&json);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute(
-            "INSERT INTO runs (kind, schema, started_at, ended_at, host, tool_version, target_path, target_type,
-                target_size, device_model, device_serial, device_firmware, device_capacity, device_transport)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            params![
-                id.kind,
-                id.schema,
-                id.started_at,
-                id.ended_at,
-                id.host,
-                id.tool_version,
-                id.target_path,
-                id.target_type,
-                id.target_size,
-                id.device_model,
-                id.device_serial,
-                id.device_firmware,
-                id.device_capacity,
-                id.device_transport
-            ],
+            "INSERT INTO runs (kind, schema) VALUES (?1, ?2)",
+            params![id.kind, id.schema],
         )?;
         let run = tx.last_insert_rowid();
+        write_identity(&tx, run, &id)?;
         tx.execute(
             "INSERT INTO run_documents (run_id, encoding, json_bytes, body) VALUES (?1, ?2, ?3, ?4)",
             params![run, encoding, json.len() as i64, body],

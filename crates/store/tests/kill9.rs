@@ -3,6 +3,7 @@
 //! The test runs itself as the child: with `DRIVESCOPE_KILL9_STORE` set, `child_saves_forever` saves runs in a
 //! loop and prints `saved ID SEQ` after each commit; the parent kills it with SIGKILL at varying moments.
 
+use drivescope_record::{Direction, Document};
 use drivescope_report::sample;
 use drivescope_store::{ListFilter, RunId, Store};
 use std::io::{BufRead, BufReader};
@@ -11,11 +12,24 @@ use std::time::Duration;
 
 const ENV: &str = "DRIVESCOPE_KILL9_STORE";
 
-fn doc(seq: u64) -> serde_json::Value {
+/// Run `seq` of the child: a scan record whose host names its sequence number.
+fn doc(seq: u64) -> Document {
     // Large enough that a save takes milliseconds, so kills land inside saves.
-    let mut d = sample::scan(seq, 1 << 36, 1000, 3000, 100, "read");
-    d["seq"] = seq.into();
-    d
+    let mut d = sample::scan(seq, 1 << 36, 1000, 3000, 100, Direction::Read);
+    d.header.host = format!("seq-{seq}");
+    d.into()
+}
+
+fn seq_of(d: &Document) -> u64 {
+    let host = &d.header().expect("a run").host;
+    host.strip_prefix("seq-").unwrap().parse().unwrap()
+}
+
+fn curve_len(d: &Document) -> usize {
+    match d {
+        Document::Scan(s) => s.curve.len(),
+        _ => 0,
+    }
 }
 
 #[test]
@@ -78,24 +92,27 @@ fn kill_9_during_save_keeps_every_earlier_run() {
         let listed = store.list(&ListFilter::default()).unwrap();
         for (id, seq) in &confirmed {
             let d = store.get(RunId(*id)).expect("every confirmed run is kept");
-            assert_eq!(d["seq"].as_u64(), Some(*seq));
-            let want = expected.entry(*seq).or_insert_with(|| doc(*seq));
-            assert!(d == *want, "run {id} differs from what was saved");
+            assert_eq!(seq_of(&d), *seq);
+            let want = expected.entry(*seq).or_insert_with(|| doc(*seq).to_value());
+            assert!(
+                d.to_value() == *want,
+                "run {id} differs from what was saved"
+            );
         }
         // Runs committed but not yet reported (killed between commit and print) are whole too.
         for info in &listed {
             let d = store.get(info.id).expect("no half run is listed");
-            assert_eq!(d["curve"].as_array().map(Vec::len), Some(1000));
+            assert_eq!(curve_len(&d), 1000);
             let want = expected
-                .entry(d["seq"].as_u64().unwrap())
-                .or_insert_with(|| doc(d["seq"].as_u64().unwrap()));
-            assert!(d == *want, "run {} differs", info.id);
+                .entry(seq_of(&d))
+                .or_insert_with(|| doc(seq_of(&d)).to_value());
+            assert!(d.to_value() == *want, "run {} differs", info.id);
         }
         assert!(listed.len() >= confirmed.len() && listed.len() <= confirmed.len() + 1);
         // Continue numbering from what is stored, as the child does.
         confirmed = listed
             .iter()
-            .map(|i| (i.id.0, store.get(i.id).unwrap()["seq"].as_u64().unwrap()))
+            .map(|i| (i.id.0, seq_of(&store.get(i.id).unwrap())))
             .collect();
     }
     let _ = std::fs::remove_dir_all(&dir);

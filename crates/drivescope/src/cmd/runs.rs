@@ -46,7 +46,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
                     "id": r.id.0, "kind": r.kind, "started_at": r.started_at, "ended_at": r.ended_at,
                     "host": r.host, "tool_version": r.tool_version, "target": r.target_path,
                     "device": {"model": r.device_model, "serial": r.device_serial, "firmware": r.device_firmware,
-                               "capacity": r.device_capacity, "transport": r.device_transport},
+                               "capacity": r.device_capacity, "transport": r.device_transport, "name": r.device_name},
                 })
             })
             .collect();
@@ -62,12 +62,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         "run", "kind", "started", "device", "target"
     );
     for r in &runs {
-        let device = match (&r.device_model, &r.device_serial) {
-            (Some(m), Some(s)) => format!("{m} ({s})"),
-            (Some(m), None) => m.clone(),
-            (None, Some(s)) => s.clone(),
-            (None, None) => "-".into(),
-        };
+        let device = r.device().label().unwrap_or_else(|| "-".into());
         let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         println!(
             "{:>5}  {:<10}  {:<20}  {:<36}  {:<16}  {}",

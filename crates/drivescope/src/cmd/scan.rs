@@ -205,7 +205,11 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         summary::print_scan(&rec, &mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    match args.store.save(&serde_json::to_value(&rec)?) {
+    let doc = drivescope_record::Document::from(rec);
+    let drivescope_record::Document::Scan(rec) = &doc else {
+        unreachable!("a scan record is a scan document")
+    };
+    match args.store.save(&doc) {
         Ok(Some(id)) if rec.interrupted && rec.resume.is_some() => {
             eprintln!("drivescope: continue it with `drivescope scan --resume {id}`")
         }
@@ -249,8 +253,10 @@ fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::Scan
     let store = args.store.open_store()?;
     let id = super::store_opts::resolve(&store, run)?;
     let doc = store.get(id)?;
-    let rec: scan::ScanRecord = serde_json::from_value(doc)
-        .map_err(|_| anyhow::anyhow!("run {} is not a scan; only scans can be resumed", id.0))?;
+    let drivescope_record::Document::Scan(rec) = doc else {
+        anyhow::bail!("run {} is not a scan; only scans can be resumed", id.0);
+    };
+    let rec = *rec;
     if !rec.interrupted || rec.resume.is_none() {
         anyhow::bail!(
             "run {} {}; nothing to resume",

@@ -2,8 +2,7 @@
 
 use super::store_opts::{load, StorePath};
 use crate::tables;
-use drivescope_core::bench::{BenchRecord, SoakRecord, SweepRecord};
-use drivescope_core::scan::ScanRecord;
+use drivescope_record::Document;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -26,21 +25,12 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
     }
     // Each kind prints with its command's own summary; documents it cannot read, generically.
     let mut out = std::io::stdout();
-    let doc = run.doc.clone();
-    let printed = match run.kind() {
-        "scan" | "quick_scan" => serde_json::from_value::<ScanRecord>(doc)
-            .ok()
-            .map(|r| crate::summary::print_scan(&r, &mut out)),
-        "bench" => serde_json::from_value::<BenchRecord>(doc)
-            .ok()
-            .map(|r| tables::print_bench(&r, &mut out)),
-        "sweep" => serde_json::from_value::<SweepRecord>(doc)
-            .ok()
-            .map(|r| tables::print_sweep(&r, &mut out)),
-        "soak" => serde_json::from_value::<SoakRecord>(doc)
-            .ok()
-            .map(|r| tables::print_soak(&r, &mut out)),
-        _ => None,
+    let printed = match &run.doc {
+        Document::Scan(r) => Some(crate::summary::print_scan(r, &mut out)),
+        Document::Bench(r) => Some(tables::print_bench(r, &mut out)),
+        Document::Sweep(r) => Some(tables::print_sweep(r, &mut out)),
+        Document::Soak(r) => Some(tables::print_soak(r, &mut out)),
+        Document::Info(_) | Document::Unknown { .. } => None,
     };
     match printed {
         Some(result) => {

@@ -35,7 +35,7 @@ impl StoreOpts {
     }
 
     /// Saves `doc` unless `--no-store`; prints `saved as run N` to stderr and returns N.
-    pub fn save(&self, doc: &serde_json::Value) -> anyhow::Result<Option<i64>> {
+    pub fn save(&self, doc: &drivescope_record::Document) -> anyhow::Result<Option<i64>> {
         if self.no_store {
             return Ok(None);
         }

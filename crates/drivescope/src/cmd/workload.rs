@@ -216,7 +216,7 @@ pub fn parse_list(s: &str) -> Result<Grid, String> {
 
 /// Print a finished record (table on stdout, or on stderr with the JSON document on stdout),
 /// then save it in the store. The exit code says whether the run was interrupted.
-pub fn output<T: serde::Serialize>(
+pub fn output<T: serde::Serialize + Clone + Into<drivescope_record::Document>>(
     rec: &T,
     w: &WorkloadArgs,
     interrupted: bool,
@@ -230,7 +230,7 @@ pub fn output<T: serde::Serialize>(
         print(rec, &mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    if let Err(e) = w.store.save(&serde_json::to_value(rec)?) {
+    if let Err(e) = w.store.save(&rec.clone().into()) {
         eprintln!("drivescope: warning: {e:#}");
     }
     Ok(if interrupted {

@@ -1,32 +1,28 @@
 //! Bench results as grouped bars: one group per test (name and read/write), one bar per run.
 
 use super::{style, Chart};
-use crate::doc::{num_at, str_at, Run};
+use crate::doc::Run;
 use crate::svg::axis::{label, Scale};
 use crate::svg::frame::{self, Axes, Entry, Layout};
 use crate::svg::n;
+use drivescope_record::{BenchRecord, Document, TestResult};
 
 pub fn chart(runs: &[Run]) -> Option<Chart> {
-    let benches: Vec<(usize, &Run)> = runs
+    let benches: Vec<(usize, &Run, &BenchRecord)> = runs
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.kind() == "bench" && !r.array("tests").is_empty())
+        .filter_map(|(i, r)| match &r.doc {
+            Document::Bench(b) if !b.tests.is_empty() => Some((i, r, b.as_ref())),
+            _ => None,
+        })
         .collect();
     if benches.is_empty() {
         return None;
     }
-    let name = |t: &serde_json::Value| {
-        format!(
-            "{} {}",
-            str_at(t, &["name"]).unwrap_or("?"),
-            str_at(t, &["rw"]).unwrap_or("")
-        )
-        .trim()
-        .to_string()
-    };
+    let name = |t: &TestResult| format!("{} {}", t.name, t.rw);
     let mut groups: Vec<String> = Vec::new();
-    for (_, r) in &benches {
-        for t in r.array("tests") {
+    for (_, _, b) in &benches {
+        for t in &b.tests {
             let g = name(t);
             if !groups.contains(&g) {
                 groups.push(g);
@@ -35,11 +31,7 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
     }
     let max = benches
         .iter()
-        .flat_map(|(_, r)| {
-            r.array("tests")
-                .iter()
-                .filter_map(|t| num_at(t, &["mb_per_s"]))
-        })
+        .flat_map(|(_, _, b)| b.tests.iter().map(|t| t.mb_per_s))
         .fold(0.0, f64::max);
     let layout = Layout::new(benches.len());
     let y = Scale::linear(0.0, max * 1.05, layout.bottom, layout.top);
@@ -80,14 +72,12 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
             gname,
         );
     }
-    for (k, (i, run)) in benches.iter().enumerate() {
+    for (k, (i, run, b)) in benches.iter().enumerate() {
         let (color, _) = style(run, *i);
         s.open("g", &[("fill", color.to_string())]);
-        for t in run.array("tests") {
-            let (Some(g), Some(v)) = (
-                groups.iter().position(|g| *g == name(t)),
-                num_at(t, &["mb_per_s"]),
-            ) else {
+        for t in &b.tests {
+            let v = t.mb_per_s;
+            let Some(g) = groups.iter().position(|g| *g == name(t)) else {
                 continue;
             };
             let x0 = layout.left + slot * g as f64 + slot * 0.1 + bar * k as f64;

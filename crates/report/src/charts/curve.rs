@@ -2,9 +2,10 @@
 //! overlaid for comparison).
 
 use super::{position_unit, style, Chart};
-use crate::doc::{num_at, Run};
+use crate::doc::Run;
 use crate::svg::axis::{label, Scale};
 use crate::svg::frame::{self, Axes, Entry, Layout};
+use drivescope_record::Document;
 
 /// A run's index, the run, and its (position, MB/s) points.
 type Curve<'a> = (usize, &'a Run, Vec<(f64, f64)>);
@@ -14,13 +15,13 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         .iter()
         .enumerate()
         .filter_map(|(i, r)| {
-            let pts: Vec<(f64, f64)> = r
-                .array("curve")
+            let Document::Scan(s) = &r.doc else {
+                return None;
+            };
+            let pts: Vec<(f64, f64)> = s
+                .curve
                 .iter()
-                .filter_map(|c| {
-                    let mid = num_at(c, &["offset"])? + num_at(c, &["length"]).unwrap_or(0.0) / 2.0;
-                    Some((mid, num_at(c, &["mb_per_s"])?))
-                })
+                .map(|c| (c.offset as f64 + c.length as f64 / 2.0, c.mb_per_s))
                 .collect();
             (!pts.is_empty()).then_some((i, r, pts))
         })
@@ -32,10 +33,10 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         .iter()
         .flat_map(|c| c.2.iter().map(|p| p.0))
         .fold(0.0, f64::max);
-    let ends = runs
-        .iter()
-        .filter_map(|r| num_at(&r.doc, &["offset"]).zip(num_at(&r.doc, &["length"])))
-        .map(|(o, l)| o + l);
+    let ends = runs.iter().filter_map(|r| match &r.doc {
+        Document::Scan(s) => Some(s.offset as f64 + s.length as f64),
+        _ => None,
+    });
     let max_pos = ends.fold(max_pos, f64::max);
     let max_rate = curves
         .iter()

@@ -1,26 +1,23 @@
 //! The response-time histogram on a log time axis, with the tester's bands (<1 ms … ≥500 ms) shaded.
 
 use super::{slug, style, Chart};
-use crate::doc::{num_at, str_at, Run};
+use crate::doc::Run;
 use crate::format::{duration, duration_tick, thousands};
 use crate::svg::axis::Scale;
 use crate::svg::frame::{self, Axes, Layout};
 use crate::svg::n;
+use drivescope_record::Document;
+use drivescope_stats::{BandCount, HistogramOut};
 
 pub fn chart(run: &Run, i: usize) -> Option<Chart> {
-    let buckets: Vec<(f64, f64, f64)> = run
-        .doc
-        .get("histogram")
-        .and_then(|h| h.get("buckets"))
-        .and_then(|b| b.as_array())?
+    let (histogram, bands): (&HistogramOut, &[BandCount]) = match &run.doc {
+        Document::Scan(s) => (&s.histogram, &s.bands),
+        _ => return None,
+    };
+    let buckets: Vec<(f64, f64, f64)> = histogram
+        .buckets
         .iter()
-        .filter_map(|b| {
-            Some((
-                num_at(b, &["low_ns"])?.max(1.0),
-                num_at(b, &["high_ns"])?,
-                num_at(b, &["count"])?,
-            ))
-        })
+        .map(|b| ((b.low_ns as f64).max(1.0), b.high_ns as f64, b.count as f64))
         .collect();
     if buckets.is_empty() {
         return None;
@@ -52,12 +49,11 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         },
     );
     // Bands: shade every other band and label it with its share of the commands.
-    let bands = run.array("bands");
-    let total: f64 = bands.iter().filter_map(|b| num_at(b, &["count"])).sum();
+    let total: f64 = bands.iter().map(|b| b.count as f64).sum();
     let mut prev = x.lo;
     for (bi, b) in bands.iter().enumerate() {
-        let label = str_at(b, &["label"]).unwrap_or("");
-        let upper = num_at(b, &["upper_ns"]);
+        let label = b.label.as_str();
+        let upper = b.upper_ns.map(|u| u as f64);
         if label == "failed" {
             continue;
         }
@@ -79,7 +75,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
             s.leaf("rect", &a, None);
         }
         if x1 - x0 > 30.0 {
-            let count = num_at(b, &["count"]).unwrap_or(0.0);
+            let count = b.count as f64;
             let share = if total > 0.0 {
                 count / total * 100.0
             } else {
@@ -132,8 +128,8 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     s.close("g");
     if let Some(failed) = bands
         .iter()
-        .find(|b| str_at(b, &["label"]) == Some("failed"))
-        .and_then(|b| num_at(b, &["count"]))
+        .find(|b| b.label == "failed")
+        .map(|b| b.count as f64)
     {
         s.text(
             layout.right - 6.0,

@@ -48,7 +48,10 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
 /// The colour of the `i`-th run, and whether its lines are dashed (writes are, so read and write of one device
 /// stay apart in grey print).
 pub(crate) fn style(run: &Run, i: usize) -> (&'static str, bool) {
-    (PALETTE[i % PALETTE.len()], run.rw() == "write")
+    (
+        PALETTE[i % PALETTE.len()],
+        run.direction() == drivescope_record::Direction::Write,
+    )
 }
 
 /// A file- and id-safe slug for a run.

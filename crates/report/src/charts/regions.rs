@@ -1,28 +1,27 @@
 //! The quick scan: one bar per region, transfer rate by position.
 
 use super::{position_unit, slug, style, Chart};
-use crate::doc::{num_at, Run};
+use crate::doc::Run;
 use crate::format::duration;
 use crate::svg::axis::{label, Scale};
 use crate::svg::frame::{self, Axes, Layout};
 use crate::svg::n;
+use drivescope_record::Document;
 
 pub fn chart(run: &Run, i: usize) -> Option<Chart> {
-    let regions: Vec<(f64, f64, Option<f64>)> = run
-        .array("regions")
+    let Document::Scan(scan) = &run.doc else {
+        return None;
+    };
+    let regions: Vec<(f64, f64, Option<f64>)> = scan
+        .regions
         .iter()
-        .filter_map(|r| {
-            Some((
-                num_at(r, &["offset"])?,
-                num_at(r, &["mb_per_s"])?,
-                num_at(r, &["first_ns"]),
-            ))
-        })
+        .flatten()
+        .map(|r| (r.offset as f64, r.mb_per_s, Some(r.first_ns as f64)))
         .collect();
     if regions.is_empty() {
         return None;
     }
-    let size = num_at(&run.doc, &["length"]).or(num_at(&run.doc, &["target", "size"]));
+    let size = Some(scan.length as f64).filter(|l| *l > 0.0);
     let last = regions.iter().map(|r| r.0).fold(0.0, f64::max);
     let end = size.unwrap_or(0.0).max(last + last / regions.len() as f64);
     let layout = Layout::new(0);

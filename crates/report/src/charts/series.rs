@@ -1,18 +1,19 @@
 //! A soak's time series: transfer rate over time, with the detected steps marked.
 
 use super::{slug, style, Chart};
-use crate::doc::{num_at, str_at, Run};
+use crate::doc::Run;
 use crate::svg::axis::{label, Scale};
 use crate::svg::frame::{self, Axes, Entry, Layout};
+use drivescope_record::Document;
 
 pub fn chart(run: &Run, i: usize) -> Option<Chart> {
-    if run.kind() != "soak" {
+    let Document::Soak(soak) = &run.doc else {
         return None;
-    }
-    let pts: Vec<(f64, f64)> = run
-        .array("series")
+    };
+    let pts: Vec<(f64, f64)> = soak
+        .series
         .iter()
-        .filter_map(|p| Some((num_at(p, &["t_ns"])? / 1e9, num_at(p, &["mb_per_s"])?)))
+        .map(|p| (p.t_ns as f64 / 1e9, p.mb_per_s))
         .collect();
     if pts.is_empty() {
         return None;
@@ -30,7 +31,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         layout.bottom,
         layout.top,
     );
-    let test = str_at(&run.doc, &["test"]).unwrap_or("soak");
+    let test = &soak.test;
     let title = format!("{test} over time — {}", run.label());
     let mut s = frame::start(
         &title,
@@ -44,33 +45,27 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
             y_fmt: &label,
         },
     );
-    for step in run.array("steps") {
-        if let Some(t) = num_at(step, &["t_ns"]) {
-            let px = x.px(t / 1e9);
-            s.line(
-                px,
-                layout.top,
-                px,
-                layout.bottom,
-                "#888",
-                &[("stroke-dasharray", "3 3".into()), ("class", "step".into())],
-            );
-            let (a, b) = (
-                num_at(step, &["from_mb_per_s"]),
-                num_at(step, &["to_mb_per_s"]),
-            );
-            if let (Some(a), Some(b)) = (a, b) {
-                s.text(
-                    px + 4.0,
-                    layout.top + 14.0,
-                    "start",
-                    &[("font-size", "11".into())],
-                    &format!("{a:.0} → {b:.0} MB/s"),
-                );
-            }
-        }
+    for step in &soak.steps {
+        let px = x.px(step.t_ns as f64 / 1e9);
+        s.line(
+            px,
+            layout.top,
+            px,
+            layout.bottom,
+            "#888",
+            &[("stroke-dasharray", "3 3".into()), ("class", "step".into())],
+        );
+        let (a, b) = (step.from_mb_per_s, step.to_mb_per_s);
+        s.text(
+            px + 4.0,
+            layout.top + 14.0,
+            "start",
+            &[("font-size", "11".into())],
+            &format!("{a:.0} → {b:.0} MB/s"),
+        );
     }
-    if let Some(steady) = num_at(&run.doc, &["steady_mb_per_s"]) {
+    let steady = soak.steady_mb_per_s;
+    if steady > 0.0 {
         let py = y.px(steady);
         s.line(
             layout.left,

@@ -1,23 +1,21 @@
 //! A queue-depth sweep: IOPS vs queue depth, one line per thread count.
 
 use super::{slug, Chart};
-use crate::doc::{num_at, str_at, Run};
+use crate::doc::Run;
 use crate::format::thousands;
 use crate::svg::axis::{label, Scale};
 use crate::svg::frame::{self, Axes, Entry, Layout};
 use crate::svg::{n, PALETTE};
+use drivescope_record::Document;
 
 pub fn chart(run: &Run, i: usize) -> Option<Chart> {
-    let cells: Vec<(f64, f64, f64)> = run
-        .array("cells")
+    let Document::Sweep(sweep) = &run.doc else {
+        return None;
+    };
+    let cells: Vec<(f64, f64, f64)> = sweep
+        .cells
         .iter()
-        .filter_map(|c| {
-            Some((
-                num_at(c, &["queue_depth"])?,
-                num_at(c, &["threads"]).unwrap_or(1.0),
-                num_at(c, &["iops"])?,
-            ))
-        })
+        .map(|c| (c.queue_depth as f64, c.threads as f64, c.iops))
         .collect();
     if cells.is_empty() {
         return None;
@@ -34,11 +32,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         layout.bottom,
         layout.top,
     );
-    let what = format!(
-        "{} {}",
-        str_at(&run.doc, &["pattern"]).unwrap_or(""),
-        str_at(&run.doc, &["rw"]).unwrap_or("")
-    );
+    let what = format!("{} {}", sweep.pattern, sweep.rw);
     let title = format!("{} IOPS vs queue depth — {}", what.trim(), run.label());
     let mut s = frame::start(
         &title,
