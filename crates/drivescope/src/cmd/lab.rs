@@ -1,7 +1,8 @@
 //! `drivescope lab`: emulated reference disks with known ground truth.
 
+use super::args::parse_size;
 use anyhow::{Context, Result};
-use drivescope_core::units::{format_size, parse_size};
+use drivescope_core::units::format_size;
 use drivescope_lab::{presets, LabDevice, Model};
 use std::io::Write;
 use std::path::PathBuf;
@@ -30,7 +31,7 @@ enum LabCommand {
         #[arg(long = "loop")]
         with_loop: bool,
         /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = parse_size_arg)]
+        #[arg(long, value_parser = parse_size)]
         size: Option<u64>,
         /// Print one JSON line {image, loop_device} instead of the bare path.
         #[arg(long)]
@@ -41,10 +42,10 @@ enum LabCommand {
         /// Preset name or model file.
         model: String,
         /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = parse_size_arg)]
+        #[arg(long, value_parser = parse_size)]
         size: Option<u64>,
         /// Command size the expected rates are stated for.
-        #[arg(long, default_value = "64K", value_parser = parse_size_arg)]
+        #[arg(long, default_value = "64K", value_parser = parse_size)]
         block_size: u64,
         /// Number of equal-width positions.
         #[arg(long, default_value_t = 100)]
@@ -63,10 +64,6 @@ enum LabCommand {
     },
     /// Unmount lab file systems and detach their loop devices left behind by crashed runs.
     Cleanup,
-}
-
-fn parse_size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s).map_err(|e| e.to_string())
 }
 
 fn load(model: &str, size: Option<u64>) -> Result<Model> {

@@ -1,5 +1,6 @@
 //! One file per subcommand.
 
+pub mod args;
 pub mod bench;
 pub mod compare;
 pub mod destructive;
