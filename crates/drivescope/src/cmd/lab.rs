@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 #[derive(clap::Args)]
 #[command(
@@ -74,12 +75,6 @@ fn load(model: &str, size: Option<u64>) -> Result<Model> {
     })
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
 pub fn run(args: LabArgs) -> Result<ExitCode> {
     match args.command {
         LabCommand::Presets { toml, json } => presets_cmd(toml, json),
@@ -139,13 +134,8 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
 }
 
 fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<ExitCode> {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        let h = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        libc::signal(libc::SIGINT, h);
-        libc::signal(libc::SIGTERM, h);
-        libc::signal(libc::SIGHUP, h);
-    }
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_hangup_or_interrupt(&stop)?;
     let dev = LabDevice::start(model, &mount, with_loop)
         .with_context(|| format!("serving '{}' at {}", model.name, mount.display()))?;
     let shown = dev.target().display().to_string();
@@ -169,7 +159,7 @@ fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<E
             .map(|l| format!(" on {}", l.display()))
             .unwrap_or_default()
     );
-    while !STOP.load(Ordering::SeqCst) {
+    while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let s = dev.stats();
