@@ -6,6 +6,7 @@ mod progress;
 mod signals;
 mod summary;
 mod tables;
+mod version;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "drivescope",
-    version,
+    version = version::VERSION,
     about = "Measure how a disk, SSD, RAID set, USB enclosure or NAS share really performs, and why.",
     after_help = "Sizes are binary: 64K = 64KiB = 65536 bytes, 1M = 1MiB, 1G = 1GiB. Rates are MB/s = 10^6 B/s."
 )]
