@@ -47,6 +47,10 @@ enum Command {
     Export(cmd::export::ExportArgs),
     /// Write an HTML report with charts (and PNGs) of stored runs.
     Report(cmd::report::ReportArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(cmd::completions::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command with --dir.
+    Manpage(cmd::manpage::ManpageArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +67,8 @@ fn main() -> ExitCode {
         Command::Compare(a) => cmd::compare::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Completions(a) => cmd::completions::run(a),
+        Command::Manpage(a) => cmd::manpage::run(a),
     };
     match result {
         Ok(code) => code,
@@ -105,6 +111,11 @@ mod tests {
                 "compare",
                 "export",
                 "report",
+                "completions",
+                "manpage",
+                "bash",
+                "zsh",
+                "--dir",
                 "serve",
                 "presets",
                 "truth",
