@@ -6,6 +6,7 @@ mod progress;
 mod signals;
 mod summary;
 mod tables;
+mod version;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "drivescope",
-    version,
+    version = version::VERSION,
     about = "Measure how a disk, SSD, RAID set, USB enclosure or NAS share really performs, and why.",
     after_help = "Sizes are binary: 64K = 64KiB = 65536 bytes, 1M = 1MiB, 1G = 1GiB. Rates are MB/s = 10^6 B/s."
 )]
@@ -46,6 +47,10 @@ enum Command {
     Export(cmd::export::ExportArgs),
     /// Write an HTML report with charts (and PNGs) of stored runs.
     Report(cmd::report::ReportArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(cmd::completions::CompletionsArgs),
+    /// Print the man page (roff), or write one page per command with --dir.
+    Manpage(cmd::manpage::ManpageArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +67,8 @@ fn main() -> ExitCode {
         Command::Compare(a) => cmd::compare::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Completions(a) => cmd::completions::run(a),
+        Command::Manpage(a) => cmd::manpage::run(a),
     };
     match result {
         Ok(code) => code,
@@ -104,6 +111,11 @@ mod tests {
                 "compare",
                 "export",
                 "report",
+                "completions",
+                "manpage",
+                "bash",
+                "zsh",
+                "--dir",
                 "serve",
                 "presets",
                 "truth",

@@ -1,9 +1,11 @@
-//! Progress on stderr: a redrawn bar with rate and ETA on a terminal, plain periodic lines
-//! otherwise. Reads the run's atomic counters from its own thread.
+//! Progress on stderr: on a terminal an indicatif bar redrawn with rate and ETA, otherwise
+//! a plain line every 10 s. Reads the run's atomic counters from its own thread; what a line
+//! says is [`Status::line`], a pure function of the counters.
 
 use drivescope_core::scan::Progress;
 use drivescope_core::units::format_size;
-use std::io::{IsTerminal, Write};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -36,77 +38,188 @@ pub fn start(p: Arc<Progress>, total: Total) -> Display {
     let tty = std::io::stderr().is_terminal();
     let handle = std::thread::Builder::new()
         .name("progress".into())
-        .spawn(move || run(p, total, d2, tty))
+        .spawn(move || {
+            if tty {
+                bar(p, total, &d2)
+            } else {
+                lines(&p, total, &d2)
+            }
+        })
         .ok();
     Display { done, handle }
 }
 
-fn run(p: Arc<Progress>, total: Total, done: Arc<AtomicBool>, tty: bool) {
+/// Plain lines for logs and scripts: one every 10 s, none at the end.
+fn lines(p: &Progress, total: Total, done: &AtomicBool) {
     let t0 = Instant::now();
-    let tick = Duration::from_millis(if tty { 250 } else { 100 });
     let every = Duration::from_secs(10);
     let mut last_line = Instant::now();
-    let mut drawn = false;
     while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(tick);
-        if tty {
-            eprint!("\r{}\x1b[K", line(&p, total, t0.elapsed(), true));
-            let _ = std::io::stderr().flush();
-            drawn = true;
-        } else if last_line.elapsed() >= every {
-            eprintln!("{}", line(&p, total, t0.elapsed(), false));
+        std::thread::sleep(Duration::from_millis(100));
+        if last_line.elapsed() >= every {
+            eprintln!("{}", Status::of(p, total, t0.elapsed()).line());
             last_line = Instant::now();
         }
     }
-    if drawn {
-        eprint!("\r\x1b[K");
-        let _ = std::io::stderr().flush();
-    }
 }
 
-fn line(p: &Progress, total: Total, elapsed: Duration, bar: bool) -> String {
-    let (done, all) = match total {
-        Total::Bytes(n) => (p.position.load(Ordering::Relaxed), n),
-        Total::Regions(n) => (p.position.load(Ordering::Relaxed), n),
+/// The terminal bar, redrawn every 250 ms and cleared at the end. indicatif draws the bar
+/// and wraps or clears the line; the text beside it is [`Status::line`].
+fn bar(p: Arc<Progress>, total: Total, done: &AtomicBool) {
+    let t0 = Instant::now();
+    let all = match total {
+        Total::Bytes(n) | Total::Regions(n) => n,
     };
-    let frac = if all > 0 {
-        (done as f64 / all as f64).min(1.0)
-    } else {
-        0.0
+    let pb = ProgressBar::with_draw_target(Some(all.max(1)), ProgressDrawTarget::stderr());
+    let counters = p.clone();
+    let line = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = w.write_str(&Status::of(&counters, total, t0.elapsed()).line());
     };
-    let secs = elapsed.as_secs_f64();
-    let bytes = p.bytes.load(Ordering::Relaxed);
-    let rate = if secs > 0.0 {
-        bytes as f64 / 1e6 / secs
-    } else {
-        0.0
-    };
-    let eta = if frac > 0.0 {
-        Duration::from_secs_f64(secs * (1.0 - frac) / frac)
-    } else {
-        Duration::ZERO
-    };
-    let pos = match total {
-        Total::Bytes(n) => format!("{} of {}", format_size(done), format_size(n)),
-        Total::Regions(n) => format!("region {done} of {n}"),
-    };
-    let meter = if bar {
-        let w = 30;
-        let fill = (frac * w as f64) as usize;
-        format!("[{}{}] ", "#".repeat(fill), ".".repeat(w - fill))
-    } else {
-        String::new()
-    };
-    format!(
-        "{meter}{:5.1}%  {pos}  {rate:.1} MB/s  slow {}  failed {}  ETA {}",
-        frac * 100.0,
-        p.slow.load(Ordering::Relaxed),
-        p.failed.load(Ordering::Relaxed),
-        hms(eta)
-    )
+    if let Ok(style) = ProgressStyle::with_template("[{bar:30}] {line}") {
+        pb.set_style(style.progress_chars("#.").with_key("line", line));
+    }
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(250));
+        // One redraw per tick, also when the position stands still (the ETA moves on).
+        pb.set_position(p.position.load(Ordering::Relaxed).min(all));
+    }
+    pb.finish_and_clear();
+}
+
+/// Where a run stands: position against its total, rate and ETA since it started.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub total: Total,
+    /// Bytes or regions done.
+    pub done: u64,
+    /// Fraction done, 0 to 1.
+    pub frac: f64,
+    /// MB/s (10^6 B/s) over the whole run so far.
+    pub rate_mb_s: f64,
+    /// Time left at the rate so far (zero before any progress).
+    pub eta: Duration,
+    pub slow: u64,
+    pub failed: u64,
+}
+
+impl Status {
+    pub fn of(p: &Progress, total: Total, elapsed: Duration) -> Status {
+        let done = p.position.load(Ordering::Relaxed);
+        let all = match total {
+            Total::Bytes(n) | Total::Regions(n) => n,
+        };
+        let frac = if all > 0 {
+            (done as f64 / all as f64).min(1.0)
+        } else {
+            0.0
+        };
+        let secs = elapsed.as_secs_f64();
+        let bytes = p.bytes.load(Ordering::Relaxed);
+        let rate_mb_s = if secs > 0.0 {
+            bytes as f64 / 1e6 / secs
+        } else {
+            0.0
+        };
+        let eta = if frac > 0.0 {
+            Duration::from_secs_f64(secs * (1.0 - frac) / frac)
+        } else {
+            Duration::ZERO
+        };
+        Status {
+            total,
+            done,
+            frac,
+            rate_mb_s,
+            eta,
+            slow: p.slow.load(Ordering::Relaxed),
+            failed: p.failed.load(Ordering::Relaxed),
+        }
+    }
+
+    /// ` 25.0%  256 MiB of 1 GiB  26.8 MB/s  slow 3  failed 1  ETA 0:00:30`: the plain
+    /// line, and the text beside the bar on a terminal.
+    pub fn line(&self) -> String {
+        let pos = match self.total {
+            Total::Bytes(n) => format!("{} of {}", format_size(self.done), format_size(n)),
+            Total::Regions(n) => format!("region {} of {n}", self.done),
+        };
+        format!(
+            "{:5.1}%  {pos}  {:.1} MB/s  slow {}  failed {}  ETA {}",
+            self.frac * 100.0,
+            self.rate_mb_s,
+            self.slow,
+            self.failed,
+            hms(self.eta)
+        )
+    }
 }
 
 fn hms(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counters(position: u64, bytes: u64, slow: u64, failed: u64) -> Progress {
+        let p = Progress::default();
+        p.position.store(position, Ordering::Relaxed);
+        p.bytes.store(bytes, Ordering::Relaxed);
+        p.slow.store(slow, Ordering::Relaxed);
+        p.failed.store(failed, Ordering::Relaxed);
+        p
+    }
+
+    fn line(p: Progress, total: Total, secs: u64) -> String {
+        Status::of(&p, total, Duration::from_secs(secs)).line()
+    }
+
+    #[test]
+    fn lines_say_position_rate_and_eta_from_the_counters() {
+        let c = counters;
+        // A quarter of 1 GiB in 10 s: 26.8 MB/s, 30 s to go.
+        assert_eq!(
+            line(c(256 << 20, 256 << 20, 3, 1), Total::Bytes(1 << 30), 10),
+            " 25.0%  256 MiB of 1 GiB  26.8 MB/s  slow 3  failed 1  ETA 0:00:30"
+        );
+        // Quick scan: position in regions, rate from the bytes read.
+        assert_eq!(
+            line(c(64, 100_000_000, 0, 0), Total::Regions(256), 4),
+            " 25.0%  region 64 of 256  25.0 MB/s  slow 0  failed 0  ETA 0:00:12"
+        );
+        // Nothing done yet, no time passed: no rate, no ETA.
+        assert_eq!(
+            line(c(0, 0, 0, 0), Total::Bytes(1 << 30), 0),
+            "  0.0%  0 B of 1 GiB  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
+        );
+        // Past the end is 100 %.
+        assert_eq!(
+            line(c(2000, 2000, 0, 0), Total::Bytes(1000), 1),
+            "100.0%  1.95 KiB of 1000 B  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
+        );
+        // ETA in hours.
+        assert_eq!(
+            line(c(1, 1, 0, 0), Total::Bytes(1000), 100),
+            "  0.1%  1 B of 1000 B  0.0 MB/s  slow 0  failed 0  ETA 27:45:00"
+        );
+        assert_eq!(
+            line(c(1536, 1536, 0, 0), Total::Bytes(3072), 0),
+            " 50.0%  1.50 KiB of 3 KiB  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
+        );
+    }
+
+    #[test]
+    fn status_fields() {
+        let s = Status::of(
+            &counters(512, 1_000_000, 0, 0),
+            Total::Bytes(2048),
+            Duration::from_secs(2),
+        );
+        assert_eq!(s.done, 512);
+        assert!((s.frac - 0.25).abs() < 1e-12);
+        assert!((s.rate_mb_s - 0.5).abs() < 1e-12);
+        assert_eq!(s.eta, Duration::from_secs(6));
+    }
 }

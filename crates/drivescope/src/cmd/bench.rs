@@ -1,7 +1,7 @@
 //! `drivescope bench`: CrystalDiskMark's profiles and custom tests.
 
-use super::scan::parse_duration;
-use super::workload::{self, parse_pct, RwArg, WorkloadArgs};
+use super::args::{parse_duration, parse_pct, RwArg};
+use super::workload::{self, WorkloadArgs};
 use crate::tables;
 use clap::Args;
 use drivescope_core::bench::{self, profile, BenchOptions, TestSpec};

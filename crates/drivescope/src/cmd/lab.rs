@@ -1,12 +1,14 @@
 //! `drivescope lab`: emulated reference disks with known ground truth.
 
+use super::args::parse_size;
 use anyhow::{Context, Result};
-use drivescope_core::units::{format_size, parse_size};
+use drivescope_core::units::format_size;
 use drivescope_lab::{presets, LabDevice, Model};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 #[derive(clap::Args)]
 #[command(
@@ -30,7 +32,7 @@ enum LabCommand {
         #[arg(long = "loop")]
         with_loop: bool,
         /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = parse_size_arg)]
+        #[arg(long, value_parser = parse_size)]
         size: Option<u64>,
         /// Print one JSON line {image, loop_device} instead of the bare path.
         #[arg(long)]
@@ -41,10 +43,10 @@ enum LabCommand {
         /// Preset name or model file.
         model: String,
         /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = parse_size_arg)]
+        #[arg(long, value_parser = parse_size)]
         size: Option<u64>,
         /// Command size the expected rates are stated for.
-        #[arg(long, default_value = "64K", value_parser = parse_size_arg)]
+        #[arg(long, default_value = "64K", value_parser = parse_size)]
         block_size: u64,
         /// Number of equal-width positions.
         #[arg(long, default_value_t = 100)]
@@ -65,22 +67,12 @@ enum LabCommand {
     Cleanup,
 }
 
-fn parse_size_arg(s: &str) -> Result<u64, String> {
-    parse_size(s).map_err(|e| e.to_string())
-}
-
 fn load(model: &str, size: Option<u64>) -> Result<Model> {
     let m = Model::load(model)?;
     Ok(match size {
         Some(s) => m.with_size(s)?,
         None => m,
     })
-}
-
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
 }
 
 pub fn run(args: LabArgs) -> Result<ExitCode> {
@@ -142,13 +134,8 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
 }
 
 fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<ExitCode> {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        let h = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        libc::signal(libc::SIGINT, h);
-        libc::signal(libc::SIGTERM, h);
-        libc::signal(libc::SIGHUP, h);
-    }
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_hangup_or_interrupt(&stop)?;
     let dev = LabDevice::start(model, &mount, with_loop)
         .with_context(|| format!("serving '{}' at {}", model.name, mount.display()))?;
     let shown = dev.target().display().to_string();
@@ -172,7 +159,7 @@ fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<E
             .map(|l| format!(" on {}", l.display()))
             .unwrap_or_default()
     );
-    while !STOP.load(Ordering::SeqCst) {
+    while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let s = dev.stats();

@@ -1,11 +1,14 @@
 //! One file per subcommand.
 
+pub mod args;
 pub mod bench;
 pub mod compare;
+pub mod completions;
 pub mod destructive;
 pub mod export;
 pub mod info;
 pub mod lab;
+pub mod manpage;
 pub mod report;
 pub mod runs;
 pub mod scan;
@@ -24,6 +27,16 @@ pub const EXIT_REFUSED: u8 = 3;
 pub const EXIT_DEVICE_LOST: u8 = 4;
 /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Print generated text on stdout; a reader that closed the pipe early (`| head`) is no error.
+pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
 
 /// A request refused for safety; exits with [`EXIT_REFUSED`].
 #[derive(Debug)]

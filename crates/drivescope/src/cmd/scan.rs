@@ -1,9 +1,9 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
+use super::args::{parse_duration, parse_size, parse_size_or_percent, EngineArg, ReapArg};
 use crate::{progress, summary};
 use anyhow::Context;
 use clap::Args;
-use drivescope_core::engine::EngineKind;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
@@ -46,7 +46,7 @@ pub struct ScanArgs {
     /// (poll at queue depth 1, where the wake-up after each command is idle time of the
     /// device; sleep with more commands in flight).
     #[arg(long, value_enum, default_value = "auto")]
-    pub reap: super::workload::ReapArg,
+    pub reap: ReapArg,
     /// Quick scan: 256 equal regions, reading --dwell at the head of each (seeks included).
     #[arg(long)]
     pub quick: bool,
@@ -84,38 +84,6 @@ pub struct ScanArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum EngineArg {
-    Auto,
-    #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
-    IoUring,
-    Psync,
-    Null,
-}
-
-impl From<EngineArg> for EngineKind {
-    fn from(e: EngineArg) -> Self {
-        match e {
-            EngineArg::Auto => EngineKind::Auto,
-            EngineArg::IoUring => EngineKind::IoUring,
-            EngineArg::Psync => EngineKind::Psync,
-            EngineArg::Null => EngineKind::Null,
-        }
-    }
-}
-
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    units::parse_size(s).map_err(|e| e.to_string())
-}
-
-pub fn parse_size_or_percent(s: &str) -> Result<SizeOrPercent, String> {
-    units::parse_size_or_percent(s).map_err(|e| e.to_string())
-}
-
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    units::parse_duration(s).map_err(|e| e.to_string())
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {

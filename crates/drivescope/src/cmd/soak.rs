@@ -1,7 +1,7 @@
 //! `drivescope soak`: one test sustained over time, with its steps.
 
-use super::scan::parse_duration;
-use super::workload::{self, RwArg, WorkloadArgs};
+use super::args::{parse_duration, parse_pct, RwArg};
+use super::workload::{self, WorkloadArgs};
 use crate::tables;
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, TestSpec};
@@ -21,7 +21,7 @@ pub struct SoakArgs {
     #[arg(long, value_enum, default_value = "read")]
     pub rw: RwArg,
     /// Reads in percent for --rw mix.
-    #[arg(long, value_parser = workload::parse_pct, default_value = "70")]
+    #[arg(long, value_parser = parse_pct, default_value = "70")]
     pub mix: u8,
     /// Total length.
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
@@ -30,7 +30,7 @@ pub struct SoakArgs {
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
     /// Relative change of the rate that counts as a step, in percent.
-    #[arg(long, default_value = "20", value_parser = workload::parse_pct)]
+    #[arg(long, default_value = "20", value_parser = parse_pct)]
     pub step: u8,
 }
 

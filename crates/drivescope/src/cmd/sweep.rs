@@ -1,7 +1,7 @@
 //! `drivescope sweep`: the queue-depth × threads grid and the queueing gain.
 
-use super::scan::parse_duration;
-use super::workload::{self, parse_list, Grid, RwArg, WorkloadArgs};
+use super::args::{parse_duration, parse_list, parse_pct, Grid, RwArg};
+use super::workload::{self, WorkloadArgs};
 use crate::tables;
 use clap::Args;
 use drivescope_core::bench::{self, SweepOptions, TestSpec};
@@ -21,7 +21,7 @@ pub struct SweepArgs {
     #[arg(long, value_enum, default_value = "read")]
     pub rw: RwArg,
     /// Reads in percent for --rw mix.
-    #[arg(long, value_parser = workload::parse_pct, default_value = "70")]
+    #[arg(long, value_parser = parse_pct, default_value = "70")]
     pub mix: u8,
     /// Queue depths per thread.
     #[arg(long, default_value = "1,2,4,8,16,32,64", value_parser = parse_list)]

@@ -1,10 +1,10 @@
 //! What bench, sweep and soak share: their target (a directory gets a test file drivescope
 //! creates, fills and removes; a device or an existing file is only read), and options.
 
-use super::scan::{parse_size, EngineArg};
+use super::args::{parse_size, DataArg, EngineArg, ReapArg, RwArg};
 use clap::Args;
 use drivescope_core::bench::{fill, Common, Rw};
-use drivescope_core::engine::{DataPattern, Reap};
+use drivescope_core::engine::DataPattern;
 use drivescope_core::target::{Target, TargetType};
 use drivescope_core::testfile::TestFile;
 use drivescope_core::units::format_size;
@@ -47,29 +47,6 @@ pub struct WorkloadArgs {
     pub destructive: super::destructive::DestructiveOpts,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum ReapArg {
-    Auto,
-    Sleep,
-    Poll,
-}
-
-impl From<ReapArg> for Reap {
-    fn from(r: ReapArg) -> Self {
-        match r {
-            ReapArg::Auto => Reap::Auto,
-            ReapArg::Sleep => Reap::Sleep,
-            ReapArg::Poll => Reap::Poll,
-        }
-    }
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum DataArg {
-    Random,
-    Zero,
-}
-
 /// The opened target, and the test file when drivescope made one (removed on drop).
 pub struct Opened {
     pub target: Target,
@@ -82,10 +59,7 @@ pub fn open(a: &WorkloadArgs, rws: &[Rw], stop: &AtomicBool) -> anyhow::Result<O
     if a.size == 0 {
         anyhow::bail!("--size must be above 0");
     }
-    let data = match a.data {
-        DataArg::Random => DataPattern::Random,
-        DataArg::Zero => DataPattern::Zero,
-    };
+    let data: DataPattern = a.data.into();
     let writes = rws.iter().any(|r| r.writes());
     let is_dir = !a.target.starts_with("null:") && Path::new(&a.target).is_dir();
     let (target, test_file) = if is_dir {
@@ -174,43 +148,12 @@ pub fn one_rw(rw: RwArg, mix: u8, command: &str) -> anyhow::Result<Rw> {
     })
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum RwArg {
-    Read,
-    Write,
-    Both,
-    Mix,
-}
-
 /// `buffered` marker for every line of a page-cache run.
 pub fn buffered_mark(direct: bool) -> &'static str {
     if direct {
         ""
     } else {
         "  [BUFFERED: page cache, not the device]"
-    }
-}
-
-/// Parse a percentage 0..=100.
-pub fn parse_pct(s: &str) -> Result<u8, String> {
-    match s.trim().trim_end_matches('%').parse::<u8>() {
-        Ok(v) if v <= 100 => Ok(v),
-        _ => Err(format!("'{s}' is not a percentage from 0 to 100")),
-    }
-}
-
-/// A list of grid values (`1,2,4,8`).
-#[derive(Debug, Clone)]
-pub struct Grid(pub Vec<u32>);
-
-/// Parse a comma-separated list of positive integers (`1,2,4,8`).
-pub fn parse_list(s: &str) -> Result<Grid, String> {
-    let v: Result<Vec<u32>, _> = s.split(',').map(|x| x.trim().parse::<u32>()).collect();
-    match v {
-        Ok(v) if !v.is_empty() && v.iter().all(|&x| (1..=4096).contains(&x)) => Ok(Grid(v)),
-        _ => Err(format!(
-            "'{s}' is not a list of numbers from 1 to 4096 such as 1,2,4,8"
-        )),
     }
 }
 

@@ -1,0 +1,143 @@
+//! Argument types and value parsers that more than one subcommand uses. Subcommand files
+//! import these from here, never from each other.
+
+use drivescope_core::engine::{DataPattern, EngineKind, Reap};
+use drivescope_core::units::{self, SizeOrPercent};
+use std::time::Duration;
+
+/// `--engine`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum EngineArg {
+    Auto,
+    #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
+    IoUring,
+    Psync,
+    Null,
+}
+
+impl From<EngineArg> for EngineKind {
+    fn from(e: EngineArg) -> Self {
+        match e {
+            EngineArg::Auto => EngineKind::Auto,
+            EngineArg::IoUring => EngineKind::IoUring,
+            EngineArg::Psync => EngineKind::Psync,
+            EngineArg::Null => EngineKind::Null,
+        }
+    }
+}
+
+/// `--reap`: how io_uring waits for completions.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ReapArg {
+    Auto,
+    Sleep,
+    Poll,
+}
+
+impl From<ReapArg> for Reap {
+    fn from(r: ReapArg) -> Self {
+        match r {
+            ReapArg::Auto => Reap::Auto,
+            ReapArg::Sleep => Reap::Sleep,
+            ReapArg::Poll => Reap::Poll,
+        }
+    }
+}
+
+/// `--data`: what write tests write.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum DataArg {
+    Random,
+    Zero,
+}
+
+impl From<DataArg> for DataPattern {
+    fn from(d: DataArg) -> Self {
+        match d {
+            DataArg::Random => DataPattern::Random,
+            DataArg::Zero => DataPattern::Zero,
+        }
+    }
+}
+
+/// `--rw`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RwArg {
+    Read,
+    Write,
+    Both,
+    Mix,
+}
+
+/// A size with binary units (`64K`, `64KiB`, `1G`).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    units::parse_size(s).map_err(|e| e.to_string())
+}
+
+/// A size with binary units, or a percentage of the device (`50%`).
+pub fn parse_size_or_percent(s: &str) -> Result<SizeOrPercent, String> {
+    units::parse_size_or_percent(s).map_err(|e| e.to_string())
+}
+
+/// A duration (`3s`, `500ms`, `10m`).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    units::parse_duration(s).map_err(|e| e.to_string())
+}
+
+/// Parse a percentage 0..=100.
+pub fn parse_pct(s: &str) -> Result<u8, String> {
+    match s.trim().trim_end_matches('%').parse::<u8>() {
+        Ok(v) if v <= 100 => Ok(v),
+        _ => Err(format!("'{s}' is not a percentage from 0 to 100")),
+    }
+}
+
+/// A list of grid values (`1,2,4,8`).
+#[derive(Debug, Clone)]
+pub struct Grid(pub Vec<u32>);
+
+/// Parse a comma-separated list of positive integers (`1,2,4,8`).
+pub fn parse_list(s: &str) -> Result<Grid, String> {
+    let v: Result<Vec<u32>, _> = s.split(',').map(|x| x.trim().parse::<u32>()).collect();
+    match v {
+        Ok(v) if !v.is_empty() && v.iter().all(|&x| (1..=4096).contains(&x)) => Ok(Grid(v)),
+        _ => Err(format!(
+            "'{s}' is not a list of numbers from 1 to 4096 such as 1,2,4,8"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages() {
+        assert_eq!(parse_pct("70"), Ok(70));
+        assert_eq!(parse_pct(" 100% "), Ok(100));
+        assert_eq!(parse_pct("0"), Ok(0));
+        assert!(parse_pct("101").is_err());
+        assert!(parse_pct("-1").is_err());
+        assert!(parse_pct("x").is_err());
+    }
+
+    #[test]
+    fn grids() {
+        assert_eq!(parse_list("1, 2,4").unwrap().0, vec![1, 2, 4]);
+        assert_eq!(parse_list("4096").unwrap().0, vec![4096]);
+        assert!(parse_list("0,1").is_err());
+        assert!(parse_list("4097").is_err());
+        assert!(parse_list("").is_err());
+        assert!(parse_list("1,,2").is_err());
+    }
+
+    #[test]
+    fn sizes_and_durations() {
+        assert_eq!(parse_size("64K"), Ok(65536));
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        assert!(parse_size("12X").is_err());
+        assert_eq!(parse_duration("50ms"), Ok(Duration::from_millis(50)));
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_size_or_percent("150%").is_err());
+    }
+}

@@ -1,0 +1,120 @@
+//! `drivescope manpage`: the roff man page, generated from the command-line definitions;
+//! with `--dir`, one page per command (drivescope.1, drivescope-scan.1, …).
+
+use clap::CommandFactory;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ManpageArgs {
+    /// Write drivescope.1 and one page per subcommand (drivescope-scan.1, …) into DIR
+    /// (created if missing) instead of printing drivescope.1.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+pub fn run(a: ManpageArgs) -> anyhow::Result<ExitCode> {
+    match &a.dir {
+        Some(dir) => {
+            for path in write_all(dir)? {
+                eprintln!("{}", path.display());
+            }
+        }
+        None => {
+            let mut page = vec![];
+            write(&mut page)?;
+            super::print_all(&page)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The command as the pages show it: without the `help` subcommand, which has no page.
+fn command() -> clap::Command {
+    let mut cmd = crate::Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    cmd
+}
+
+/// A page, its footer naming drivescope's version (a subcommand has none of its own).
+fn man(cmd: clap::Command) -> clap_mangen::Man {
+    clap_mangen::Man::new(cmd).source(format!("drivescope {}", crate::version::VERSION))
+}
+
+/// Write drivescope.1.
+pub fn write(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    man(command()).render(out)
+}
+
+/// Write drivescope.1 and a page for every subcommand into `dir`; returns the files written.
+pub fn write_all(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = vec![];
+    fn each(cmd: clap::Command, dir: &Path, written: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            each(sub.clone(), dir, written)?;
+        }
+        written.push(man(cmd).generate_to(dir)?);
+        Ok(())
+    }
+    each(command(), dir, &mut written)?;
+    written.reverse();
+    Ok(written)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Every subcommand of the command-line definitions, nested ones too, as its path of
+    /// names (`["lab", "serve"]`); hidden ones are left out as they are from help.
+    pub fn every_command() -> Vec<Vec<String>> {
+        fn walk(cmd: &clap::Command, path: &[String], out: &mut Vec<Vec<String>>) {
+            for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+                let mut p = path.to_vec();
+                p.push(sub.get_name().to_string());
+                walk(sub, &p, out);
+                out.push(p);
+            }
+        }
+        let mut out = vec![];
+        walk(&crate::Cli::command(), &[], &mut out);
+        out
+    }
+
+    #[test]
+    fn the_page_lists_every_subcommand() {
+        let mut out = vec![];
+        write(&mut out).unwrap();
+        let page = String::from_utf8(out).unwrap();
+        assert!(page.contains(".TH drivescope 1"), "{page}");
+        for path in every_command().iter().filter(|p| p.len() == 1) {
+            assert!(
+                page.contains(&format!("drivescope\\-{}(1)", path[0])),
+                "no {path:?} in the page"
+            );
+        }
+    }
+
+    #[test]
+    fn dir_gets_one_page_per_command() {
+        let dir = std::env::temp_dir().join(format!("drivescope-man-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let written = write_all(&dir).unwrap();
+        let mut expected = vec![dir.join("drivescope.1")];
+        for path in every_command() {
+            expected.push(dir.join(format!("drivescope-{}.1", path.join("-"))));
+        }
+        let listed: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        let sorted = |mut v: Vec<PathBuf>| {
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(written), sorted(expected.clone()));
+        assert_eq!(sorted(listed), sorted(expected));
+    }
+}
