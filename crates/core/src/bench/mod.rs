@@ -11,9 +11,10 @@ pub use pattern::{profile, Access, Rw, TestSpec};
 pub use record::{
     BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult,
 };
+use run::run_once_on;
 pub use run::{fill, run_once, RunOptions, RunResult};
 
-use crate::engine::{DataPattern, EngineError, EngineKind, Reap};
+use crate::engine::{DataPattern, Engine, EngineError, EngineKind, Live, Reap};
 use crate::scan::{hostname, ToolInfo};
 use crate::target::Target;
 use drivescope_stats::Histogram;
@@ -119,6 +120,17 @@ pub fn bench(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&TestResult),
 ) -> Result<BenchRecord, EngineError> {
+    bench_on(&Live(target), target, o, stop, report)
+}
+
+/// [`bench`] with the commands run on `dev`.
+fn bench_on<E: Engine>(
+    dev: &E,
+    target: &Target,
+    o: &BenchOptions,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&TestResult),
+) -> Result<BenchRecord, EngineError> {
     let mut header = Header::new("bench", target, &o.common);
     let mut tests = Vec::new();
     let mut first = true;
@@ -130,14 +142,15 @@ pub fn bench(
             first = false;
             let opts = o.common.run_options(o.duration, None);
             // preparing run, discarded
-            let prep = run_once(target, spec, rw, &opts, stop)?;
+            let prep = run_once_on(dev, target, spec, rw, &opts, stop)?;
             check_errors(&prep, &spec.name())?;
             let mut runs = Vec::new();
             for i in 0..o.runs {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                let r = run_once(
+                let r = run_once_on(
+                    dev,
                     target,
                     spec,
                     rw,
