@@ -3,6 +3,8 @@
 mod accum;
 mod quick;
 mod record;
+#[cfg(test)]
+mod scripted_tests;
 mod sequential;
 pub mod verify;
 
