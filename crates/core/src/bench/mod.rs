@@ -5,6 +5,8 @@ mod job;
 mod pattern;
 mod record;
 mod run;
+#[cfg(test)]
+mod scripted_tests;
 mod steps;
 
 pub use pattern::{profile, Access, Rw, TestSpec};

@@ -53,7 +53,7 @@ impl Reply {
 
 /// The virtual clock of a scripted run: it stands still between commands and jumps to each
 /// completion time.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct VirtualClock {
     now: AtomicU64,
     busy: AtomicBool,
@@ -70,6 +70,7 @@ pub struct Scripted<F> {
     script: Mutex<F>,
     attempts: Mutex<HashMap<(u64, u32, bool), u32>>,
     calls: Mutex<Vec<Call>>,
+    start_ns: u64,
 }
 
 impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
@@ -78,7 +79,15 @@ impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
             script: Mutex::new(script),
             attempts: Mutex::new(HashMap::new()),
             calls: Mutex::new(Vec::new()),
+            start_ns: 0,
         }
+    }
+
+    /// Start each new clock at `ns` instead of 0, as a real run's clock has run a little
+    /// before its first command is issued.
+    pub fn starting_at(mut self, ns: u64) -> Self {
+        self.start_ns = ns;
+        self
     }
 
     /// Every command issued so far, in order.
@@ -117,7 +126,10 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
     type Clock = VirtualClock;
 
     fn clock(&self) -> VirtualClock {
-        VirtualClock::default()
+        VirtualClock {
+            now: AtomicU64::new(self.start_ns),
+            busy: AtomicBool::new(false),
+        }
     }
 
     /// One worker at a time: a run continues the clock from where the last one left it
