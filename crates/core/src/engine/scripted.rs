@@ -290,6 +290,22 @@ mod tests {
     }
 
     #[test]
+    fn commands_done_at_the_same_time_complete_in_issue_order() {
+        let dev = Scripted::new(|_: &Call| Reply::ok(5_000));
+        let clock = dev.clock();
+        let mut job = Reads {
+            left: 6,
+            next: 0,
+            seen: Vec::new(),
+        };
+        dev.run(&cfg(3), 0, &clock, &AtomicBool::new(false), &mut job)
+            .unwrap();
+        let got: Vec<(u64, u64)> = job.seen.iter().map(|c| (c.cmd.offset, c.done_ns)).collect();
+        let want: Vec<(u64, u64)> = (0..6).map(|i| (i * 4096, (i / 3 + 1) * 5_000)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn attempts_count_repeats_of_the_same_command() {
         let dev = Scripted::new(|_: &Call| Reply::ok(1));
         let clock = dev.clock();
