@@ -292,8 +292,9 @@ pub fn resolve(
 
 /// What a workload's commands run on, with the clock its timestamps are read from: the
 /// engines on an opened target ([`Live`]), or, in unit tests, a scripted device on virtual
-/// time ([`scripted::Scripted`]). Workloads take one as a type parameter, so the choice is
-/// made once per run and the engines' per-command path is what [`run`] gives.
+/// time (`scripted::Scripted`, compiled for tests only). Workloads take one as a type
+/// parameter, so the choice is made at compile time and the engines' per-command path is
+/// exactly [`run`]'s.
 pub trait Engine: Sync {
     /// The run's clock (shared by the run's workers).
     type Clock: Now + Sync;
