@@ -5,15 +5,18 @@ mod job;
 mod pattern;
 mod record;
 mod run;
+#[cfg(test)]
+mod scripted_tests;
 mod steps;
 
 pub use pattern::{profile, Access, Rw, TestSpec};
 pub use record::{
     BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };
+use run::run_once_on;
 pub use run::{fill, run_once, RunOptions, RunResult};
 
-use crate::engine::{DataPattern, EngineError, EngineKind, Reap};
+use crate::engine::{DataPattern, Engine, EngineError, EngineKind, Live, Reap};
 use crate::scan::hostname;
 use crate::target::Target;
 use drivescope_record::{Direction, Kind};
@@ -123,6 +126,17 @@ pub fn bench(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&TestResult),
 ) -> Result<BenchRecord, EngineError> {
+    bench_on(&Live(target), target, o, stop, report)
+}
+
+/// [`bench`] with the commands run on `dev`.
+fn bench_on<E: Engine>(
+    dev: &E,
+    target: &Target,
+    o: &BenchOptions,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&TestResult),
+) -> Result<BenchRecord, EngineError> {
     let (mut header, mut workload) = start(Kind::Bench, target, &o.common);
     let mut tests = Vec::new();
     let mut first = true;
@@ -134,14 +148,15 @@ pub fn bench(
             first = false;
             let opts = o.common.run_options(o.duration, None);
             // preparing run, discarded
-            let prep = run_once(target, spec, rw, &opts, stop)?;
+            let prep = run_once_on(dev, target, spec, rw, &opts, stop)?;
             check_errors(&prep, &spec.name())?;
             let mut runs = Vec::new();
             for i in 0..o.runs {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                let r = run_once(
+                let r = run_once_on(
+                    dev,
                     target,
                     spec,
                     rw,

@@ -4,8 +4,8 @@
 use super::job::{thread_cpu_ns, IoJob, WorkerStats};
 use super::pattern::{Access, Rw, TestSpec};
 use crate::engine::{
-    self, Clock, Cmd, Completion, DataPattern, EngineConfig, EngineError, EngineKind, Job, Next,
-    Reap,
+    self, Clock, Cmd, Completion, DataPattern, Engine, EngineConfig, EngineError, EngineKind, Job,
+    Live, Next, Reap,
 };
 use crate::target::Target;
 use drivescope_stats::{Histogram, SeriesPoint};
@@ -76,6 +76,18 @@ pub fn run_once(
     opts: &RunOptions,
     stop: &AtomicBool,
 ) -> Result<RunResult, EngineError> {
+    run_once_on(&Live(target), target, spec, rw, opts, stop)
+}
+
+/// [`run_once`] with the commands run on `dev`.
+pub(crate) fn run_once_on<E: Engine>(
+    dev: &E,
+    target: &Target,
+    spec: &TestSpec,
+    rw: Rw,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+) -> Result<RunResult, EngineError> {
     let engine = engine::resolve(opts.engine, target, spec.queue_depth as usize)?;
     let reap = engine::resolve_reap(
         opts.reap,
@@ -93,7 +105,7 @@ pub fn run_once(
     let threads = spec.threads as u64;
     let bs = spec.block_size;
     let blocks = (opts.region / bs).max(1);
-    let clock = Clock::new();
+    let clock = dev.clock();
     let barrier = Barrier::new(spec.threads as usize);
     let results: Vec<Result<WorkerStats, EngineError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
@@ -122,7 +134,7 @@ pub fn run_once(
                     );
                     barrier.wait();
                     let cpu0 = thread_cpu_ns();
-                    engine::run(target, cfg, seed, clock, stop, &mut job)?;
+                    dev.run(cfg, seed, clock, stop, &mut job)?;
                     job.stats.cpu_ns = thread_cpu_ns() - cpu0;
                     Ok(job.stats)
                 })

@@ -1,4 +1,6 @@
 //! The run's monotonic clock: nanoseconds since the run started (`Instant` reads the vDSO).
+//! [`Now`] is what workloads read a run's time through, so a scripted device in unit tests can
+//! stand a virtual clock in its place.
 
 use std::time::Instant;
 
@@ -25,5 +27,17 @@ impl Clock {
     #[inline]
     pub fn now_ns(&self) -> u64 {
         self.base.elapsed().as_nanos() as u64
+    }
+}
+
+/// A run's time: nanoseconds since the run started.
+pub trait Now {
+    fn now_ns(&self) -> u64;
+}
+
+impl Now for Clock {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        Clock::now_ns(self)
     }
 }

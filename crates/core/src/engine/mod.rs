@@ -10,10 +10,12 @@ mod clock;
 mod null;
 mod poll_gate;
 mod psync;
+#[cfg(test)]
+pub mod scripted;
 mod uring;
 
 pub use buffers::AlignedBuffers;
-pub use clock::Clock;
+pub use clock::{Clock, Now};
 
 use crate::target::{Target, TargetType};
 pub use drivescope_record::{DataPattern, EngineKind, Reap};
@@ -218,6 +220,53 @@ pub fn resolve(
             }
         }
         k => Ok(k),
+    }
+}
+
+/// What a workload's commands run on, with the clock its timestamps are read from: the
+/// engines on an opened target ([`Live`]), or, in unit tests, a scripted device on virtual
+/// time (`scripted::Scripted`, compiled for tests only). Workloads take one as a type
+/// parameter, so the choice is made at compile time and the engines' per-command path is
+/// exactly [`run`]'s.
+pub trait Engine: Sync {
+    /// The run's clock (shared by the run's workers).
+    type Clock: Now + Sync;
+    /// A clock starting now (time 0 is the start of the run).
+    fn clock(&self) -> Self::Clock;
+    /// Run `job` to the end, or until `stop` is set and in-flight commands are drained, on
+    /// the calling thread (see [`run`]).
+    fn run<J: Job>(
+        &self,
+        cfg: &EngineConfig,
+        seed: u64,
+        clock: &Self::Clock,
+        stop: &AtomicBool,
+        job: &mut J,
+    ) -> Result<(), EngineError>;
+}
+
+/// The engines on an opened target, on the monotonic clock.
+#[derive(Debug, Clone, Copy)]
+pub struct Live<'a>(pub &'a Target);
+
+impl Engine for Live<'_> {
+    type Clock = Clock;
+
+    #[inline]
+    fn clock(&self) -> Clock {
+        Clock::new()
+    }
+
+    #[inline]
+    fn run<J: Job>(
+        &self,
+        cfg: &EngineConfig,
+        seed: u64,
+        clock: &Clock,
+        stop: &AtomicBool,
+        job: &mut J,
+    ) -> Result<(), EngineError> {
+        run(self.0, cfg, seed, clock, stop, job)
     }
 }
 

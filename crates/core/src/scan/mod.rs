@@ -3,6 +3,8 @@
 mod accum;
 mod quick;
 mod record;
+#[cfg(test)]
+mod scripted_tests;
 mod sequential;
 pub mod verify;
 
@@ -11,7 +13,7 @@ pub use quick::{QuickParams, QuickScan, Region};
 pub use record::{RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
 
-use crate::engine::{self, Clock, EngineConfig, EngineError, EngineKind, Reap};
+use crate::engine::{self, Engine, EngineConfig, EngineError, EngineKind, Live, Now, Reap};
 use crate::target::{Target, TargetType};
 use crate::units::{format_size, SizeOrPercent};
 use drivescope_record::{Header, Kind};
@@ -217,7 +219,7 @@ pub fn run(
     progress: Arc<Progress>,
     stop: &AtomicBool,
 ) -> Result<ScanRecord, ScanError> {
-    run_inner(target, cfg, None, progress, stop)
+    run_inner(&Live(target), target, cfg, None, progress, stop)
 }
 
 /// Continue the interrupted scan `prior` (a stored scan document) on `target`, from where it
@@ -265,10 +267,19 @@ pub fn resume(
         return invalid("the stored resume point is not inside the run's range".into());
     }
     let cfg = ScanConfig::of_record(prior);
-    run_inner(target, &cfg, Some((prior, state)), progress, stop)
+    run_inner(
+        &Live(target),
+        target,
+        &cfg,
+        Some((prior, state)),
+        progress,
+        stop,
+    )
 }
 
-fn run_inner(
+/// A scan (or its continuation) of `target` with its commands run on `dev`.
+fn run_inner<E: Engine>(
+    dev: &E,
     target: &Target,
     cfg: &ScanConfig,
     prior: Option<(&ScanRecord, &ResumeState)>,
@@ -294,7 +305,7 @@ fn run_inner(
         plan,
         started: SystemTime::now(),
     };
-    let clock = Clock::new();
+    let clock = dev.clock();
     let mut rec = match cfg.quick {
         None => {
             let params = ScanParams {
@@ -319,12 +330,12 @@ fn run_inner(
             let job = match pattern {
                 Some(pattern) => {
                     let mut pass = verify::WritePass { scan: job, pattern };
-                    engine::run(target, &engine_cfg, 0, &clock, stop, &mut pass)?;
+                    dev.run(&engine_cfg, 0, &clock, stop, &mut pass)?;
                     pass.scan
                 }
                 None => {
                     let mut job = job;
-                    engine::run(target, &engine_cfg, 0, &clock, stop, &mut job)?;
+                    dev.run(&engine_cfg, 0, &clock, stop, &mut job)?;
                     job
                 }
             };
@@ -393,7 +404,7 @@ fn run_inner(
                     Arc::new(Progress::default()),
                 );
                 let mut pass = verify::ReadPass::new(read, pattern);
-                engine::run(target, &engine_cfg, 1, &clock, stop, &mut pass)?;
+                dev.run(&engine_cfg, 1, &clock, stop, &mut pass)?;
                 let lost = pass.scan.acc.lost.clone();
                 let report = pass.report(clock.now_ns() - t0);
                 if !report.complete {
@@ -418,7 +429,7 @@ fn run_inner(
                 },
                 progress,
             );
-            engine::run(target, &engine_cfg, 0, &clock, stop, &mut job)?;
+            dev.run(&engine_cfg, 0, &clock, stop, &mut job)?;
             let duration_ns = clock.now_ns();
             let regions_out = job.regions();
             let done = regions_out.len() as u32 == regions;

@@ -1,0 +1,199 @@
+//! Bench runs on scripted devices (see [`crate::engine::scripted`]): with a known latency per
+//! command and a virtual clock, IOPS and MB/s have exact expected values.
+
+use super::run::run_once_on;
+use super::{bench_on, Access, BenchOptions, Common, RunOptions, Rw, TestSpec};
+use crate::engine::scripted::{Call, Reply, Scripted};
+use crate::engine::{DataPattern, EngineError, EngineKind, Reap};
+use crate::target::Target;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+const GIB: u64 = 1 << 30;
+/// The scripted device's latency per command.
+const LAT: u64 = 100_000;
+/// The length of each run (virtual time).
+const RUN_NS: u64 = 100_000_000;
+
+/// Relative tolerance on rates: on virtual time they are exact but for floating-point rounding.
+const TOL: f64 = 1e-12;
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= want.abs() * TOL
+}
+
+fn common(size: u64) -> Common {
+    Common {
+        engine: EngineKind::Auto,
+        reap: Reap::Auto,
+        data: DataPattern::Zero,
+        size,
+        seed: 7,
+    }
+}
+
+fn spec(access: Access, qd: u32) -> TestSpec {
+    TestSpec {
+        access,
+        block_size: 4096,
+        queue_depth: qd,
+        threads: 1,
+    }
+}
+
+fn opts(size: u64) -> RunOptions {
+    common(size).run_options(Duration::from_nanos(RUN_NS), None)
+}
+
+#[test]
+fn a_fixed_latency_gives_exact_iops_and_mb_per_s_at_qd1_and_qd8() {
+    let t = Target::open_read(&format!("null:{GIB}")).unwrap();
+    for qd in [1u32, 8] {
+        // The clock has run 3 µs when the first command goes, as it has on a real run.
+        let dev = Scripted::new(|_: &Call| Reply::ok(LAT)).starting_at(3_000);
+        let r = run_once_on(
+            &dev,
+            &t,
+            &spec(Access::Rnd, qd),
+            Rw::Read,
+            &opts(GIB),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        // The queue refills every 100 µs: 1000 rounds of `qd` commands in 100 ms.
+        let n = 1000 * qd as u64;
+        assert_eq!(r.commands, n, "QD{qd}");
+        assert_eq!(r.errors, 0);
+        assert_eq!(r.bytes, n * 4096);
+        assert_eq!(r.read_bytes, r.bytes);
+        assert_eq!(r.duration_ns, RUN_NS, "QD{qd}");
+        let iops = qd as f64 * 1e9 / LAT as f64;
+        assert!(close(r.iops(), iops), "QD{qd}: {} IOPS", r.iops());
+        assert!(
+            close(r.mb_per_s(), iops * 4096.0 / 1e6),
+            "QD{qd}: {} MB/s",
+            r.mb_per_s()
+        );
+        assert_eq!(r.hist.count(), n);
+        assert_eq!((r.hist.min(), r.hist.max()), (Some(LAT), Some(LAT)));
+        // Random offsets: 4 KiB aligned, inside the region.
+        let calls = dev.calls();
+        assert_eq!(calls.len() as u64, n);
+        assert!(calls
+            .iter()
+            .all(|c| c.offset % 4096 == 0 && c.offset < GIB && !c.write));
+    }
+}
+
+#[test]
+fn a_sequential_job_streams_through_its_region_and_wraps() {
+    // 1 MiB region: 256 blocks; 1000 commands at QD1 go round it almost four times.
+    let t = Target::open_read(&format!("null:{GIB}")).unwrap();
+    let dev = Scripted::new(|_: &Call| Reply::ok(LAT));
+    let r = run_once_on(
+        &dev,
+        &t,
+        &spec(Access::Seq, 1),
+        Rw::Write,
+        &opts(1 << 20),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    let offsets: Vec<u64> = dev.calls().iter().map(|c| c.offset).collect();
+    let want: Vec<u64> = (0..1000).map(|k| (k % 256) * 4096).collect();
+    assert_eq!(offsets, want);
+    assert!(dev.calls().iter().all(|c| c.write));
+    assert_eq!((r.write_bytes, r.read_bytes), (1000 * 4096, 0));
+}
+
+#[test]
+fn failed_commands_count_as_errors_not_as_iops_or_bytes() {
+    // Blocks whose number ends in 3 fail.
+    let t = Target::open_read(&format!("null:{GIB}")).unwrap();
+    let fails = |off: u64| (off / 4096) % 10 == 3;
+    let dev = Scripted::new(|c: &Call| {
+        if fails(c.offset) {
+            Reply::err(LAT, libc::EIO)
+        } else {
+            Reply::ok(LAT)
+        }
+    });
+    let r = run_once_on(
+        &dev,
+        &t,
+        &spec(Access::Rnd, 4),
+        Rw::Read,
+        &opts(GIB),
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    let bad = dev.calls().iter().filter(|c| fails(c.offset)).count() as u64;
+    assert!(bad > 0);
+    assert_eq!((r.commands, r.errors), (4000, bad));
+    assert_eq!(r.first_errno, Some(libc::EIO));
+    assert_eq!(r.bytes, (4000 - bad) * 4096);
+    assert_eq!(r.hist.count(), 4000 - bad);
+    assert!(close(r.iops(), (4000 - bad) as f64 * 1e9 / RUN_NS as f64));
+    assert!(close(
+        r.mb_per_s(),
+        ((4000 - bad) * 4096) as f64 * 1e3 / RUN_NS as f64
+    ));
+}
+
+#[test]
+fn bench_summarizes_its_measured_runs_and_discards_the_preparing_one() {
+    let t = Target::open_read(&format!("null:{GIB}")).unwrap();
+    let dev = Scripted::new(|_: &Call| Reply::ok(LAT));
+    let o = BenchOptions {
+        common: common(GIB),
+        profile: "scripted".into(),
+        tests: vec![spec(Access::Rnd, 1), spec(Access::Rnd, 8)],
+        rws: vec![Rw::Read],
+        runs: 3,
+        duration: Duration::from_nanos(RUN_NS),
+        pause: Duration::ZERO,
+    };
+    let mut heard = Vec::new();
+    let rec = bench_on(&dev, &t, &o, &AtomicBool::new(false), &mut |r| {
+        heard.push(r.name.clone())
+    })
+    .unwrap();
+    assert_eq!(heard, vec!["RND4K Q1T1", "RND4K Q8T1"]);
+    assert_eq!(rec.tests.len(), 2);
+    for (test, qd) in rec.tests.iter().zip([1u64, 8]) {
+        let iops = qd as f64 * 1e9 / LAT as f64;
+        assert!(close(test.iops, iops), "QD{qd}: {}", test.iops);
+        assert!(close(test.mean_iops, iops), "QD{qd}: {}", test.mean_iops);
+        assert!(close(test.mb_per_s, iops * 4096.0 / 1e6));
+        assert!(close(test.mean_mb_per_s, iops * 4096.0 / 1e6));
+        assert_eq!(test.stddev_mb_per_s, 0.0);
+        assert_eq!(test.runs.len(), 3);
+        assert!(test.runs.iter().all(|r| r.commands == 1000 * qd));
+        // Three measured runs, not the preparing one.
+        assert_eq!(test.latency.count, 3 * 1000 * qd);
+        assert_eq!((test.latency.min_ns, test.latency.max_ns), (LAT, LAT));
+        assert_eq!(test.errors, 0);
+    }
+    // Preparing run + 3 measured, for each test.
+    assert_eq!(dev.calls().len() as u64, 4 * 1000 + 4 * 8000);
+}
+
+#[test]
+fn bench_refuses_a_test_whose_every_command_failed() {
+    let t = Target::open_read(&format!("null:{GIB}")).unwrap();
+    let dev = Scripted::new(|_: &Call| Reply::err(LAT, libc::EIO));
+    let o = BenchOptions {
+        common: common(GIB),
+        profile: "scripted".into(),
+        tests: vec![spec(Access::Rnd, 1)],
+        rws: vec![Rw::Read],
+        runs: 1,
+        duration: Duration::from_nanos(RUN_NS),
+        pause: Duration::ZERO,
+    };
+    let err = bench_on(&dev, &t, &o, &AtomicBool::new(false), &mut |_| {}).unwrap_err();
+    let EngineError::Io(e) = err else {
+        panic!("expected an I/O error, got {err}")
+    };
+    assert!(e.to_string().contains("every command failed"), "{e}");
+}
