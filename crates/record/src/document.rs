@@ -166,3 +166,44 @@ macro_rules! from_record {
 }
 
 from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, InfoRecord => Info);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn what_is_not_a_document_is_refused() {
+        assert_eq!(
+            Document::from_value(json!([1])).unwrap_err(),
+            DocumentError::NotAnObject
+        );
+        assert!(matches!(
+            Document::from_value(json!({"kind": "scan"})),
+            Err(DocumentError::Schema(_))
+        ));
+        assert_eq!(
+            Document::from_value(json!({"schema": "drivescope/1"})).unwrap_err(),
+            DocumentError::NoKind
+        );
+    }
+
+    #[test]
+    fn unknown_kinds_and_unreadable_shapes_are_kept_as_they_came() {
+        let future = json!({"schema": "drivescope/1", "kind": "screen", "drives": [1, 2]});
+        let doc = Document::from_value(future.clone()).unwrap();
+        assert_eq!(doc.kind(), Kind::Other("screen".into()));
+        assert!(doc.header().is_none() && doc.device().is_none());
+        assert_eq!(doc.to_value(), future);
+        // A known kind in a shape this version cannot read is not forced into its type.
+        let odd = json!({"schema": "drivescope/1", "kind": "bench", "tests": "none"});
+        match Document::from_value(odd.clone()).unwrap() {
+            Document::Unknown { kind, doc, why } => {
+                assert_eq!(kind, Kind::Bench);
+                assert_eq!(doc, odd);
+                assert!(!why.is_empty());
+            }
+            other => panic!("read as {:?}", other.kind()),
+        }
+    }
+}

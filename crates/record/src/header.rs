@@ -116,3 +116,49 @@ fn identity_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Identity>,
     let v = serde_json::Value::deserialize(d)?;
     Ok(serde_json::from_value(v).ok())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header_with(device: Option<Identity>) -> Header {
+        let target = TargetInfo {
+            path: "/".into(),
+            kind: TargetType::File,
+            size: 1,
+            logical_block_size: 512,
+        };
+        let mut h = Header::new(
+            Kind::Scan,
+            target,
+            "h".into(),
+            "2026-11-23T10:00:00Z".into(),
+        );
+        h.device = device;
+        h
+    }
+
+    #[test]
+    fn a_real_identity_reads_back_whole() {
+        // The identity of this machine's root file system, as every run records it.
+        let id = drivescope_probe::identify(
+            std::path::Path::new("/"),
+            &drivescope_probe::Roots::default(),
+        )
+        .unwrap();
+        let h = header_with(Some(id.clone()));
+        let back: Header = serde_json::from_value(serde_json::to_value(&h).unwrap()).unwrap();
+        assert_eq!(back.device, Some(id));
+    }
+
+    #[test]
+    fn a_device_in_a_shape_this_version_cannot_read_is_unknown() {
+        let mut v = serde_json::to_value(header_with(None)).unwrap();
+        v["device"] = serde_json::json!({"model": "X", "serial": "Y"});
+        let back: Header = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(back.device, None);
+        v.as_object_mut().unwrap().remove("device");
+        let back: Header = serde_json::from_value(v).unwrap();
+        assert_eq!(back.device, None);
+    }
+}
