@@ -246,11 +246,6 @@ fn serial() -> Queue {
 }
 
 impl Model {
-    /// A built-in model by name (`drivescope lab presets` lists them).
-    pub fn preset(name: &str) -> Option<Model> {
-        crate::presets::preset(name)
-    }
-
     /// Parse a TOML model and validate it. `origin` names the source in errors.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Model, ModelError> {
         let model: Model = toml::from_str(text).map_err(|e| ModelError::Parse {
@@ -268,18 +263,6 @@ impl Model {
             source,
         })?;
         Model::from_toml_str(&text, &path.display().to_string())
-    }
-
-    /// A preset name, or else a path to a model file.
-    pub fn load(name_or_path: &str) -> Result<Model, ModelError> {
-        if let Some(m) = Model::preset(name_or_path) {
-            return Ok(m);
-        }
-        let p = Path::new(name_or_path);
-        if p.exists() {
-            return Model::from_toml_file(p);
-        }
-        Err(ModelError::Unknown(name_or_path.to_string()))
     }
 
     /// The same model with another size. Spots beyond the new size are dropped, zones scale.

@@ -4,14 +4,30 @@
 //! Sizes are scaled down (128–256 MiB) so that a full scan takes seconds; rates, latencies and
 //! cache behaviour are those of the real thing. `--size` scales a preset up or down.
 
-use crate::model::Model;
+use crate::model::{Model, ModelError};
 
-/// (name, one-line summary, model text)
-pub const PRESETS: &[(&str, &str, &str)] = &[
-    (
-        "hdd-7200",
-        "3.5\" 7200 rpm disk: 16 zones from 200 down to 100 MB/s, two slow spots, one bad sector",
-        r#"name = "hdd-7200"
+/// A built-in model: its name, a one-line summary, and its model text.
+#[derive(Debug, Clone, Copy)]
+pub struct Preset {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub toml: &'static str,
+}
+
+impl Preset {
+    /// The model it describes.
+    pub fn model(&self) -> Model {
+        Model::from_toml_str(self.toml, &format!("preset {}", self.name))
+            .expect("built-in presets are valid")
+    }
+}
+
+/// Every built-in model.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "hdd-7200",
+        summary: "3.5\" 7200 rpm disk: 16 zones from 200 down to 100 MB/s, two slow spots, one bad sector",
+        toml: r#"name = "hdd-7200"
 description = "3.5-inch 7200 rpm disk: 16 zones, 200 MB/s outer to 100 MB/s inner"
 size = "256M"
 zones = { count = 16, outer_mb_s = 200, inner_mb_s = 100 }
@@ -26,11 +42,11 @@ slow = [
 ]
 bad = [{ offset = "130M", length = "4K", read = true, write = false, latency = "20ms" }]
 "#,
-    ),
-    (
-        "hdd-5400-laptop",
-        "2.5\" 5400 rpm laptop disk: 12 zones from 120 down to 60 MB/s, one slow spot",
-        r#"name = "hdd-5400-laptop"
+    },
+    Preset {
+        name: "hdd-5400-laptop",
+        summary: "2.5\" 5400 rpm laptop disk: 12 zones from 120 down to 60 MB/s, one slow spot",
+        toml: r#"name = "hdd-5400-laptop"
 description = "2.5-inch 5400 rpm laptop disk: 12 zones, 120 MB/s outer to 60 MB/s inner"
 size = "128M"
 zones = { count = 12, outer_mb_s = 120, inner_mb_s = 60 }
@@ -41,11 +57,11 @@ queue = { mode = "parallel", depth = 32 }
 interface_mb_s = 280
 slow = [{ offset = "90M", length = "4K", latency = "90ms" }]
 "#,
-    ),
-    (
-        "usb-bridge-hdd",
-        "laptop disk behind a USB 2.0 bridge: one command at a time, capped at 40 MB/s",
-        r#"name = "usb-bridge-hdd"
+    },
+    Preset {
+        name: "usb-bridge-hdd",
+        summary: "laptop disk behind a USB 2.0 bridge: one command at a time, capped at 40 MB/s",
+        toml: r#"name = "usb-bridge-hdd"
 description = "2.5-inch disk behind a USB 2.0 bridge without command queueing (BOT): serial, 40 MB/s cap"
 size = "128M"
 zones = { count = 12, outer_mb_s = 120, inner_mb_s = 60 }
@@ -55,11 +71,11 @@ rotation = { rpm = 5400 }
 queue = { mode = "serial" }
 interface_mb_s = 40
 "#,
-    ),
-    (
-        "raid-cache",
-        "RAID controller with 64 MiB read and write-back cache in front of a slow 90-70 MB/s disk",
-        r#"name = "raid-cache"
+    },
+    Preset {
+        name: "raid-cache",
+        summary: "RAID controller with 64 MiB read and write-back cache in front of a slow 90-70 MB/s disk",
+        toml: r#"name = "raid-cache"
 description = "controller read cache (LRU) and write-back cache, 64 MiB each, in front of a slow disk"
 size = "256M"
 zones = { count = 4, outer_mb_s = 90, inner_mb_s = 70 }
@@ -70,11 +86,11 @@ read_cache = { size = "64M", rate_mb_s = 1200 }
 write_cache = { size = "64M", rate_mb_s = 1500 }
 queue = { mode = "parallel", depth = 16 }
 "#,
-    ),
-    (
-        "ssd-slc",
-        "SATA SSD: 480 MB/s; writes at 480 MB/s into a 64 MiB SLC cache, then 120 MB/s",
-        r#"name = "ssd-slc"
+    },
+    Preset {
+        name: "ssd-slc",
+        summary: "SATA SSD: 480 MB/s; writes at 480 MB/s into a 64 MiB SLC cache, then 120 MB/s",
+        toml: r#"name = "ssd-slc"
 description = "SATA SSD with an SLC write cache: fast until it fills, then native TLC write speed"
 size = "256M"
 zones = { rates_mb_s = [480] }
@@ -84,11 +100,11 @@ write_cache = { size = "64M", rate_mb_s = 480 }
 queue = { mode = "parallel", depth = 32 }
 interface_mb_s = 550
 "#,
-    ),
-    (
-        "nas-1gbe",
-        "NAS disk over 1 GbE (iSCSI-like): 200-110 MB/s disk capped at 118 MB/s, 150 us round trip",
-        r#"name = "nas-1gbe"
+    },
+    Preset {
+        name: "nas-1gbe",
+        summary: "NAS disk over 1 GbE (iSCSI-like): 200-110 MB/s disk capped at 118 MB/s, 150 us round trip",
+        toml: r#"name = "nas-1gbe"
 description = "a disk in a NAS reached over 1 GbE: the network caps it at 118 MB/s"
 size = "256M"
 zones = { count = 8, outer_mb_s = 200, inner_mb_s = 110 }
@@ -98,11 +114,11 @@ rotation = { rpm = 7200 }
 queue = { mode = "parallel", depth = 8 }
 interface_mb_s = 118
 "#,
-    ),
-    (
-        "cold-start",
-        "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode)",
-        r#"name = "cold-start"
+    },
+    Preset {
+        name: "cold-start",
+        summary: "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode)",
+        toml: r#"name = "cold-start"
 description = "hdd-7200 profile that runs at half speed for the first 20 s after its first command"
 size = "256M"
 zones = { count = 16, outer_mb_s = 200, inner_mb_s = 100 }
@@ -112,30 +128,46 @@ rotation = { rpm = 7200 }
 queue = { mode = "parallel", depth = 32 }
 warmup = { factor = 0.5, duration = "20s" }
 "#,
-    ),
+    },
 ];
+
+/// The built-in model named `name`.
+pub fn find(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name == name)
+}
 
 /// A built-in model by name.
 pub fn preset(name: &str) -> Option<Model> {
-    PRESETS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(n, _, text)| {
-            Model::from_toml_str(text, &format!("preset {n}")).expect("built-in presets are valid")
-        })
+    find(name).map(Preset::model)
 }
 
 /// The model text of a preset.
 pub fn preset_toml(name: &str) -> Option<&'static str> {
-    PRESETS
-        .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, _, t)| *t)
+    find(name).map(|p| p.toml)
 }
 
 /// Names of all presets.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    PRESETS.iter().map(|(n, _, _)| *n)
+    PRESETS.iter().map(|p| p.name)
+}
+
+impl Model {
+    /// A built-in model by name (`drivescope lab presets` lists them).
+    pub fn preset(name: &str) -> Option<Model> {
+        preset(name)
+    }
+
+    /// A preset name, or else a path to a model file.
+    pub fn load(name_or_path: &str) -> Result<Model, ModelError> {
+        if let Some(m) = preset(name_or_path) {
+            return Ok(m);
+        }
+        let p = std::path::Path::new(name_or_path);
+        if p.exists() {
+            return Model::from_toml_file(p);
+        }
+        Err(ModelError::Unknown(name_or_path.to_string()))
+    }
 }
 
 #[cfg(test)]
@@ -144,9 +176,8 @@ mod tests {
 
     #[test]
     fn every_preset_parses_and_is_named_after_itself() {
-        for (name, _, _) in PRESETS {
-            let m = preset(name).unwrap();
-            assert_eq!(&m.name, name);
+        for p in PRESETS {
+            assert_eq!(p.model().name, p.name);
         }
         for required in [
             "hdd-7200",

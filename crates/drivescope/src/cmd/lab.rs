@@ -116,18 +116,15 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
     if json {
         let list: Vec<_> = presets::PRESETS
             .iter()
-            .map(|(n, summary, _)| {
-                let m = Model::preset(n).expect("preset");
-                serde_json::json!({"name": n, "summary": summary, "size": m.size})
-            })
+            .map(|p| serde_json::json!({"name": p.name, "summary": p.summary, "size": p.model().size}))
             .collect();
         let doc =
             serde_json::json!({"schema": "drivescope/1", "kind": "lab_presets", "presets": list});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        for (n, summary, _) in presets::PRESETS {
-            let m = Model::preset(n).expect("preset");
-            println!("{n:<16} {:>9}  {summary}", format_size(m.size));
+        for p in presets::PRESETS {
+            let size = format_size(p.model().size);
+            println!("{:<16} {size:>9}  {}", p.name, p.summary);
         }
     }
     Ok(ExitCode::SUCCESS)
