@@ -1,5 +1,6 @@
 //! drivescope-core: targets, the timed I/O engine, workloads and their completions.
 
+pub mod aligned;
 pub mod bench;
 pub mod engine;
 pub mod loopdev;

@@ -18,7 +18,7 @@
 //! On top of this, the device is opened with `O_EXCL`, so the kernel itself refuses a device
 //! that was mounted or claimed between the checks and the open.
 
-use crate::engine::AlignedBuffers;
+use crate::aligned::AlignedBuffers;
 use drivescope_probe::block::human_size;
 use drivescope_probe::{identify_with, Options, Roots};
 use std::fs::OpenOptions;

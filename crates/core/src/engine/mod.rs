@@ -5,16 +5,15 @@
 //! time; faster at QD1 on devices that complete inline, such as zram) and `null` (completes
 //! at once; measures the instrument's own ceiling). One engine instance per worker thread.
 
-mod buffers;
 mod clock;
 mod null;
 mod poll_gate;
 mod psync;
 mod uring;
 
-pub use buffers::AlignedBuffers;
 pub use clock::Clock;
 
+use crate::aligned::AlignedBuffers;
 use crate::target::{Target, TargetType};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
