@@ -19,7 +19,7 @@
 //! that was mounted or claimed between the checks and the open.
 
 use crate::aligned::AlignedBuffers;
-use drivescope_probe::block::human_size;
+use crate::units::format_size;
 use drivescope_probe::{identify_with, Options, Roots};
 use std::fs::OpenOptions;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -315,7 +315,7 @@ pub fn inspect(spec: &str, protect: &[PathBuf], force: bool) -> Result<Candidate
         size,
         serial: serial.map(|s| s.trim().to_string()),
         model: model.map(|m| m.trim().to_string()).unwrap_or(name),
-        size_text: human_size(size),
+        size_text: format_size(size),
     })
 }
 
