@@ -1,5 +1,6 @@
 //! drivescope-core: targets, the timed I/O engine, workloads and their completions.
 
+pub mod aligned;
 pub mod bench;
 pub mod engine;
 pub mod loopdev;
@@ -8,4 +9,6 @@ pub mod safety;
 pub mod scan;
 pub mod target;
 pub mod testfile;
-pub mod units;
+
+/// Sizes, rates and durations: the `drivescope-units` crate, under its old path.
+pub use drivescope_units as units;

@@ -158,10 +158,14 @@ impl Target {
     }
 
     /// Open a block device for reading and writing, with O_DIRECT and O_EXCL (the kernel
-    /// refuses a device that is mounted or claimed by md/dm). Only with a gate that
-    /// [`crate::safety`] made for this very device.
-    pub fn open_destructive(gate: &crate::safety::DestructiveGate) -> Result<Target, TargetError> {
-        let path = gate.path();
+    /// refuses a device that is mounted or claimed by md/dm), checking that it is still the
+    /// device `dev` (major, minor) of `checked_size` bytes. Only [`crate::safety::open_for_write`]
+    /// calls this, with what its rules approved.
+    pub(crate) fn open_block_rw(
+        path: &Path,
+        dev: (u32, u32),
+        checked_size: u64,
+    ) -> Result<Target, TargetError> {
         let spec = path.display().to_string();
         let open = || {
             OpenOptions::new()
@@ -190,13 +194,14 @@ impl Target {
             _ => map_io(&spec, e),
         })?;
         let meta = file.metadata().map_err(|e| map_io(&spec, e))?;
-        if !meta.file_type().is_block_device() || meta.rdev() != gate.rdev() {
+        let rdev = meta.rdev();
+        if !meta.file_type().is_block_device() || (libc::major(rdev), libc::minor(rdev)) != dev {
             return Err(TargetError::BadSpec(format!(
                 "{spec}: the device changed since it was checked; refused"
             )));
         }
         let (size, lbs) = block_geometry(&file).map_err(|e| map_io(&spec, e))?;
-        if size != gate.size() {
+        if size != checked_size {
             return Err(TargetError::BadSpec(format!(
                 "{spec}: the device changed size since it was checked; refused"
             )));

@@ -336,3 +336,84 @@ fn reads_never_need_the_gate() {
     assert_eq!(d["write"], false);
     assert_eq!(checksum(dev.path()), before);
 }
+
+/// The `--confirm` example that `scan --help` shows (`"loop3 1.0 GiB"`): name and size text.
+fn help_example() -> (String, String) {
+    let out = drivescope(&["scan", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    let line = help
+        .lines()
+        .find(|l| l.contains("--confirm <"))
+        .unwrap_or_else(|| panic!("no --confirm in: {help}"));
+    let start = line.rfind("(\"").expect("an example in quotes") + 2;
+    let end = start + line[start..].find("\")").expect("closing quote");
+    let (name, size) = line[start..end].split_once(' ').expect("name and size");
+    (name.to_string(), size.to_string())
+}
+
+#[test]
+fn the_help_example_is_accepted_on_a_device_of_its_size() {
+    let (name, size_text) = help_example();
+    // The example names a loop device; ours has another number, and the size exactly as
+    // the help spells it.
+    assert!(name.starts_with("loop"), "{name}");
+    let (number, unit) = size_text.split_once(' ').expect("number and unit");
+    let unit_bytes = drivescope_core::units::parse_size(&format!("1{unit}")).unwrap();
+    let size = (number.parse::<f64>().unwrap() * unit_bytes as f64) as u64;
+    let dev = TmpfsLoop::new(size);
+    let kname = dev
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let confirm = format!("{kname} {size_text}");
+    let d = dev.path().to_str().unwrap();
+    let before = checksum(dev.path());
+    let out = drivescope(&write_scan(
+        d,
+        &["--destructive", "--confirm", &confirm, "--length", "4M"],
+    ));
+    assert!(
+        out.status.success(),
+        "--confirm {confirm:?} (the --help example) was refused: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(
+        checksum(dev.path()),
+        before,
+        "the confirmed write scan wrote"
+    );
+    // The other usual spellings of the same size are accepted; another size is not.
+    for spelling in [
+        format!("{kname} {}", size_text.replace(".0 ", " ")),
+        format!("{kname} {}", size_text.replace(".0 ", ".00 ")),
+        format!("{kname} {}", size_text.replace(' ', "")),
+        format!("{kname} {}", size_text.to_lowercase()),
+    ] {
+        let out = drivescope(&write_scan(
+            d,
+            &["--destructive", "--confirm", &spelling, "--length", "1M"],
+        ));
+        assert!(
+            out.status.success(),
+            "--confirm {spelling:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_refused(
+        dev.path(),
+        &write_scan(
+            d,
+            &[
+                "--destructive",
+                "--confirm",
+                &format!("{kname} 2 {unit}"),
+                "--length",
+                "1M",
+            ],
+        ),
+        "does not name this device",
+    );
+}

@@ -368,19 +368,3 @@ pub fn read_zram(dir: &Path) -> Option<ZramInfo> {
         backing_dev: sysfs::read(&dir.join("backing_dev")).filter(|s| s != "none"),
     })
 }
-
-/// Format bytes with IEC units for people.
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}

@@ -207,6 +207,65 @@ fn split_dev(dev: u64) -> (u32, u32) {
     (major as u32, minor as u32)
 }
 
+/// If `path` is a node directly under the device root (after following symlinks there,
+/// as in `/dev/disk/by-id/…` or `/dev/mapper/…`), the kernel name it stands for.
+fn dev_name(roots: &Roots, path: &Path) -> Option<String> {
+    let dev_canon = fs::canonicalize(&roots.dev).ok()?;
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let canon = fs::canonicalize(&abs).ok()?;
+    let rel = canon.strip_prefix(&dev_canon).ok()?;
+    if rel.components().count() != 1 {
+        return None;
+    }
+    let name = rel.to_string_lossy().into_owned();
+    roots.class_block(&name).exists().then_some(name)
+}
+
+/// The kernel name of the block device a `/dev/…` path names, read under `roots` (a path
+/// under `/dev` is looked up under the device root): by its device number when it is a
+/// device node, else by its name under the device root (fixture trees hold plain files).
+pub fn kernel_name(path: &Path, roots: &Roots) -> Option<String> {
+    let path = match path.strip_prefix("/dev") {
+        Ok(rel) => roots.dev.join(rel),
+        Err(_) => path.to_path_buf(),
+    };
+    match fs::metadata(&path) {
+        Ok(md) if md.file_type().is_block_device() => {
+            let (maj, min) = split_dev(md.rdev());
+            fs::canonicalize(roots.dev_block(maj, min))
+                .ok()
+                .map(|p| sysfs::name_of(&p))
+        }
+        _ => dev_name(roots, &path),
+    }
+}
+
+/// The partitions of the target's block device, each read as the block devices of a chain
+/// are (mount points, holders, size); empty when the target is no whole device with
+/// partitions. SMART is not read here.
+pub fn target_partitions(id: &Identity, roots: &Roots) -> Result<Vec<BlockInfo>> {
+    let Some(target) = id.target_block() else {
+        return Ok(Vec::new());
+    };
+    let opts = Options {
+        smart: false,
+        dns: false,
+    };
+    let mut b = Builder::new(roots, &opts)?;
+    let mut out = Vec::new();
+    for name in &target.partitions {
+        let idx = b.block(name)?;
+        if let Node::Block(info) = &b.layers[idx].node {
+            out.push(info.as_ref().clone());
+        }
+    }
+    Ok(out)
+}
+
 impl<'a> Builder<'a> {
     fn new(roots: &'a Roots, opts: &'a Options) -> Result<Self> {
         let sys_canon = fs::canonicalize(&roots.sys)
@@ -331,22 +390,9 @@ impl<'a> Builder<'a> {
         Ok(self.kind_of(idx))
     }
 
-    /// If `path` is a node directly under the device root (after following symlinks there,
-    /// as in `/dev/disk/by-id/…` or `/dev/mapper/…`), the kernel name it stands for.
+    /// If `path` is a node directly under the device root, the kernel name it stands for.
     fn dev_name(&self, path: &Path) -> Option<String> {
-        let dev_canon = fs::canonicalize(&self.roots.dev).ok()?;
-        let abs = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            std::env::current_dir().ok()?.join(path)
-        };
-        let canon = fs::canonicalize(&abs).ok()?;
-        let rel = canon.strip_prefix(&dev_canon).ok()?;
-        if rel.components().count() != 1 {
-            return None;
-        }
-        let name = rel.to_string_lossy().into_owned();
-        self.roots.class_block(&name).exists().then_some(name)
+        dev_name(self.roots, path)
     }
 
     /// A file or directory: it, its file system, and what is under that.

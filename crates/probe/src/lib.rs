@@ -17,13 +17,15 @@ pub mod mounts;
 pub mod net;
 pub mod roots;
 pub mod smart;
+pub mod swaps;
 pub mod sysfs;
 pub mod transport;
 
 pub use block::{BlockInfo, BlockRole, Hardware, Transport};
 pub use ceiling::Link;
 pub use identity::{
-    identify, identify_with, list_block_devices, Identity, Layer, Node, Options, TargetKind,
+    identify, identify_with, kernel_name, list_block_devices, target_partitions, Identity, Layer,
+    Node, Options, TargetKind,
 };
 pub use roots::Roots;
 pub use smart::Smart;

@@ -27,8 +27,8 @@ impl MountEntry {
     }
 }
 
-/// mountinfo escapes space, tab, newline and backslash as `\ooo` octal.
-fn unescape(s: &str) -> String {
+/// mountinfo (and /proc/swaps) escape space, tab, newline and backslash as `\ooo` octal.
+pub(crate) fn unescape(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

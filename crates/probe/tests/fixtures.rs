@@ -3,8 +3,10 @@
 
 use drivescope_probe::block::{BlockInfo, BlockRole, Transport};
 use drivescope_probe::smart::parse_smartctl_json;
+use drivescope_probe::swaps::swap_devices;
 use drivescope_probe::{
-    identify_with, list_block_devices, Identity, Node, Options, Roots, TargetKind,
+    identify_with, kernel_name, list_block_devices, target_partitions, Identity, Node, Options,
+    Roots, TargetKind,
 };
 use std::path::{Path, PathBuf};
 
@@ -395,4 +397,50 @@ fn smartctl_json_open_failure() {
         .is_some_and(|n| n.contains("No such device")));
     let s = parse_smartctl_json("not json");
     assert!(!s.read && s.note.is_some());
+}
+
+#[test]
+fn spare_disks_holders_read_only_and_swap() {
+    let f = fixture("spare_disks");
+    let r = roots("spare_disks");
+    let vdb = id("spare_disks", &f.join("dev/vdb"));
+    let b = block(&vdb, "vdb");
+    assert_eq!(b.transport, Transport::Virtio);
+    assert_eq!(b.size_bytes, Some(2 << 30));
+    assert_eq!(b.major_minor.as_deref(), Some("254:16"));
+    assert!(b.holders.is_empty() && b.mount_points.is_empty());
+    assert_eq!(b.read_only, Some(false));
+    let hw = b.hardware.as_ref().expect("hardware");
+    assert_eq!(hw.serial.as_deref(), Some("SPARE0001"));
+    assert_eq!(hw.model, None);
+
+    let vdc = id("spare_disks", &f.join("dev/vdc"));
+    assert_eq!(block(&vdc, "vdc").holders, ["md0"]);
+    let md0 = id("spare_disks", &f.join("dev/md0"));
+    assert_eq!(chain(&md0), ["block:md0", "block:vdc"]);
+    let vdd = id("spare_disks", &f.join("dev/vdd"));
+    assert_eq!(block(&vdd, "vdd").read_only, Some(true));
+
+    // The partitions of a whole device, each read as a block device is.
+    let vde = id("spare_disks", &f.join("dev/vde"));
+    assert_eq!(block(&vde, "vde").partitions, ["vde1"]);
+    let parts = target_partitions(&vde, &r).expect("partitions");
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0].name, "vde1");
+    assert_eq!(parts[0].role, BlockRole::Partition);
+    assert_eq!(parts[0].major_minor.as_deref(), Some("254:65"));
+    assert!(target_partitions(&vdb, &r).unwrap().is_empty());
+    // sda's partition carries the root mount.
+    let sda = id("sata_ahci", &fixture("sata_ahci").join("dev/sda"));
+    let parts = target_partitions(&sda, &roots("sata_ahci")).expect("partitions");
+    assert_eq!(parts[0].mount_points, [PathBuf::from("/")]);
+
+    // /proc/swaps names /dev/vde1: found under the fixture's device root, not the live /dev.
+    assert_eq!(swap_devices(&r), ["vde1"]);
+    assert!(swap_devices(&roots("sata_ahci")).is_empty());
+    assert_eq!(
+        kernel_name(Path::new("/dev/vdb"), &r).as_deref(),
+        Some("vdb")
+    );
+    assert_eq!(kernel_name(Path::new("/dev/nope"), &r), None);
 }

@@ -27,7 +27,7 @@ impl Unit {
 
     pub fn format(self, v: f64) -> String {
         match self {
-            Unit::MBps => format!("{v:.1} MB/s"),
+            Unit::MBps => drivescope_units::format_rate(v),
             Unit::Iops => format!("{} IOPS", thousands(v.round())),
             Unit::Nanos => duration(v),
             Unit::Bytes => bytes(v),
@@ -38,18 +38,9 @@ impl Unit {
     }
 }
 
-/// `52.0 µs`, `8.41 ms`, `1.20 s`.
+/// `52.0 µs`, `8.41 ms`, `1.20 s` (drivescope-units' latency spelling).
 pub fn duration(ns: f64) -> String {
-    let a = ns.abs();
-    if a < 1e3 {
-        format!("{ns:.0} ns")
-    } else if a < 1e6 {
-        format!("{:.1} µs", ns / 1e3)
-    } else if a < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
+    drivescope_units::format_latency(ns)
 }
 
 /// A short duration for an axis tick: `200 µs`, `1 ms`, `2.5 s`.
@@ -64,20 +55,9 @@ pub fn duration_tick(ns: f64) -> String {
     format!("{} {unit}", s.trim_end_matches('0').trim_end_matches('.'))
 }
 
-/// IEC sizes: `4.00 TiB`, `64.0 KiB`.
+/// IEC sizes: `4.0 TiB`, `64.0 KiB` (drivescope-units' size spelling).
 pub fn bytes(b: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b;
-    let mut i = 0;
-    while v.abs() >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{v:.0} B")
-    } else {
-        format!("{v:.2} {}", UNITS[i])
-    }
+    drivescope_units::format_bytes(b)
 }
 
 /// `12 345 678` (thin grouping keeps columns readable and is not mistaken for a decimal point).
@@ -115,7 +95,7 @@ mod tests {
         assert_eq!(duration(8_410_000.0), "8.41 ms");
         assert_eq!(duration_tick(200_000.0), "200 µs");
         assert_eq!(duration_tick(2_500_000_000.0), "2.5 s");
-        assert_eq!(bytes(4.0 * (1u64 << 40) as f64), "4.00 TiB");
+        assert_eq!(bytes(4.0 * (1u64 << 40) as f64), "4.0 TiB");
         assert_eq!(thousands(1234567.0), "1 234 567");
         assert_eq!(Unit::MBps.format(1739.24), "1739.2 MB/s");
     }

@@ -325,9 +325,7 @@ pub fn sweep(
                 Access::Seq => "SEQ",
                 Access::Rnd => "RND",
             },
-            crate::units::format_size(o.block_size)
-                .replace(" KiB", "K")
-                .replace(" MiB", "M")
+            crate::units::short_size(o.block_size)
         ),
         rw: o.rw.into(),
         block_size: o.block_size,

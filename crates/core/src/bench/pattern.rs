@@ -1,7 +1,7 @@
 //! Test names as CrystalDiskMark writes them (`SEQ1M Q8T1`, `RND4K Q32T16`), profiles, and
 //! the read/write mode.
 
-use crate::units::parse_size;
+use crate::units::{parse_size, short_size};
 use serde::{Deserialize, Serialize};
 
 /// Sequential or random access.
@@ -42,19 +42,6 @@ impl Rw {
 
     pub fn writes(&self) -> bool {
         !matches!(self, Rw::Read)
-    }
-}
-
-fn size_label(bytes: u64) -> String {
-    const K: u64 = 1024;
-    if bytes.is_multiple_of(K * K * K) {
-        format!("{}G", bytes / (K * K * K))
-    } else if bytes.is_multiple_of(K * K) {
-        format!("{}M", bytes / (K * K))
-    } else if bytes.is_multiple_of(K) {
-        format!("{}K", bytes / K)
-    } else {
-        format!("{bytes}B")
     }
 }
 
@@ -111,7 +98,7 @@ impl TestSpec {
                 Access::Seq => "SEQ",
                 Access::Rnd => "RND",
             },
-            size_label(self.block_size),
+            short_size(self.block_size),
             self.queue_depth,
             self.threads
         )

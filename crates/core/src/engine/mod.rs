@@ -5,7 +5,6 @@
 //! time; faster at QD1 on devices that complete inline, such as zram) and `null` (completes
 //! at once; measures the instrument's own ceiling). One engine instance per worker thread.
 
-mod buffers;
 mod clock;
 mod null;
 mod poll_gate;
@@ -14,9 +13,9 @@ mod psync;
 pub mod scripted;
 mod uring;
 
-pub use buffers::AlignedBuffers;
 pub use clock::{Clock, Now};
 
+use crate::aligned::AlignedBuffers;
 use crate::target::{Target, TargetType};
 pub use drivescope_record::{DataPattern, EngineKind, Reap};
 use std::sync::atomic::AtomicBool;

@@ -1,8 +1,7 @@
 //! The psync engine: one `pread` at a time.
 
-use super::{
-    fill_buffers, AlignedBuffers, Clock, Completion, EngineConfig, EngineError, Job, Next,
-};
+use super::{fill_buffers, Clock, Completion, EngineConfig, EngineError, Job, Next};
+use crate::aligned::AlignedBuffers;
 use crate::target::Target;
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};

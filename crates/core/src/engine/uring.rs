@@ -7,9 +7,10 @@
 
 use super::poll_gate::PollGate;
 use super::{
-    fill_buffers, AlignedBuffers, Clock, Cmd, Completion, EngineConfig, EngineError, Job, Next,
-    Reap, POLL_BUDGET_NS,
+    fill_buffers, Clock, Cmd, Completion, EngineConfig, EngineError, Job, Next, Reap,
+    POLL_BUDGET_NS,
 };
+use crate::aligned::AlignedBuffers;
 use crate::target::Target;
 use io_uring::{opcode, types, IoUring};
 use std::os::unix::io::AsRawFd;

@@ -1,9 +1,9 @@
 //! `--destructive`, `--confirm`, `--force`: the user's side of the destructive gate
 //! (`drivescope_core::safety`), shared by `scan --write` and the write tests of bench, sweep
-//! and soak.
+//! and soak. The gate decides; this asks the question on a terminal and reports the refusal.
 
 use super::Refused;
-use drivescope_core::safety::{self, Candidate};
+use drivescope_core::safety::{self, WriteError, WriteRequest};
 use drivescope_core::target::Target;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -15,52 +15,81 @@ pub struct DestructiveOpts {
     /// is mounted, swap, held (md, dm, LVM), holds / or the results store.
     #[arg(long)]
     pub destructive: bool,
-    /// Name the device to write: its serial number, or, for a device without one, its model
-    /// (kernel name when it has none) and size as `drivescope info` shows them ("loop3 1.00 GiB").
-    #[arg(long, value_name = "SERIAL")]
+    #[arg(long, value_name = "SERIAL", help = confirm_help())]
     pub confirm: Option<String>,
     /// With --destructive: write even over a partition table or file-system signature.
     #[arg(long)]
     pub force: bool,
 }
 
+/// `--confirm`'s help, with the example spelled by the gate's own function.
+fn confirm_help() -> String {
+    format!(
+        "Name the device to write: its serial number, or, for a device without one, its model \
+         (kernel name when it has none) and size as `drivescope info` shows them (\"{}\")",
+        safety::confirmation_example()
+    )
+}
+
 /// Open `spec` for destructive writes, or refuse with one line (exit code 3).
 /// `protect`: the results store, whose file system must not be on the device.
 pub fn open(spec: &str, d: &DestructiveOpts, protect: &[PathBuf]) -> anyhow::Result<Target> {
-    if !d.destructive {
-        return Err(Refused(format!(
-            "{spec}: writing a block device destroys its data; add --destructive and \
-             --confirm SERIAL (see `drivescope info {spec}`)"
-        ))
-        .into());
-    }
-    let cand = safety::inspect(spec, protect, d.force).map_err(|e| Refused(e.to_string()))?;
-    let given = match &d.confirm {
-        Some(c) => Some(c.clone()),
-        None => prompt(&cand),
+    let req = WriteRequest {
+        destructive: d.destructive,
+        force: d.force,
+        confirm: d.confirm.clone(),
+        protect: protect.to_vec(),
     };
-    let gate = cand
-        .confirm(given.as_deref())
-        .map_err(|e| Refused(e.to_string()))?;
-    Ok(Target::open_destructive(&gate)?)
+    safety::open_for_write(spec, &req, ask).map_err(|e| match e {
+        WriteError::Refused(r) => Refused(r.to_string()).into(),
+        WriteError::Open(e) => e.into(),
+    })
 }
 
-/// On a terminal, ask for the serial (or model and size); None elsewhere.
-fn prompt(c: &Candidate) -> Option<String> {
+/// On a terminal, put the gate's question and read the answer; None elsewhere.
+fn ask(question: &str) -> Option<String> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return None;
     }
     let mut err = std::io::stderr();
-    let _ = write!(
-        err,
-        "drivescope: this DESTROYS ALL DATA on {} ({}).\nType {} to go on: ",
-        c.spec(),
-        c.describe(),
-        c.expected_kind()
-    );
+    let _ = write!(err, "{question}");
     let _ = err.flush();
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line).ok()?;
     let line = line.trim().to_string();
     (!line.is_empty()).then_some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use drivescope_core::safety::confirmation_example;
+
+    /// The README shows the same confirmation example as `--help` and the gate.
+    #[test]
+    fn readme_shows_the_gates_example() {
+        let readme = include_str!("../../../../README.md");
+        let shown = format!("--confirm \"{}\"", confirmation_example());
+        assert!(
+            readme.contains(&shown),
+            "README.md should show {shown} (the spelling drivescope shows and accepts)"
+        );
+    }
+
+    /// Every command with a write gate shows the example in its `--help`.
+    #[test]
+    fn help_shows_the_gates_example() {
+        use clap::CommandFactory;
+        let mut cli = crate::Cli::command();
+        for sub in ["scan", "bench", "sweep", "soak"] {
+            let help = cli
+                .find_subcommand_mut(sub)
+                .unwrap_or_else(|| panic!("no {sub}"))
+                .render_help()
+                .to_string();
+            assert!(
+                help.contains(&format!("(\"{}\")", confirmation_example())),
+                "{sub} --help: {help}"
+            );
+        }
+    }
 }

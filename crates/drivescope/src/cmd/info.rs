@@ -2,7 +2,8 @@
 //! to the CPU with each link's ceiling. Never opens a device.
 
 use anyhow::Result;
-use drivescope_probe::block::{human_size, BlockInfo, BlockRole};
+use drivescope_core::units::{format_rate, format_size};
+use drivescope_probe::block::{BlockInfo, BlockRole};
 use drivescope_probe::{identify_with, list_block_devices, Identity, Node, Options, Roots};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -74,12 +75,12 @@ fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
 }
 
 fn mbps(v: Option<f64>) -> String {
-    v.map_or("unknown".to_string(), |v| format!("{v:.1} MB/s"))
+    v.map_or("unknown".to_string(), format_rate)
 }
 
 fn size(v: Option<u64>) -> String {
     v.map_or("—".to_string(), |b| {
-        format!("{} ({b} bytes)", human_size(b))
+        format!("{} ({b} bytes)", format_size(b))
     })
 }
 
@@ -101,7 +102,7 @@ fn node_line(n: &Node) -> String {
         } => {
             let mut s = format!("file {}", path.display());
             if let Some(b) = size_bytes {
-                let _ = write!(s, " ({})", human_size(*b));
+                let _ = write!(s, " ({})", format_size(*b));
             }
             if !reachable {
                 s.push_str(" (not reachable from here; resolved by path)");
@@ -162,7 +163,7 @@ fn block_line(b: &BlockInfo) -> String {
             BlockRole::Md => "md RAID",
             BlockRole::Zram => "zram",
         },
-        b.size_bytes.map_or("size unknown".into(), human_size)
+        b.size_bytes.map_or("size unknown".into(), format_size)
     );
     if b.role == BlockRole::Disk {
         let _ = write!(s, ", {}", b.transport.as_str());
@@ -431,7 +432,7 @@ pub fn table(list: &[Identity]) -> String {
         let hw = b.hardware.as_ref();
         rows.push([
             b.name.clone(),
-            b.size_bytes.map_or("—".into(), human_size),
+            b.size_bytes.map_or("—".into(), format_size),
             b.transport.as_str().to_string(),
             b.rotational
                 .map_or("—".into(), |r| if r { "1" } else { "0" }.to_string()),

@@ -1,4 +1,7 @@
 //! I/O buffers aligned for O_DIRECT, one per command slot, in one allocation.
+//!
+//! A leaf: the engine, the targets and the safety gate (which reads a device's first sectors)
+//! all use it, and it uses none of them.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 
