@@ -90,7 +90,11 @@ fn fio_rw(sequential: bool, dir: Direction) -> &'static str {
 
 /// The total latency (fio's lat = slat + clat) where every submission took no time (psync and null hand
 /// the command over and complete it in one call): it is then the completion latency.
-fn total_latency(engine: EngineKind, slat: Option<&LatencySummary>, clat: &LatencySummary) -> Option<Lat> {
+fn total_latency(
+    engine: EngineKind,
+    slat: Option<&LatencySummary>,
+    clat: &LatencySummary,
+) -> Option<Lat> {
     let no_submit_time = matches!(engine, EngineKind::Psync | EngineKind::Null)
         || slat.is_some_and(|s| s.count > 0 && s.max_ns == 0);
     no_submit_time.then(|| Lat::stats(clat))
@@ -164,7 +168,12 @@ pub fn bench_test(b: &BenchRecord, t: &TestResult, groupid: u32) -> Job {
         slat: Some(Lat::stats(&t.submit_latency)),
         lat: total_latency(t.engine, Some(&t.submit_latency), &t.latency),
         clat,
-        samples: Samples::from_rates(&t.runs.iter().map(|r| (r.mb_per_s, r.iops)).collect::<Vec<_>>()),
+        samples: Samples::from_rates(
+            &t.runs
+                .iter()
+                .map(|r| (r.mb_per_s, r.iops))
+                .collect::<Vec<_>>(),
+        ),
         error: 0,
         options,
     }

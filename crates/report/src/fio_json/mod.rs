@@ -12,6 +12,8 @@ mod clock;
 mod job;
 mod latency;
 mod section;
+#[cfg(test)]
+mod tests;
 
 pub use job::Job;
 pub use latency::{bin_value, FIO_PERCENTILES, FIO_TOP_BIN_NS};
@@ -62,7 +64,11 @@ impl std::fmt::Display for Unsupported {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.why {
             Some(why) if is_run(&self.kind) => {
-                write!(f, "the {} document does not read as a run record: {why}", self.kind)
+                write!(
+                    f,
+                    "the {} document does not read as a run record: {why}",
+                    self.kind
+                )
             }
             _ => write!(
                 f,
