@@ -92,11 +92,13 @@ impl Lat {
         }
     }
 
-    /// A summary with the histogram behind it: fio's full percentile list and the bins.
+    /// A summary with the histogram behind it: fio's full percentile list and the bins (none for an empty
+    /// histogram: fio's readers take `bins` to have at least one).
     pub fn with_histogram(s: &LatencySummary, h: &HistogramOut) -> Lat {
+        let bins = bins(h);
         Lat {
             percentile: Some(percentiles(s, h)),
-            bins: Some(bins(h)),
+            bins: (!bins.0.is_empty()).then_some(bins),
             ..Lat::stats(s)
         }
     }

@@ -80,6 +80,14 @@ fn bins_hold_every_count_at_the_bucket_midpoints() {
 }
 
 #[test]
+fn no_commands_no_bins() {
+    let h = Histogram::new();
+    let lat = serde_json::to_value(Lat::with_histogram(&h.summary(), &h.to_out())).unwrap();
+    assert!(lat.get("bins").is_none(), "{lat}");
+    assert_eq!(lat["N"], 0);
+}
+
+#[test]
 fn percentiles_carry_fios_keys_and_our_values() {
     let values: Vec<u64> = spread()
         .into_iter()
