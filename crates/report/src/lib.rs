@@ -8,6 +8,7 @@ pub mod charts;
 pub mod compare;
 mod doc;
 pub mod export;
+pub mod fio_json;
 mod format;
 pub mod metrics;
 pub mod page;

@@ -1,8 +1,8 @@
-//! `drivescope export RUN --format json|csv|md`.
+//! `drivescope export RUN --format json|csv|md|fio-json`.
 
 use super::store_opts::{load, StorePath};
 use anyhow::Context;
-use drivescope_report::export;
+use drivescope_report::{export, fio_json};
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -14,6 +14,9 @@ pub enum ExportFormat {
     Csv,
     /// A Markdown summary: identity, parameters, results, slow and failed commands.
     Md,
+    /// fio's --output-format=json+ shape (one job per bench test, sweep cell, soak or scan), for tools that
+    /// read fio's results; see docs/json.md.
+    FioJson,
 }
 
 #[derive(clap::Args)]
@@ -39,6 +42,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
         ExportFormat::Json => export::json(&run) + "\n",
         ExportFormat::Csv => export::csv(&run, a.table.as_deref())?,
         ExportFormat::Md => export::markdown(&run),
+        ExportFormat::FioJson => fio_json::to_string(&run.doc)?,
     };
     match &a.output {
         Some(path) => {
