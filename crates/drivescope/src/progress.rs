@@ -136,7 +136,7 @@ impl Status {
         }
     }
 
-    /// ` 25.0%  256 MiB of 1 GiB  26.8 MB/s  slow 3  failed 1  ETA 0:00:30`: the plain
+    /// ` 25.0%  256.0 MiB of 1.0 GiB  26.8 MB/s  slow 3  failed 1  ETA 0:00:30`: the plain
     /// line, and the text beside the bar on a terminal.
     pub fn line(&self) -> String {
         let pos = match self.total {
@@ -182,7 +182,7 @@ mod tests {
         // A quarter of 1 GiB in 10 s: 26.8 MB/s, 30 s to go.
         assert_eq!(
             line(c(256 << 20, 256 << 20, 3, 1), Total::Bytes(1 << 30), 10),
-            " 25.0%  256 MiB of 1 GiB  26.8 MB/s  slow 3  failed 1  ETA 0:00:30"
+            " 25.0%  256.0 MiB of 1.0 GiB  26.8 MB/s  slow 3  failed 1  ETA 0:00:30"
         );
         // Quick scan: position in regions, rate from the bytes read.
         assert_eq!(

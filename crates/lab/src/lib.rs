@@ -17,5 +17,5 @@ mod units;
 
 pub use model::{Model, ModelError, QueueMode};
 
+pub use drivescope_record::Truth;
 pub use serve::{check_environment, cleanup_stale, LabDevice, LabError};
-pub use truth::Truth;

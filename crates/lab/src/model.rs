@@ -138,16 +138,7 @@ pub struct WriteCache {
     pub rate_mb_s: f64,
 }
 
-/// Whether the device works one command at a time or several at once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QueueMode {
-    /// One command at a time (a USB bridge without command queueing, a plain IDE disk).
-    Serial,
-    /// Up to `depth` commands overlap their per-command latency; the media transfer
-    /// bandwidth is still shared.
-    Parallel,
-}
+pub use drivescope_record::QueueMode;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -8,7 +8,7 @@
 
 use crate::model::{zone_start, Model, QueueMode, ZoneLayout, SECTOR};
 use crate::timing::{media_ns, xfer_ns};
-use serde::Serialize;
+use drivescope_record::{Cache, Kind, RateSummary, Spot, Truth, TruthPosition, TruthZone, SCHEMA};
 
 /// Scan block size the truth is stated for unless told otherwise (the scan's default).
 pub const DEFAULT_BLOCK: u64 = 64 * 1024;
@@ -56,99 +56,6 @@ pub fn expected_range_mb_s(
         i += step;
     }
     bytes * 1e3 / ns
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TruthZone {
-    pub index: usize,
-    pub offset: u64,
-    pub length: u64,
-    /// Media rate (before overhead and cap) at the zone's start.
-    pub media_mb_per_s: f64,
-    /// Expected scan rate over the zone at `block_size`, QD1.
-    pub mb_per_s: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TruthPosition {
-    pub offset: u64,
-    pub length: u64,
-    pub media_mb_per_s: f64,
-    /// Expected sequential rate over `[offset, offset + length)` at `block_size`, QD1.
-    pub mb_per_s: f64,
-    /// The same at QD32 (equal to `mb_per_s` on a serial device).
-    pub mb_per_s_qd32: f64,
-    /// The same at QD1 during the warm-up (only for models with one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mb_per_s_cold: Option<f64>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Spot {
-    pub offset: u64,
-    pub lba: u64,
-    pub length: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency_ns: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub read: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub write: Option<bool>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Rates {
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Cache {
-    pub size: u64,
-    pub mb_per_s: f64,
-}
-
-/// The ground truth of a model (`drivescope lab truth MODEL --json`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Truth {
-    pub schema: &'static str,
-    pub kind: &'static str,
-    pub model: String,
-    pub description: String,
-    pub size: u64,
-    pub logical_block_size: u64,
-    /// Block size the expected rates are stated for.
-    pub block_size: u64,
-    pub queue_mode: QueueMode,
-    pub queue_depth: u32,
-    pub interface_mb_per_s: Option<f64>,
-    pub overhead_ns: u64,
-    pub lookahead_ns: u64,
-    pub seek_min_ns: Option<u64>,
-    pub seek_max_ns: Option<u64>,
-    pub rpm: Option<f64>,
-    /// Mean rotational latency (half a revolution) of a non-sequential command.
-    pub avg_rotation_ns: Option<u64>,
-    /// Expected full-range scan rate at `block_size`, QD1: mean (bytes / time), min and max
-    /// over the positions.
-    pub mb_per_s: Rates,
-    /// Mean rate of the last 5 % / the first 5 % (as `scan` defines `zone_ratio`).
-    pub zone_ratio: f64,
-    /// Expected duration of a full scan at `block_size`, QD1, without slow or bad spots.
-    pub scan_ns: u64,
-    pub zones: Vec<TruthZone>,
-    pub positions: Vec<TruthPosition>,
-    pub slow: Vec<Spot>,
-    pub bad: Vec<Spot>,
-    pub lost_writes: Vec<Spot>,
-    pub read_cache: Option<Cache>,
-    pub write_cache: Option<Cache>,
-    /// Media write rate as a fraction of the read rate.
-    pub write_rate_factor: f64,
-    pub warmup_factor: Option<f64>,
-    pub warmup_ns: Option<u64>,
-    pub seed: u64,
 }
 
 impl Model {
@@ -219,8 +126,8 @@ impl Model {
             write: None,
         };
         Truth {
-            schema: "drivescope/1",
-            kind: "lab_truth",
+            schema: SCHEMA.into(),
+            kind: Kind::LabTruth,
             model: self.name.clone(),
             description: self.description.clone(),
             size,
@@ -235,7 +142,7 @@ impl Model {
             seek_max_ns: self.seek.as_ref().map(|s| s.max_ns),
             rpm: self.rotation.as_ref().map(|r| r.rpm),
             avg_rotation_ns: self.rotation.as_ref().map(|r| (30e9 / r.rpm) as u64),
-            mb_per_s: Rates {
+            mb_per_s: RateSummary {
                 mean,
                 min: positions
                     .iter()

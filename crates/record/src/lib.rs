@@ -15,6 +15,7 @@ mod engine;
 mod header;
 mod info;
 mod kind;
+mod lab_truth;
 mod scan;
 mod verify;
 
@@ -27,6 +28,7 @@ pub use engine::{DataPattern, EngineKind, Reap};
 pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
 pub use kind::Kind;
+pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use scan::{Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 

@@ -1,0 +1,102 @@
+//! `drivescope lab truth MODEL --json`: what a scan of an emulated disk must find (see docs/lab.md).
+
+use crate::kind::Kind;
+use crate::scan::RateSummary;
+use serde::{Deserialize, Serialize};
+
+/// Whether the device works one command at a time or several at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueMode {
+    /// One command at a time (a USB bridge without command queueing, a plain IDE disk).
+    Serial,
+    /// Up to `depth` commands overlap their per-command latency; the media transfer
+    /// bandwidth is still shared.
+    Parallel,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TruthZone {
+    pub index: usize,
+    pub offset: u64,
+    pub length: u64,
+    /// Media rate (before overhead and cap) at the zone's start.
+    pub media_mb_per_s: f64,
+    /// Expected scan rate over the zone at `block_size`, QD1.
+    pub mb_per_s: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TruthPosition {
+    pub offset: u64,
+    pub length: u64,
+    pub media_mb_per_s: f64,
+    /// Expected sequential rate over `[offset, offset + length)` at `block_size`, QD1.
+    pub mb_per_s: f64,
+    /// The same at QD32 (equal to `mb_per_s` on a serial device).
+    pub mb_per_s_qd32: f64,
+    /// The same at QD1 during the warm-up (only for models with one).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mb_per_s_cold: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spot {
+    pub offset: u64,
+    pub lba: u64,
+    pub length: u64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub read: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub write: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cache {
+    pub size: u64,
+    pub mb_per_s: f64,
+}
+
+/// The ground truth of a model (`drivescope lab truth MODEL --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Truth {
+    pub schema: String,
+    pub kind: Kind,
+    pub model: String,
+    pub description: String,
+    pub size: u64,
+    pub logical_block_size: u64,
+    /// Block size the expected rates are stated for.
+    pub block_size: u64,
+    pub queue_mode: QueueMode,
+    pub queue_depth: u32,
+    pub interface_mb_per_s: Option<f64>,
+    pub overhead_ns: u64,
+    pub lookahead_ns: u64,
+    pub seek_min_ns: Option<u64>,
+    pub seek_max_ns: Option<u64>,
+    pub rpm: Option<f64>,
+    /// Mean rotational latency (half a revolution) of a non-sequential command.
+    pub avg_rotation_ns: Option<u64>,
+    /// Expected full-range scan rate at `block_size`, QD1: mean (bytes / time), min and max
+    /// over the positions.
+    pub mb_per_s: RateSummary,
+    /// Mean rate of the last 5 % / the first 5 % (as `scan` defines `zone_ratio`).
+    pub zone_ratio: f64,
+    /// Expected duration of a full scan at `block_size`, QD1, without slow or bad spots.
+    pub scan_ns: u64,
+    pub zones: Vec<TruthZone>,
+    pub positions: Vec<TruthPosition>,
+    pub slow: Vec<Spot>,
+    pub bad: Vec<Spot>,
+    pub lost_writes: Vec<Spot>,
+    pub read_cache: Option<Cache>,
+    pub write_cache: Option<Cache>,
+    /// Media write rate as a fraction of the read rate.
+    pub write_rate_factor: f64,
+    pub warmup_factor: Option<f64>,
+    pub warmup_ns: Option<u64>,
+    pub seed: u64,
+}
