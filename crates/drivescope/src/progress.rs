@@ -192,12 +192,12 @@ mod tests {
         // Nothing done yet, no time passed: no rate, no ETA.
         assert_eq!(
             line(c(0, 0, 0, 0), Total::Bytes(1 << 30), 0),
-            "  0.0%  0 B of 1 GiB  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
+            "  0.0%  0 B of 1.0 GiB  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
         );
         // Past the end is 100 %.
         assert_eq!(
             line(c(2000, 2000, 0, 0), Total::Bytes(1000), 1),
-            "100.0%  1.95 KiB of 1000 B  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
+            "100.0%  2.0 KiB of 1000 B  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
         );
         // ETA in hours.
         assert_eq!(
@@ -206,7 +206,7 @@ mod tests {
         );
         assert_eq!(
             line(c(1536, 1536, 0, 0), Total::Bytes(3072), 0),
-            " 50.0%  1.50 KiB of 3 KiB  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
+            " 50.0%  1.5 KiB of 3.0 KiB  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
         );
     }
 

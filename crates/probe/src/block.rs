@@ -275,12 +275,7 @@ pub fn read_common(dir: &Path, name: &str, dev_path: PathBuf) -> BlockInfo {
         .filter(|n| n.starts_with(name) && dir.join(n).join("partition").is_file())
         .collect();
     BlockInfo {
-        name: name.to_string(),
-        dev_path,
         major_minor: sysfs::read(&dir.join("dev")),
-        sysfs_path: None,
-        role: BlockRole::Disk,
-        transport: Transport::Unknown,
         // `size` is always in 512-byte units (include/linux/blk_types.h SECTOR_SHIFT).
         size_bytes: sysfs::read_u64(&dir.join("size")).map(|s| s * 512),
         logical_sector_size: sysfs::read_u64(&qq("logical_block_size")),
@@ -294,13 +289,7 @@ pub fn read_common(dir: &Path, name: &str, dev_path: PathBuf) -> BlockInfo {
         holders: sysfs::list(&dir.join("holders")),
         slaves: sysfs::list(&dir.join("slaves")),
         partitions,
-        mount_points: Vec::new(),
-        partition: None,
-        loop_dev: None,
-        dm: None,
-        md: None,
-        zram: None,
-        hardware: None,
+        ..BlockInfo::new(name, dev_path, BlockRole::Disk, Transport::Unknown)
     }
 }
 

@@ -1,6 +1,5 @@
 //! Writes a demo report of sample runs: `cargo run -p drivescope-report --example demo -- OUT_DIR`.
 
-use drivescope_record::{Direction, Document};
 use drivescope_report::{page, png, sample, Run};
 
 fn main() {
@@ -9,16 +8,7 @@ fn main() {
             .nth(1)
             .unwrap_or_else(|| "demo-report".into()),
     );
-    let docs: Vec<Document> = vec![
-        sample::scan(1, 1 << 40, 1000, 200, 3, Direction::Read).into(),
-        sample::scan(1, 1 << 40, 1000, 20, 0, Direction::Write).into(),
-        sample::scan(2, 1 << 40, 1000, 5, 0, Direction::Read).into(),
-        sample::quick_scan(3, 1 << 40, 256).into(),
-        sample::bench(4).into(),
-        sample::bench(5).into(),
-        sample::sweep(6).into(),
-        sample::soak(7, 600).into(),
-    ];
+    let docs = sample::gallery();
     let runs: Vec<Run> = docs
         .into_iter()
         .enumerate()

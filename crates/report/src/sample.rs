@@ -452,6 +452,21 @@ pub fn soak(seed: u64, seconds: u64) -> SoakRecord {
     }
 }
 
+/// One run of every kind, as a demo report or a test of every chart shows them: a read and a write scan of one
+/// disk and a scan of another, a quick scan, two benches, a sweep and a soak.
+pub fn gallery() -> Vec<drivescope_record::Document> {
+    vec![
+        scan(1, 1 << 40, 1000, 200, 3, Direction::Read).into(),
+        scan(1, 1 << 40, 1000, 20, 0, Direction::Write).into(),
+        scan(2, 1 << 40, 1000, 5, 0, Direction::Read).into(),
+        quick_scan(3, 1 << 40, 256).into(),
+        bench(4).into(),
+        bench(5).into(),
+        sweep(6).into(),
+        soak(7, 600).into(),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

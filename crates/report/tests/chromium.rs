@@ -2,7 +2,6 @@
 //! console messages, every chart is in the DOM with exactly as many data marks as the runs have points, and a
 //! screenshot is not blank. Without Chromium this test FAILS: CI must install it.
 
-use drivescope_record::{Direction, Document};
 use drivescope_report::{page, sample, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -131,16 +130,7 @@ fn len(doc: &Value, path: &[&str]) -> usize {
 }
 
 fn runs() -> Vec<Run> {
-    let docs: Vec<Document> = vec![
-        sample::scan(1, 1 << 40, 1000, 200, 3, Direction::Read).into(),
-        sample::scan(1, 1 << 40, 1000, 20, 0, Direction::Write).into(),
-        sample::scan(2, 1 << 40, 1000, 5, 0, Direction::Read).into(),
-        sample::quick_scan(3, 1 << 40, 256).into(),
-        sample::bench(4).into(),
-        sample::bench(5).into(),
-        sample::sweep(6).into(),
-        sample::soak(7, 600).into(),
-    ];
+    let docs = sample::gallery();
     docs.into_iter()
         .enumerate()
         .map(|(i, d)| Run::new(Some(i as i64 + 1), d))
