@@ -2,7 +2,7 @@
 
 use super::{style, Chart};
 use crate::doc::Run;
-use crate::svg::axis::{label, Scale};
+use crate::svg::axis::Scale;
 use crate::svg::frame::{self, Axes, Entry, Layout};
 use crate::svg::n;
 use drivescope_record::{BenchRecord, Document, TestResult};
@@ -43,22 +43,16 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
         p0: layout.left,
         p1: layout.right,
     };
-    let mut s = frame::start(
-        "Bench results",
-        &layout,
-        &Scale {
-            lo: 0.0,
-            hi: 0.0,
-            ..x
-        },
-        &y,
-        &Axes {
-            x_title: "",
-            y_title: "Transfer rate (MB/s)",
-            x_fmt: &|_| String::new(),
-            y_fmt: &label,
-        },
-    );
+    let axes = Axes {
+        x_fmt: &|_| String::new(),
+        ..Axes::rate("")
+    };
+    let frame_x = Scale {
+        lo: 0.0,
+        hi: 0.0,
+        ..x
+    };
+    let mut s = frame::start("Bench results", &layout, &frame_x, &y, &axes);
     let slot = (layout.right - layout.left) / groups.len() as f64;
     let bar = slot * 0.8 / benches.len() as f64;
     let mut marks = 0;

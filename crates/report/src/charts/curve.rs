@@ -3,7 +3,7 @@
 
 use super::{position_unit, style, Chart};
 use crate::doc::Run;
-use crate::svg::axis::{label, Scale};
+use crate::svg::axis::Scale;
 use crate::svg::frame::{self, Axes, Entry, Layout};
 use drivescope_record::Document;
 
@@ -49,18 +49,7 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
     let y = Scale::linear(0.0, max_rate * 1.05, layout.bottom, layout.top);
     let title = "Transfer rate vs position";
     let x_title = format!("Position ({unit})");
-    let mut s = frame::start(
-        title,
-        &layout,
-        &x,
-        &y,
-        &Axes {
-            x_title: &x_title,
-            y_title: "Transfer rate (MB/s)",
-            x_fmt: &label,
-            y_fmt: &label,
-        },
-    );
+    let mut s = frame::start(title, &layout, &x, &y, &Axes::rate(&x_title));
     let mut marks = 0;
     let mut legend = Vec::new();
     for (i, run, pts) in &curves {

@@ -29,25 +29,20 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     let x = Scale::log(lo, hi, layout.left, layout.right);
     let y = Scale::log(0.5, top * 2.0, layout.bottom, layout.top);
     let title = format!("Response times — {}", run.label());
-    let mut s = frame::start(
-        &title,
-        &layout,
-        &x,
-        &y,
-        &Axes {
-            x_title: "Response time (log scale)",
-            y_title: "Commands (log scale)",
-            x_fmt: &duration_tick,
-            // The axis starts a decade under one command so single-command buckets show; label whole counts only.
-            y_fmt: &|v| {
-                if v >= 1.0 {
-                    thousands(v)
-                } else {
-                    String::new()
-                }
-            },
+    let axes = Axes {
+        x_title: "Response time (log scale)",
+        y_title: "Commands (log scale)",
+        x_fmt: &duration_tick,
+        // The axis starts a decade under one command so single-command buckets show; label whole counts only.
+        y_fmt: &|v| {
+            if v >= 1.0 {
+                thousands(v)
+            } else {
+                String::new()
+            }
         },
-    );
+    };
+    let mut s = frame::start(&title, &layout, &x, &y, &axes);
     // Bands: shade every other band and label it with its share of the commands.
     let total: f64 = bands.iter().map(|b| b.count as f64).sum();
     let mut prev = x.lo;

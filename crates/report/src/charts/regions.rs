@@ -3,7 +3,7 @@
 use super::{position_unit, slug, style, Chart};
 use crate::doc::Run;
 use crate::format::duration;
-use crate::svg::axis::{label, Scale};
+use crate::svg::axis::Scale;
 use crate::svg::frame::{self, Axes, Layout};
 use crate::svg::n;
 use drivescope_record::Document;
@@ -35,18 +35,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     );
     let title = format!("Quick scan by region — {}", run.label());
     let x_title = format!("Region start ({unit})");
-    let mut s = frame::start(
-        &title,
-        &layout,
-        &x,
-        &y,
-        &Axes {
-            x_title: &x_title,
-            y_title: "Transfer rate (MB/s)",
-            x_fmt: &label,
-            y_fmt: &label,
-        },
-    );
+    let mut s = frame::start(&title, &layout, &x, &y, &Axes::rate(&x_title));
     let width = ((layout.right - layout.left) / regions.len() as f64 * 0.8).max(0.8);
     let (color, _) = style(run, i);
     s.open(

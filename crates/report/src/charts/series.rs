@@ -2,7 +2,7 @@
 
 use super::{slug, style, Chart};
 use crate::doc::Run;
-use crate::svg::axis::{label, Scale};
+use crate::svg::axis::Scale;
 use crate::svg::frame::{self, Axes, Entry, Layout};
 use drivescope_record::Document;
 
@@ -33,18 +33,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     );
     let test = &soak.test;
     let title = format!("{test} over time — {}", run.label());
-    let mut s = frame::start(
-        &title,
-        &layout,
-        &x,
-        &y,
-        &Axes {
-            x_title: "Time (s)",
-            y_title: "Transfer rate (MB/s)",
-            x_fmt: &label,
-            y_fmt: &label,
-        },
-    );
+    let mut s = frame::start(&title, &layout, &x, &y, &Axes::rate("Time (s)"));
     for step in &soak.steps {
         let px = x.px(step.t_ns as f64 / 1e9);
         s.line(

@@ -3,7 +3,7 @@
 use super::{slug, Chart};
 use crate::doc::Run;
 use crate::format::thousands;
-use crate::svg::axis::{label, Scale};
+use crate::svg::axis::Scale;
 use crate::svg::frame::{self, Axes, Entry, Layout};
 use crate::svg::{n, PALETTE};
 use drivescope_record::Document;
@@ -34,18 +34,11 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     );
     let what = format!("{} {}", sweep.pattern, sweep.rw);
     let title = format!("{} IOPS vs queue depth — {}", what.trim(), run.label());
-    let mut s = frame::start(
-        &title,
-        &layout,
-        &x,
-        &y,
-        &Axes {
-            x_title: "Queue depth per thread (log scale)",
-            y_title: "IOPS",
-            x_fmt: &label,
-            y_fmt: &|v| thousands(v),
-        },
-    );
+    let axes = Axes {
+        y_fmt: &|v| thousands(v),
+        ..Axes::labelled("Queue depth per thread (log scale)", "IOPS")
+    };
+    let mut s = frame::start(&title, &layout, &x, &y, &axes);
     let mut legend = Vec::new();
     for (k, t) in threads.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()];

@@ -48,6 +48,23 @@ pub struct Axes<'a> {
     pub y_fmt: &'a dyn Fn(f64) -> String,
 }
 
+impl<'a> Axes<'a> {
+    /// Titled axes with plain number ticks on both.
+    pub fn labelled(x_title: &'a str, y_title: &'a str) -> Axes<'a> {
+        Axes {
+            x_title,
+            y_title,
+            x_fmt: &super::axis::label,
+            y_fmt: &super::axis::label,
+        }
+    }
+
+    /// A transfer rate (MB/s) over `x_title`.
+    pub fn rate(x_title: &'a str) -> Axes<'a> {
+        Axes::labelled(x_title, "Transfer rate (MB/s)")
+    }
+}
+
 /// Starts a chart: title, grid, ticks and axis titles; data goes on top, then [`legend`].
 pub fn start(title: &str, layout: &Layout, x: &Scale, y: &Scale, axes: &Axes<'_>) -> Svg {
     let mut s = Svg::new(WIDTH, layout.height, title);
