@@ -120,7 +120,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     let polled: Vec<String> = r
         .tests
         .iter()
-        .filter(|t| t.reap == Reap::Poll)
+        .filter(|t| t.load.reap == Reap::Poll)
         .map(|t| format!("{} {}", t.name, t.rw))
         .collect();
     if !polled.is_empty() {

@@ -330,7 +330,7 @@ fn bench_tests_export_as_fio_reads_them() {
             );
             agrees(csv, dir_name(t.rw), &t.latency, &what);
             let pooled_ns: u64 = t.runs.iter().map(|r| r.duration_ns).sum();
-            let mb_per_s = (t.latency.count * t.block_size) as f64 * 1e3 / pooled_ns as f64;
+            let mb_per_s = (t.latency.count * t.load.block_size) as f64 * 1e3 / pooled_ns as f64;
             rates_agree(&job[dir_name(t.rw)], t.latency.count, mb_per_s, &what);
             let best = job[dir_name(t.rw)]["bw_max"].as_f64().unwrap();
             assert!(

@@ -30,14 +30,12 @@ pub struct RunValues {
     pub cpu_ns_per_command: f64,
 }
 
-/// One test (one rw mode) over its runs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TestResult {
-    pub name: String,
-    pub rw: Direction,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub read_pct: Option<u8>,
+/// How a test issued its commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Load {
+    /// Bytes per command.
     pub block_size: u64,
+    /// Commands in flight per thread.
     pub queue_depth: u32,
     pub threads: u32,
     pub engine: EngineKind,
@@ -45,6 +43,17 @@ pub struct TestResult {
     /// field read as "sleep").
     #[serde(default = "Reap::before_the_field")]
     pub reap: Reap,
+}
+
+/// One test (one rw mode) over its runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TestResult {
+    pub name: String,
+    pub rw: Direction,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub read_pct: Option<u8>,
+    #[serde(flatten)]
+    pub load: Load,
     /// Best run, as CrystalDiskMark reports.
     pub mb_per_s: f64,
     pub iops: f64,
@@ -132,14 +141,8 @@ pub struct SoakRecord {
     pub workload: Workload,
     pub test: String,
     pub rw: Direction,
-    pub block_size: u64,
-    pub queue_depth: u32,
-    pub threads: u32,
-    pub engine: EngineKind,
-    /// How completions were awaited: "sleep" (as fio) or "poll" (documents from before this
-    /// field read as "sleep").
-    #[serde(default = "Reap::before_the_field")]
-    pub reap: Reap,
+    #[serde(flatten)]
+    pub load: Load,
     pub duration_ns: u64,
     pub interval_ns: u64,
     pub bytes: u64,

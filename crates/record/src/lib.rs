@@ -20,7 +20,7 @@ mod scan;
 mod verify;
 
 pub use bench::{
-    BenchRecord, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
+    BenchRecord, Load, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };
 pub use device::DeviceSummary;
 pub use document::{Document, DocumentError};

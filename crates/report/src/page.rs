@@ -71,11 +71,11 @@ pub fn params(doc: &Document) -> Vec<(String, String)> {
         Document::Soak(r) => {
             p.push(("test", r.test.clone()));
             p.push(("rw", r.rw.to_string()));
-            p.push(("block_size", r.block_size.to_string()));
-            p.push(("queue_depth", r.queue_depth.to_string()));
-            p.push(("threads", r.threads.to_string()));
-            p.push(("engine", r.engine.to_string()));
-            p.push(("reap", r.reap.to_string()));
+            p.push(("block_size", r.load.block_size.to_string()));
+            p.push(("queue_depth", r.load.queue_depth.to_string()));
+            p.push(("threads", r.load.threads.to_string()));
+            p.push(("engine", r.load.engine.to_string()));
+            p.push(("reap", r.load.reap.to_string()));
             p.push(("duration_ns", r.duration_ns.to_string()));
             p.push(("interval_ns", r.interval_ns.to_string()));
         }

@@ -4,7 +4,7 @@
 
 use drivescope_probe::{BlockInfo, BlockRole, Hardware, Identity, Transport};
 use drivescope_record::{
-    BenchRecord, DataPattern, Direction, EngineKind, Event, Header, Kind, RateSummary, Reap,
+    BenchRecord, DataPattern, Direction, EngineKind, Event, Header, Kind, Load, RateSummary, Reap,
     Region, RunValues, ScanRecord, SoakRecord, Step, SweepCell, SweepRecord, TargetInfo,
     TargetType, TestResult, Workload,
 };
@@ -334,11 +334,13 @@ pub fn bench(seed: u64) -> BenchRecord {
                 name: name.into(),
                 rw,
                 read_pct: None,
-                block_size: bs,
-                queue_depth: qd,
-                threads: 1,
-                engine: EngineKind::IoUring,
-                reap: Reap::Sleep,
+                load: Load {
+                    block_size: bs,
+                    queue_depth: qd,
+                    threads: 1,
+                    engine: EngineKind::IoUring,
+                    reap: Reap::Sleep,
+                },
                 mb_per_s: mb,
                 iops: mb * 1e6 / bs as f64,
                 mean_mb_per_s: mb,
@@ -427,11 +429,13 @@ pub fn soak(seed: u64, seconds: u64) -> SoakRecord {
         workload: workload(1 << 30),
         test: "SEQ1M Q8T1".into(),
         rw: Direction::Write,
-        block_size: 1 << 20,
-        queue_depth: 8,
-        threads: 1,
-        engine: EngineKind::IoUring,
-        reap: Reap::Sleep,
+        load: Load {
+            block_size: 1 << 20,
+            queue_depth: 8,
+            threads: 1,
+            engine: EngineKind::IoUring,
+            reap: Reap::Sleep,
+        },
         duration_ns: seconds * 1_000_000_000,
         interval_ns: 1_000_000_000,
         bytes,

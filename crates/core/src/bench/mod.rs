@@ -19,7 +19,7 @@ pub use run::{fill, run_once, RunOptions, RunResult};
 use crate::engine::{DataPattern, Engine, EngineError, EngineKind, Live, Reap};
 use crate::scan::hostname;
 use crate::target::Target;
-use drivescope_record::{Direction, Kind};
+use drivescope_record::{Direction, Kind, Load};
 use drivescope_stats::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
@@ -225,11 +225,13 @@ fn summarize(spec: &TestSpec, rw: Rw, runs: &[RunResult]) -> TestResult {
             Rw::Mix(p) => Some(p),
             _ => None,
         },
-        block_size: spec.block_size,
-        queue_depth: spec.queue_depth,
-        threads: spec.threads,
-        engine: runs[0].engine,
-        reap: runs[0].reap,
+        load: Load {
+            block_size: spec.block_size,
+            queue_depth: spec.queue_depth,
+            threads: spec.threads,
+            engine: runs[0].engine,
+            reap: runs[0].reap,
+        },
         mb_per_s: best.mb_per_s,
         iops: best.iops,
         mean_mb_per_s: mean,
@@ -377,11 +379,13 @@ pub fn soak(
         workload,
         test: o.test.name(),
         rw: o.rw.into(),
-        block_size: o.test.block_size,
-        queue_depth: o.test.queue_depth,
-        threads: o.test.threads,
-        engine: r.engine,
-        reap: r.reap,
+        load: Load {
+            block_size: o.test.block_size,
+            queue_depth: o.test.queue_depth,
+            threads: o.test.threads,
+            engine: r.engine,
+            reap: r.reap,
+        },
         duration_ns: r.duration_ns,
         interval_ns,
         bytes: r.bytes,

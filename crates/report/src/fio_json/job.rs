@@ -147,26 +147,26 @@ pub fn bench_test(b: &BenchRecord, t: &TestResult, groupid: u32) -> Job {
     };
     let mut options = common_options(
         fio_rw(t.name.starts_with("SEQ"), t.rw),
-        t.block_size,
-        t.queue_depth,
-        t.engine,
+        t.load.block_size,
+        t.load.queue_depth,
+        t.load.engine,
     );
     if let Some(p) = t.read_pct {
         options.push(("rwmixread", p.to_string()));
     }
-    options.push(("numjobs", t.threads.to_string()));
+    options.push(("numjobs", t.load.threads.to_string()));
     options.push(("runtime", runtime_option(b.duration_ns)));
     options.push(("loops", t.runs.len().to_string()));
     Measured {
         name: format!("{} {}", t.name, t.rw),
         dir: t.rw,
         io: Io {
-            bytes: ios * t.block_size,
+            bytes: ios * t.load.block_size,
             ios,
             duration_ns: t.runs.iter().map(|r| r.duration_ns).sum(),
         },
         slat: Some(Lat::stats(&t.submit_latency)),
-        lat: total_latency(t.engine, Some(&t.submit_latency), &t.latency),
+        lat: total_latency(t.load.engine, Some(&t.submit_latency), &t.latency),
         clat,
         samples: Samples::from_rates(
             &t.runs
@@ -215,11 +215,11 @@ pub fn sweep_cell(s: &SweepRecord, c: &SweepCell, groupid: u32) -> Job {
 pub fn soak(s: &SoakRecord) -> Job {
     let mut options = common_options(
         fio_rw(s.test.starts_with("SEQ"), s.rw),
-        s.block_size,
-        s.queue_depth,
-        s.engine,
+        s.load.block_size,
+        s.load.queue_depth,
+        s.load.engine,
     );
-    options.push(("numjobs", s.threads.to_string()));
+    options.push(("numjobs", s.load.threads.to_string()));
     options.push(("runtime", runtime_option(s.duration_ns)));
     Measured {
         name: format!("{} {}", s.test, s.rw),
@@ -231,7 +231,7 @@ pub fn soak(s: &SoakRecord) -> Job {
         },
         slat: None,
         clat: Lat::summary(&s.latency),
-        lat: total_latency(s.engine, None, &s.latency),
+        lat: total_latency(s.load.engine, None, &s.latency),
         samples: Samples::from_rates(&rates(&s.series)),
         error: 0,
         options,
