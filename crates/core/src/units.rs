@@ -5,6 +5,9 @@
 
 use std::time::Duration;
 
+/// The formatters live with the stats, so the report prints numbers as the commands do.
+pub use drivescope_stats::units::{format_ns, format_size};
+
 /// Error for a size or duration that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -135,38 +138,6 @@ pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
         return 0.0;
     }
     bytes as f64 * 1e3 / ns as f64
-}
-
-/// Human size in IEC units (`1.5 GiB`).
-pub fn format_size(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{bytes} B")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[i])
-    } else {
-        format!("{v:.2} {}", UNITS[i])
-    }
-}
-
-/// Human latency from nanoseconds (`85.2 µs`, `12.4 ms`, `1.20 s`).
-pub fn format_ns(ns: u64) -> String {
-    let n = ns as f64;
-    if ns < 1_000 {
-        format!("{ns} ns")
-    } else if ns < 1_000_000 {
-        format!("{:.1} µs", n / 1e3)
-    } else if ns < 1_000_000_000 {
-        format!("{:.2} ms", n / 1e6)
-    } else {
-        format!("{:.2} s", n / 1e9)
-    }
 }
 
 #[cfg(test)]

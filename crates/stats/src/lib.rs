@@ -5,12 +5,14 @@
 //! - [`Curve`]: transfer rate per position bin.
 //! - [`Series`]: per-interval throughput and latency over time.
 //! - [`Capped`]: a list that keeps the first N items and counts the rest.
+//! - [`units`]: sizes and latencies as printed for people.
 
 mod bands;
 mod capped;
 mod curve;
 mod histogram;
 mod series;
+pub mod units;
 
 pub use bands::{BandCount, Bands, BAND_LIMITS_NS};
 pub use capped::Capped;
