@@ -6,6 +6,7 @@
 
 pub mod charts;
 pub mod compare;
+pub mod curve_csv;
 mod doc;
 pub mod export;
 mod format;

@@ -1,13 +1,14 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
 use super::args::{parse_duration, parse_size, parse_size_or_percent, EngineArg, ReapArg};
-use crate::{progress, summary};
+use crate::progress;
 use anyhow::Context;
 use clap::Args;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
 use drivescope_probe::Identity;
+use drivescope_report::{curve_csv, text};
 use std::os::unix::fs::FileTypeExt;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -162,15 +163,15 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(path) = &args.curve_csv {
-        summary::write_curve_csv(path, &rec)
+        curve_csv::write_curve_csv(path, &rec)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if args.json {
-        summary::print_scan(&rec, &mut std::io::stderr())?;
+        text::print_scan(&rec, &mut std::io::stderr())?;
         serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
         println!();
     } else {
-        summary::print_scan(&rec, &mut std::io::stdout())?;
+        text::print_scan(&rec, &mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
     let doc = drivescope_record::Document::from(rec);

@@ -1,8 +1,8 @@
 //! `drivescope show RUN`: one stored run, printed as the command printed it when it ran.
 
 use super::store_opts::{load, StorePath};
-use crate::tables;
 use drivescope_record::Document;
+use drivescope_report::text;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -26,10 +26,10 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
     // Each kind prints with its command's own summary; documents it cannot read, generically.
     let mut out = std::io::stdout();
     let printed = match &run.doc {
-        Document::Scan(r) => Some(crate::summary::print_scan(r, &mut out)),
-        Document::Bench(r) => Some(tables::print_bench(r, &mut out)),
-        Document::Sweep(r) => Some(tables::print_sweep(r, &mut out)),
-        Document::Soak(r) => Some(tables::print_soak(r, &mut out)),
+        Document::Scan(r) => Some(text::print_scan(r, &mut out)),
+        Document::Bench(r) => Some(text::print_bench(r, &mut out)),
+        Document::Sweep(r) => Some(text::print_sweep(r, &mut out)),
+        Document::Soak(r) => Some(text::print_soak(r, &mut out)),
         Document::Info(_) | Document::Unknown { .. } => None,
     };
     match printed {
@@ -37,7 +37,7 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
             result?;
             println!("({} · {} · {})", run.label(), run.kind(), run.device());
         }
-        None => print!("{}", drivescope_report::text::show(&run)),
+        None => print!("{}", text::show(&run)),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,13 +1,10 @@
-//! The human summary of a scan record, and its curve as CSV. Works from the record alone,
-//! so a stored run prints as it did when it ran.
+//! The human summary of a scan or quick scan record. Works from the record alone, so a stored run prints
+//! as it did when it ran.
 
-use drivescope_core::engine::Reap;
-use drivescope_core::scan::ScanRecord;
-use drivescope_core::units::{format_ns, format_size};
+use super::sparkline;
+use drivescope_record::{Event, Reap, ScanRecord};
+use drivescope_stats::units::{format_ns, format_size};
 use std::io::Write;
-use std::path::Path;
-
-const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Print the summary of a scan or quick scan.
 pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
@@ -168,7 +165,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
 fn write_events(
     out: &mut dyn Write,
     what: &str,
-    list: &[drivescope_core::scan::Event],
+    list: &[Event],
     total: u64,
 ) -> std::io::Result<()> {
     if total == 0 {
@@ -193,46 +190,4 @@ fn write_events(
         )?;
     }
     Ok(())
-}
-
-/// A one-line chart of `values`, averaged down to at most `width` columns.
-pub fn sparkline(values: &[f64], width: usize) -> String {
-    if values.is_empty() {
-        return String::new();
-    }
-    let cols = values.len().min(width);
-    let avg: Vec<f64> = (0..cols)
-        .map(|c| {
-            let a = c * values.len() / cols;
-            let b = ((c + 1) * values.len() / cols).max(a + 1);
-            values[a..b].iter().sum::<f64>() / (b - a) as f64
-        })
-        .collect();
-    let max = avg.iter().copied().fold(0.0, f64::max);
-    if max <= 0.0 {
-        return SPARK[0].to_string().repeat(cols);
-    }
-    avg.iter()
-        .map(|v| SPARK[((v / max) * 7.0).round().clamp(0.0, 7.0) as usize])
-        .collect()
-}
-
-/// Write the curve as CSV: offset,length,lba,mb_per_s,min_ns,max_ns.
-pub fn write_curve_csv(path: &Path, r: &ScanRecord) -> std::io::Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "offset,length,lba,mb_per_s,min_ns,max_ns")?;
-    let lbs = r.header.target.logical_block_size.max(1) as u64;
-    for p in &r.curve {
-        writeln!(
-            f,
-            "{},{},{},{:.3},{},{}",
-            p.offset,
-            p.length,
-            p.offset / lbs,
-            p.mb_per_s,
-            p.min_ns,
-            p.max_ns
-        )?;
-    }
-    f.flush()
 }
