@@ -1,7 +1,9 @@
 //! Text for a terminal: each kind of run as its command prints it (scan summary, bench table, sweep grid,
-//! soak series) with the progress lines of bench and sweep, and a generic view of any run for `show`.
+//! soak series) with the progress lines of bench and sweep, a generic view of any run for `show`, and the
+//! description of a target or the device listing of `info`.
 
 mod bench;
+mod info;
 mod scan;
 mod show;
 mod soak;
@@ -9,6 +11,7 @@ mod sparkline;
 mod sweep;
 
 pub use bench::{bench_line, print_bench};
+pub use info::info;
 pub use scan::print_scan;
 pub use show::{show, LIST_MAX};
 pub use soak::print_soak;
