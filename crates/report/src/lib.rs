@@ -40,6 +40,8 @@ pub enum Error {
     },
     #[error("{format} exports one run at a time, not {runs}")]
     OneRun { format: &'static str, runs: usize },
+    #[error("a {kind} run has no transfer-rate curve (only scans do)")]
+    NotScan { kind: String },
     #[error("no chart {chart:?} for these runs (charts: {charts})")]
     NoChart { chart: String, charts: String },
     #[error("png: {0}")]
