@@ -410,3 +410,45 @@ pub fn table(list: &[Identity]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    #[test]
+    fn listing_lines_up_one_row_per_device() {
+        let rec =
+            InfoRecord::of_devices(vec![sample::device(1, 1 << 40), sample::device(2, 4 << 40)]);
+        let text = info(&rec);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(
+            lines[0].starts_with("NAME  SIZE     TRANSPORT  ROTA  MODEL"),
+            "{text}"
+        );
+        let col = lines[0].find("MODEL").unwrap();
+        assert_eq!(lines[1].find("ACME HD4001"), Some(col), "{text}");
+        assert_eq!(lines[2].find("ACME HD4002"), Some(col), "{text}");
+        assert!(
+            lines[2].contains(" 4.0 TiB ") && lines[2].ends_with("—"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn description_names_the_path_the_hardware_and_the_ceiling() {
+        let text = info(&InfoRecord::of_target(sample::device(3, 1 << 40)));
+        for line in [
+            "/dev/sdx (block device)\n\npath:\n  sdx (/dev/sdx) disk 1.0 TiB, sata\n",
+            "\nsdx:\n  device       /dev/sdx\n  transport    sata\n  vendor       ACME\n",
+            "\n  model        ACME HD4003\n  serial       SAMPLE-0003\n",
+            "\n  capacity     1.0 TiB (1099511627776 bytes)\n",
+            "\n  rotational   yes, 7200 rpm\n",
+            "\n  SMART        not read (--no-smart)\n",
+            "\nlinks (nearest the device first):\n  none known\n\npath ceiling: unknown\n",
+        ] {
+            assert!(text.contains(line), "{line:?} not in\n{text}");
+        }
+    }
+}
