@@ -191,3 +191,84 @@ fn write_events(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+    use drivescope_record::{Direction, Extent, VerifyReport, VerifyTotals};
+
+    fn text(r: &ScanRecord) -> String {
+        let mut out = Vec::new();
+        print_scan(r, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn lists_the_first_ten_slow_and_failed_commands() {
+        let r = sample::scan(2, 1 << 30, 100, 30, 2, Direction::Read);
+        let t = text(&r);
+        assert!(t.starts_with("drivescope scan /dev/sdx (1 GiB, Block, 512-byte sectors): "));
+        assert!(t.contains("\n  slow (>= 50.00 ms): 30\n"), "{t}");
+        assert!(
+            t.contains("\n    … 20 more (all listed in --json, up to 10 000)\n"),
+            "{t}"
+        );
+        assert!(t.contains("\n  failed: 2\n"), "{t}");
+        assert_eq!(t.matches("  errno ").count(), 2, "{t}");
+        assert!(t.contains("\n  curve     "), "{t}");
+    }
+
+    #[test]
+    fn a_quick_scan_shows_its_regions_and_slowest_seek() {
+        let t = text(&sample::quick_scan(3, 1 << 40, 256));
+        assert!(t.starts_with("drivescope quick scan "), "{t}");
+        assert!(t.contains("\n  regions   256 "), "{t}");
+        assert!(t.contains("\n            slowest seek in: region "), "{t}");
+        assert!(!t.contains("\n  curve "), "{t}");
+    }
+
+    #[test]
+    fn a_write_scan_reports_its_read_back() {
+        let mut r = sample::scan(4, 1 << 30, 10, 0, 0, Direction::Write);
+        let bad = |i: u64| Extent {
+            offset: i * 4096,
+            lba: i * 8,
+            length: 4096,
+            holds_offset: Some(i * 8192),
+        };
+        r.verify = Some(VerifyReport {
+            seed: 1,
+            unit: 4096,
+            complete: false,
+            blocks: 262144,
+            totals: VerifyTotals {
+                ok: 262132,
+                misplaced: 12,
+                ..VerifyTotals::default()
+            },
+            wrong: vec![],
+            misplaced: (1..=12).map(bad).collect(),
+            lost: vec![],
+            unreadable: vec![],
+            read_duration_ns: 1_000_000_000,
+            read_mb_per_s: 1073.7,
+        });
+        let t = text(&r);
+        assert!(t.starts_with("drivescope write scan "), "{t}");
+        assert!(t.contains("\n  written   1 GiB in "), "{t}");
+        assert!(
+            t.contains("\n  verify    262144 blocks of 4096 B read back (stopped early): 262132 ok, 0 wrong, 12 misplaced, 0 lost, 0 unreadable (1073.7 MB/s)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n    misplaced  offset             4096  LBA            8  4 KiB  holds the data of offset 8192\n"),
+            "{t}"
+        );
+        assert_eq!(t.matches("\n    misplaced  offset").count(), 10, "{t}");
+        assert!(
+            t.ends_with("\n    … 2 more misplaced extents (all in --json)\n"),
+            "{t}"
+        );
+    }
+}
