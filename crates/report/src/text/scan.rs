@@ -216,6 +216,7 @@ mod tests {
         );
         assert!(t.contains("\n  failed: 2\n"), "{t}");
         assert_eq!(t.matches("  errno ").count(), 2, "{t}");
+        assert_eq!(t.matches("\n    offset ").count(), 10 + 2, "{t}");
         assert!(t.contains("\n  curve     "), "{t}");
     }
 
