@@ -4,8 +4,6 @@ mod cmd;
 mod identity;
 mod progress;
 mod signals;
-mod summary;
-mod tables;
 mod version;
 
 use clap::{Parser, Subcommand};

@@ -173,8 +173,13 @@ fn default_store_follows_xdg_and_compare_marks_best() {
     let (html, _) = xdg(&["compare", "1", "2", "--format", "html"]);
     assert!(html.contains("class=\"num best\""));
     let (show, _) = xdg(&["show", "5"]);
-    // A stored soak prints as `soak` printed it.
-    assert!(show.contains("steady    980.00 MB/s"), "{show}");
+    // A soak shows as the soak command printed it, then names the run.
+    assert!(
+        show.starts_with("drivescope soak /dev/sdx SEQ1M Q8T1 ")
+            && show.contains("\n  steady    ")
+            && show.ends_with("(run 5 · soak · ACME HD4005 (SAMPLE-0005))\n"),
+        "{show}"
+    );
     let png = d.join("png");
     xdg(&[
         "report",

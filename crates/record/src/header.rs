@@ -72,8 +72,9 @@ impl Direction {
 }
 
 impl std::fmt::Display for Direction {
+    /// Pads as a string does (`{:<5}`), so tables line up.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -136,6 +137,12 @@ mod tests {
         );
         h.device = device;
         h
+    }
+
+    #[test]
+    fn directions_pad_in_tables() {
+        assert_eq!(format!("[{:<5}]", Direction::Read), "[read ]");
+        assert_eq!(format!("[{:>6}]", Direction::Mix), "[   mix]");
     }
 
     #[test]

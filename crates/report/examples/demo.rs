@@ -1,6 +1,6 @@
 //! Writes a demo report of sample runs: `cargo run -p drivescope-report --example demo -- OUT_DIR`.
 
-use drivescope_report::{page, png, sample, Run};
+use drivescope_report::{html, png, sample, Run};
 
 fn main() {
     let dir = std::path::PathBuf::from(
@@ -14,7 +14,7 @@ fn main() {
         .enumerate()
         .map(|(i, d)| Run::new(Some(i as i64 + 1), d))
         .collect();
-    let (html, charts) = page::render(&runs, "drivescope demo report").expect("render");
+    let (html, charts) = html::render(&runs, "drivescope demo report").expect("render");
     std::fs::create_dir_all(&dir).expect("create output directory");
     std::fs::write(dir.join("report.html"), html).expect("write report");
     for p in png::write_all(&charts, &dir).expect("png") {

@@ -1,5 +1,6 @@
 //! Runs side by side, one column per run, one row per metric, the best and the worst value of each row
-//! marked — a drive review's summary table. One model, three renderings: terminal, Markdown, HTML.
+//! marked — a drive review's summary table. This is the model; each format renders it in its own file
+//! (`text`, `markdown`, `html`).
 
 use crate::doc::Run;
 use crate::metrics::{self, Better, Unit};
@@ -44,8 +45,10 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-const BEST: &str = "▲";
-const WORST: &str = "▼";
+/// The mark of the best value of a row where colour cannot show it.
+pub const BEST: &str = "▲";
+/// The mark of the worst value.
+pub const WORST: &str = "▼";
 
 impl Table {
     /// Builds the table: rows in first-seen order over the runs; a run without a row's metric shows "—".
@@ -92,110 +95,6 @@ impl Table {
             })
             .collect();
         Table { columns, rows }
-    }
-
-    /// Plain text; with `color`, best values green and bold, worst red (for a terminal). Without colour the
-    /// best value carries ▲ and the worst ▼.
-    pub fn to_terminal(&self, color: bool) -> String {
-        use anstyle::{AnsiColor, Style};
-        let best = Style::new().bold().fg_color(Some(AnsiColor::Green.into()));
-        let worst = Style::new().fg_color(Some(AnsiColor::Red.into()));
-        let head = Style::new().bold();
-        let text = |c: &Cell| match (color, c.mark) {
-            (false, Mark::Best) => format!("{} {BEST}", c.text),
-            (false, Mark::Worst) => format!("{} {WORST}", c.text),
-            _ => c.text.clone(),
-        };
-        let mut widths = vec![self
-            .rows
-            .iter()
-            .map(|r| r.label.chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(6)];
-        for (i, col) in self.columns.iter().enumerate() {
-            let w = self.rows.iter().map(|r| text(&r.cells[i]).chars().count());
-            let head = [&col.label, &col.device, &col.date]
-                .iter()
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0);
-            widths.push(w.max().unwrap_or(0).max(head));
-        }
-        let pad = |s: &str, w: usize, right: bool| {
-            let n = w.saturating_sub(s.chars().count());
-            if right {
-                format!("{}{s}", " ".repeat(n))
-            } else {
-                format!("{s}{}", " ".repeat(n))
-            }
-        };
-        let mut out = String::new();
-        for (line, get) in [
-            ("", (|c: &Column| c.label.clone()) as fn(&Column) -> String),
-            ("", |c: &Column| c.device.clone()),
-            ("", |c: &Column| c.date.clone()),
-        ] {
-            out += &pad(line, widths[0], false);
-            for (i, c) in self.columns.iter().enumerate() {
-                let s = pad(&get(c), widths[i + 1], true);
-                out += "  ";
-                out += &if color {
-                    format!("{head}{s}{head:#}")
-                } else {
-                    s
-                };
-            }
-            out += "\n";
-        }
-        for r in &self.rows {
-            out += &pad(&r.label, widths[0], false);
-            for (i, c) in r.cells.iter().enumerate() {
-                let s = pad(&text(c), widths[i + 1], true);
-                out += "  ";
-                out += &match (color, c.mark) {
-                    (true, Mark::Best) => format!("{best}{s}{best:#}"),
-                    (true, Mark::Worst) => format!("{worst}{s}{worst:#}"),
-                    _ => s,
-                };
-            }
-            out += "\n";
-        }
-        out
-    }
-
-    /// A Markdown table: best values bold with ▲, worst with ▼.
-    pub fn to_markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
-        let mut out = String::from("| metric |");
-        for c in &self.columns {
-            out += &format!(
-                " {}<br>{}<br>{} |",
-                esc(&c.label),
-                esc(&c.device),
-                esc(&c.date)
-            );
-        }
-        out += "\n|---|";
-        out += &"---:|".repeat(self.columns.len());
-        out += "\n";
-        for r in &self.rows {
-            out += &format!("| {} |", esc(&r.label));
-            for c in &r.cells {
-                out += &match c.mark {
-                    Mark::Best => format!(" **{}** {BEST} |", esc(&c.text)),
-                    Mark::Worst => format!(" {} {WORST} |", esc(&c.text)),
-                    Mark::None => format!(" {} |", esc(&c.text)),
-                };
-            }
-            out += "\n";
-        }
-        out
-    }
-
-    /// A standalone HTML fragment (`<table class="compare">`), styled by the report page's CSS.
-    pub fn to_html(&self) -> crate::Result<String> {
-        crate::page::render_compare(self)
     }
 }
 
@@ -273,11 +172,5 @@ mod tests {
             row.cells.iter().filter(|c| c.mark == Mark::Worst).count(),
             1
         );
-        let md = t.to_markdown();
-        assert!(md.contains(&format!("**{}** ▲", row.cells[i].text)), "{md}");
-        let plain = t.to_terminal(false);
-        assert!(plain.contains('▲') && plain.contains('▼'));
-        let colored = t.to_terminal(true);
-        assert!(colored.contains("\u{1b}[") && !colored.contains('▲'));
     }
 }

@@ -79,6 +79,9 @@ impl Run {
     }
 }
 
+/// How many slow or failed commands a summary lists before it says how many more there are.
+pub const LIST_MAX: usize = 20;
+
 /// A run's slow or failed list: its key in the document, the commands kept, and how many there were.
 pub struct EventList<'a> {
     pub key: &'static str,

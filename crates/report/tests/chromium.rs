@@ -2,7 +2,7 @@
 //! console messages, every chart is in the DOM with exactly as many data marks as the runs have points, and a
 //! screenshot is not blank. Without Chromium this test FAILS: CI must install it.
 
-use drivescope_report::{page, sample, Run};
+use drivescope_report::{html, sample, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -203,7 +203,7 @@ fn console_check_catches_errors() {
 fn report_loads_with_every_chart_and_mark_and_is_not_blank() {
     let dir = tempdir("report");
     let runs = runs();
-    let (html, _) = page::render(&runs, "drivescope report").unwrap();
+    let (html, _) = html::render(&runs, "drivescope report").unwrap();
     let page = dir.join("report.html");
     std::fs::write(&page, &html).unwrap();
 

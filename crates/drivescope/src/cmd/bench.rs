@@ -2,9 +2,9 @@
 
 use super::args::{parse_duration, parse_pct, RwArg};
 use super::workload::{self, WorkloadArgs};
-use crate::tables;
 use clap::Args;
 use drivescope_core::bench::{self, profile, BenchOptions, TestSpec};
+use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -72,14 +72,9 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     let direct = opened.target.direct;
     let mut rec = bench::bench(&opened.target, &opts, &stop, &mut |t| {
         if !quiet {
-            eprintln!("{}", tables::bench_line(t, direct));
+            eprintln!("{}", text::bench_line(t, direct));
         }
     })?;
     rec.header.device = device;
-    workload::output(
-        &rec,
-        &a.w,
-        stop.load(Ordering::Relaxed),
-        tables::print_bench,
-    )
+    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_bench)
 }

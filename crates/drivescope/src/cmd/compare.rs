@@ -1,7 +1,10 @@
 //! `drivescope compare RUN RUN…`: runs side by side, best and worst of each row marked.
 
 use super::store_opts::{load, StorePath};
-use drivescope_report::compare::Table;
+use drivescope_report::html::Html;
+use drivescope_report::markdown::Markdown;
+use drivescope_report::text::Text;
+use drivescope_report::Exporter;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -28,14 +31,14 @@ pub struct CompareArgs {
 
 pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
     let store = a.store.open()?;
-    let table = Table::new(&load(&store, &a.runs)?);
-    match a.format {
-        CompareFormat::Text => {
-            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            print!("{}", table.to_terminal(color));
-        }
-        CompareFormat::Md => print!("{}", table.to_markdown()),
-        CompareFormat::Html => print!("{}", table.to_html()?),
-    }
+    let runs = load(&store, &a.runs)?;
+    let exporter: Box<dyn Exporter> = match a.format {
+        CompareFormat::Text => Box::new(Text::Compare {
+            color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }),
+        CompareFormat::Md => Box::new(Markdown::Compare),
+        CompareFormat::Html => Box::new(Html::Compare),
+    };
+    super::emit(exporter.as_ref(), &runs, None)?;
     Ok(ExitCode::SUCCESS)
 }

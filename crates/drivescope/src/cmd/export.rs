@@ -1,8 +1,11 @@
 //! `drivescope export RUN --format json|csv|md|fio-json`.
 
 use super::store_opts::{load, StorePath};
-use anyhow::Context;
-use drivescope_report::{export, fio_json};
+use drivescope_report::csv::Csv;
+use drivescope_report::fio_json::FioJson;
+use drivescope_report::json::Json;
+use drivescope_report::markdown::Markdown;
+use drivescope_report::Exporter;
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -37,18 +40,13 @@ pub struct ExportArgs {
 
 pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
     let store = a.store.open()?;
-    let run = load(&store, std::slice::from_ref(&a.run))?.remove(0);
-    let text = match a.format {
-        ExportFormat::Json => export::json(&run) + "\n",
-        ExportFormat::Csv => export::csv(&run, a.table.as_deref())?,
-        ExportFormat::Md => export::markdown(&run),
-        ExportFormat::FioJson => fio_json::to_string(&run.doc)?,
+    let runs = load(&store, std::slice::from_ref(&a.run))?;
+    let exporter: Box<dyn Exporter> = match a.format {
+        ExportFormat::Json => Box::new(Json),
+        ExportFormat::Csv => Box::new(Csv { table: a.table }),
+        ExportFormat::Md => Box::new(Markdown::Summary),
+        ExportFormat::FioJson => Box::new(FioJson),
     };
-    match &a.output {
-        Some(path) => {
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
-        }
-        None => print!("{text}"),
-    }
+    super::emit(exporter.as_ref(), &runs, a.output.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -38,6 +38,23 @@ pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// Writes what `exporter` makes of `runs` to `file`, or to stdout. The export is made in full first, so a
+/// failed one leaves no file behind.
+pub fn emit(
+    exporter: &dyn drivescope_report::Exporter,
+    runs: &[drivescope_report::Run],
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let bytes = exporter.to_bytes(runs)?;
+    match file {
+        Some(path) => {
+            std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+        }
+        None => Ok(print_all(&bytes)?),
+    }
+}
+
 /// A request refused for safety; exits with [`EXIT_REFUSED`].
 #[derive(Debug)]
 pub struct Refused(pub String);

@@ -1,7 +1,7 @@
 //! `drivescope report RUN… -o report.html [--png DIR]`: one self-contained HTML page with SVG charts.
 
 use super::store_opts::{load, StorePath};
-use anyhow::Context;
+use drivescope_report::html::Html;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,15 +26,17 @@ pub struct ReportArgs {
 pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     let store = a.store.open()?;
     let runs = load(&store, &a.runs)?;
-    let (html, charts) = drivescope_report::page::render(&runs, &a.title)?;
-    std::fs::write(&a.output, html).with_context(|| format!("writing {}", a.output.display()))?;
+    let page = Html::Page {
+        title: a.title.clone(),
+    };
+    super::emit(&page, &runs, Some(&a.output))?;
     eprintln!(
         "drivescope: wrote {} ({} charts)",
         a.output.display(),
-        charts.len()
+        drivescope_report::charts::build(&runs).len()
     );
     if let Some(dir) = &a.png {
-        let files = drivescope_report::png::write_all(&charts, dir)?;
+        let files = drivescope_report::png::write_runs(&runs, dir)?;
         eprintln!(
             "drivescope: wrote {} PNG charts in {}",
             files.len(),

@@ -1,6 +1,7 @@
 //! `drivescope runs`: the stored runs, newest first, filtered by device, kind and date.
 
 use super::store_opts::StorePath;
+use drivescope_report::text::{self, ListedRun};
 use drivescope_store::ListFilter;
 use std::process::ExitCode;
 
@@ -57,22 +58,17 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         eprintln!("no runs in {}", store.path().display());
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "{:>5}  {:<10}  {:<20}  {:<36}  {:<16}  host",
-        "run", "kind", "started", "device", "target"
-    );
-    for r in &runs {
-        let device = r.device().label().unwrap_or_else(|| "-".into());
-        let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        println!(
-            "{:>5}  {:<10}  {:<20}  {:<36}  {:<16}  {}",
-            r.id.0,
-            r.kind,
-            o(&r.started_at),
-            device,
-            o(&r.target_path),
-            o(&r.host)
-        );
-    }
+    let list: Vec<ListedRun> = runs
+        .iter()
+        .map(|r| ListedRun {
+            id: r.id.0,
+            kind: r.kind.clone(),
+            started_at: r.started_at.clone(),
+            device: r.device(),
+            target: r.target_path.clone(),
+            host: r.host.clone(),
+        })
+        .collect();
+    print!("{}", text::runs(&list));
     Ok(ExitCode::SUCCESS)
 }

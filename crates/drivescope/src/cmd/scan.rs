@@ -1,13 +1,14 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
 use super::args::{parse_duration, parse_size, parse_size_or_percent, EngineArg, ReapArg};
-use crate::{progress, summary};
-use anyhow::Context;
+use crate::progress;
 use clap::Args;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
 use drivescope_probe::Identity;
+use drivescope_report::curve_csv::CurveCsv;
+use drivescope_report::text;
 use std::os::unix::fs::FileTypeExt;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -161,23 +162,22 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             if rec.write { "written" } else { "read" }
         );
     }
-    if let Some(path) = &args.curve_csv {
-        summary::write_curve_csv(path, &rec)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    if args.json {
-        summary::print_scan(&rec, &mut std::io::stderr())?;
-        serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
-        println!();
-    } else {
-        summary::print_scan(&rec, &mut std::io::stdout())?;
-    }
-    // Saved after the results are out, so a store problem never costs a measurement.
-    let doc = drivescope_record::Document::from(rec);
-    let drivescope_record::Document::Scan(rec) = &doc else {
+    let run = drivescope_report::Run::new(None, rec);
+    let drivescope_record::Document::Scan(rec) = &run.doc else {
         unreachable!("a scan record is a scan document")
     };
-    match args.store.save(&doc) {
+    if let Some(path) = &args.curve_csv {
+        super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))?;
+    }
+    if args.json {
+        text::print_scan(rec, &mut std::io::stderr())?;
+        serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
+        println!();
+    } else {
+        text::print_scan(rec, &mut std::io::stdout())?;
+    }
+    // Saved after the results are out, so a store problem never costs a measurement.
+    match args.store.save(&run.doc) {
         Ok(Some(id)) if rec.interrupted && rec.resume.is_some() => {
             eprintln!("drivescope: continue it with `drivescope scan --resume {id}`")
         }

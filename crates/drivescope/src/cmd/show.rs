@@ -1,8 +1,8 @@
 //! `drivescope show RUN`: one stored run, printed as the command printed it when it ran.
 
 use super::store_opts::{load, StorePath};
-use crate::tables;
-use drivescope_record::Document;
+use drivescope_report::json::Json;
+use drivescope_report::text::Text;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -18,26 +18,12 @@ pub struct ShowArgs {
 
 pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
     let store = a.store.open()?;
-    let run = load(&store, std::slice::from_ref(&a.run))?.remove(0);
+    let runs = load(&store, std::slice::from_ref(&a.run))?;
     if a.json {
-        println!("{}", drivescope_report::export::json(&run));
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Each kind prints with its command's own summary; documents it cannot read, generically.
-    let mut out = std::io::stdout();
-    let printed = match &run.doc {
-        Document::Scan(r) => Some(crate::summary::print_scan(r, &mut out)),
-        Document::Bench(r) => Some(tables::print_bench(r, &mut out)),
-        Document::Sweep(r) => Some(tables::print_sweep(r, &mut out)),
-        Document::Soak(r) => Some(tables::print_soak(r, &mut out)),
-        Document::Info(_) | Document::Unknown { .. } => None,
-    };
-    match printed {
-        Some(result) => {
-            result?;
-            println!("({} · {} · {})", run.label(), run.kind(), run.device());
-        }
-        None => print!("{}", drivescope_report::text::show(&run)),
+        super::emit(&Json, &runs, None)?;
+    } else {
+        // Each kind prints with its command's own summary; documents it cannot read, generically.
+        super::emit(&Text::Summary, &runs, None)?;
     }
     Ok(ExitCode::SUCCESS)
 }

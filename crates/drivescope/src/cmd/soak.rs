@@ -2,9 +2,9 @@
 
 use super::args::{parse_duration, parse_pct, RwArg};
 use super::workload::{self, WorkloadArgs};
-use crate::tables;
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, TestSpec};
+use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -59,5 +59,5 @@ pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
         &stop,
     )?;
     rec.header.device = device;
-    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), tables::print_soak)
+    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_soak)
 }

@@ -2,9 +2,9 @@
 
 use super::args::{parse_duration, parse_list, parse_pct, Grid, RwArg};
 use super::workload::{self, WorkloadArgs};
-use crate::tables;
 use clap::Args;
 use drivescope_core::bench::{self, SweepOptions, TestSpec};
+use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -58,15 +58,10 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
         &stop,
         &mut |c| {
             if !quiet {
-                eprintln!("{}", tables::sweep_line(c, direct));
+                eprintln!("{}", text::sweep_line(c, direct));
             }
         },
     )?;
     rec.header.device = device;
-    workload::output(
-        &rec,
-        &a.w,
-        stop.load(Ordering::Relaxed),
-        tables::print_sweep,
-    )
+    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_sweep)
 }

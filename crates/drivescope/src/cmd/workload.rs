@@ -148,15 +148,6 @@ pub fn one_rw(rw: RwArg, mix: u8, command: &str) -> anyhow::Result<Rw> {
     })
 }
 
-/// `buffered` marker for every line of a page-cache run.
-pub fn buffered_mark(direct: bool) -> &'static str {
-    if direct {
-        ""
-    } else {
-        "  [BUFFERED: page cache, not the device]"
-    }
-}
-
 /// Print a finished record (table on stdout, or on stderr with the JSON document on stdout),
 /// then save it in the store. The exit code says whether the run was interrupted.
 pub fn output<T: serde::Serialize + Clone + Into<drivescope_record::Document>>(

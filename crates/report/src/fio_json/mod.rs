@@ -163,3 +163,14 @@ pub fn to_string(doc: &Document) -> Result<String, Unsupported> {
     let fio = document(doc)?;
     Ok(serde_json::to_string_pretty(&fio).expect("plain values always serialize") + "\n")
 }
+
+/// The fio json+ format: one run as fio's `--output-format=json+` document.
+pub struct FioJson;
+
+impl crate::Exporter for FioJson {
+    fn export(&self, runs: &[crate::Run], out: &mut dyn std::io::Write) -> crate::Result<()> {
+        let run = crate::exporter::one("fio json+", runs)?;
+        out.write_all(to_string(&run.doc)?.as_bytes())?;
+        Ok(())
+    }
+}

@@ -1,15 +1,23 @@
-//! Exports of one run: JSON (the document as saved), CSV (one of its tables), Markdown (a readable summary).
+//! CSV: one table of one run (`drivescope export RUN --format csv [--table NAME]`), one row per entry, nested
+//! objects flattened to dotted columns; without a table, the run's metrics as `metric,unit,value` rows.
 
-use crate::compare::Table;
 use crate::doc::Run;
+use crate::exporter::{one, Exporter};
 use crate::{metrics, Result};
 use drivescope_record::Document;
 use serde_json::{Map, Value};
-use std::fmt::Write;
+use std::io::Write;
 
-/// The document, pretty-printed.
-pub fn json(run: &Run) -> String {
-    serde_json::to_string_pretty(&run.doc).expect("records always serialize")
+/// One table of the run: `table`, else the kind's default (see [`default_table`]).
+#[derive(Debug, Clone, Default)]
+pub struct Csv {
+    pub table: Option<String>,
+}
+
+impl Exporter for Csv {
+    fn export(&self, runs: &[Run], out: &mut dyn Write) -> Result<()> {
+        write(one("csv", runs)?, self.table.as_deref(), out)
+    }
 }
 
 /// The table CSV exports when none is named: the data a chart of this kind draws.
@@ -126,10 +134,10 @@ fn flatten(prefix: &str, v: &Value, out: &mut Map<String, Value>) {
 
 /// CSV of table `table` of the run (see [`tables`]; default by kind), one row per entry, nested objects
 /// flattened to dotted columns. Without a table: `metric,unit,value` rows.
-pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
+fn write(run: &Run, table: Option<&str>, out: &mut dyn Write) -> Result<()> {
     let kind = run.kind();
     let name = table.or_else(|| default_table(&kind));
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut w = csv::Writer::from_writer(out);
     match name.and_then(|n| table_rows(&run.doc, n)) {
         Some(rows) => {
             let flat: Vec<Map<String, Value>> = rows
@@ -176,52 +184,8 @@ pub fn csv(run: &Run, table: Option<&str>) -> Result<String> {
             }
         }
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| crate::Error::Csv(e.into_error().into()))?;
-    Ok(String::from_utf8(bytes).expect("csv of UTF-8 strings is UTF-8"))
-}
-
-/// A Markdown summary: identity, parameters, results (best/worst marks need two runs: see `compare`),
-/// bands, and the first slow and failed commands.
-pub fn markdown(run: &Run) -> String {
-    let mut o = format!("# {} — {}\n\n", run.label(), run.kind());
-    for (name, v) in run.identity_fields() {
-        let _ = writeln!(o, "- **{name}:** {}", v.replace('|', "\\|"));
-    }
-    let params = crate::page::params(&run.doc);
-    if !params.is_empty() {
-        let p: Vec<String> = params.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
-        let _ = writeln!(o, "- **Parameters:** {}", p.join(" "));
-    }
-    o += "\n## Results\n\n";
-    o += &Table::new(std::slice::from_ref(run)).to_markdown();
-    for list in run.event_lists() {
-        if list.events.is_empty() {
-            continue;
-        }
-        let _ = write!(
-            o,
-            "\n## {} commands\n\n| LBA | offset | latency (ns) | errno |\n|---:|---:|---:|---:|\n",
-            if list.key == "slow" { "Slow" } else { "Failed" }
-        );
-        for e in list.events.iter().take(crate::text::LIST_MAX) {
-            let errno = e.errno.map_or(String::new(), |x| x.to_string());
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {errno} |",
-                e.lba, e.offset, e.latency_ns
-            );
-        }
-        if list.events.len() > crate::text::LIST_MAX {
-            let _ = writeln!(
-                o,
-                "\n…and {} more.",
-                list.events.len() - crate::text::LIST_MAX
-            );
-        }
-    }
-    o
+    w.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -229,6 +193,13 @@ mod tests {
     use super::*;
     use crate::sample;
     use drivescope_record::Direction;
+
+    fn csv(run: &Run, table: Option<&str>) -> Result<String> {
+        let csv = Csv {
+            table: table.map(String::from),
+        };
+        Ok(String::from_utf8(csv.to_bytes(std::slice::from_ref(run))?).unwrap())
+    }
 
     #[test]
     fn csv_exports_the_curve_and_named_tables() {
@@ -261,15 +232,13 @@ mod tests {
     }
 
     #[test]
-    fn markdown_has_identity_and_results() {
-        let run = Run::new(
-            Some(9),
-            sample::scan(5, 1 << 30, 50, 3, 1, Direction::Write),
-        );
-        let md = markdown(&run);
-        assert!(md.starts_with("# run 9 — scan"));
-        assert!(md.contains("- **Serial:** SAMPLE-0005"));
-        assert!(md.contains("| Rate write mean |"));
-        assert!(md.contains("## Failed commands"));
+    fn one_run_at_a_time() {
+        let run = Run::new(Some(2), sample::bench(1));
+        let two = [run.clone(), run];
+        assert!(matches!(
+            Csv::default().to_bytes(&two),
+            Err(crate::Error::OneRun { runs: 2, .. })
+        ));
+        assert!(Csv::default().to_bytes(&two[..1]).is_ok());
     }
 }

@@ -1,13 +1,10 @@
-//! The human summary of a scan record, and its curve as CSV. Works from the record alone,
-//! so a stored run prints as it did when it ran.
+//! The human summary of a scan or quick scan record. Works from the record alone, so a stored run prints
+//! as it did when it ran.
 
-use drivescope_core::engine::Reap;
-use drivescope_core::scan::ScanRecord;
-use drivescope_core::units::{format_ns, format_size};
+use super::sparkline;
+use drivescope_record::{Event, Reap, ScanRecord};
+use drivescope_units::{format_ns, format_size};
 use std::io::Write;
-use std::path::Path;
-
-const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Print the summary of a scan or quick scan.
 pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
@@ -168,7 +165,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
 fn write_events(
     out: &mut dyn Write,
     what: &str,
-    list: &[drivescope_core::scan::Event],
+    list: &[Event],
     total: u64,
 ) -> std::io::Result<()> {
     if total == 0 {
@@ -195,44 +192,84 @@ fn write_events(
     Ok(())
 }
 
-/// A one-line chart of `values`, averaged down to at most `width` columns.
-pub fn sparkline(values: &[f64], width: usize) -> String {
-    if values.is_empty() {
-        return String::new();
-    }
-    let cols = values.len().min(width);
-    let avg: Vec<f64> = (0..cols)
-        .map(|c| {
-            let a = c * values.len() / cols;
-            let b = ((c + 1) * values.len() / cols).max(a + 1);
-            values[a..b].iter().sum::<f64>() / (b - a) as f64
-        })
-        .collect();
-    let max = avg.iter().copied().fold(0.0, f64::max);
-    if max <= 0.0 {
-        return SPARK[0].to_string().repeat(cols);
-    }
-    avg.iter()
-        .map(|v| SPARK[((v / max) * 7.0).round().clamp(0.0, 7.0) as usize])
-        .collect()
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+    use drivescope_record::{Direction, Extent, VerifyReport, VerifyTotals};
 
-/// Write the curve as CSV: offset,length,lba,mb_per_s,min_ns,max_ns.
-pub fn write_curve_csv(path: &Path, r: &ScanRecord) -> std::io::Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "offset,length,lba,mb_per_s,min_ns,max_ns")?;
-    let lbs = r.header.target.logical_block_size.max(1) as u64;
-    for p in &r.curve {
-        writeln!(
-            f,
-            "{},{},{},{:.3},{},{}",
-            p.offset,
-            p.length,
-            p.offset / lbs,
-            p.mb_per_s,
-            p.min_ns,
-            p.max_ns
-        )?;
+    fn text(r: &ScanRecord) -> String {
+        let mut out = Vec::new();
+        print_scan(r, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
     }
-    f.flush()
+
+    #[test]
+    fn lists_the_first_ten_slow_and_failed_commands() {
+        let r = sample::scan(2, 1 << 30, 100, 30, 2, Direction::Read);
+        let t = text(&r);
+        assert!(t.starts_with("drivescope scan /dev/sdx (1 GiB, Block, 512-byte sectors): "));
+        assert!(t.contains("\n  slow (>= 50.00 ms): 30\n"), "{t}");
+        assert!(
+            t.contains("\n    … 20 more (all listed in --json, up to 10 000)\n"),
+            "{t}"
+        );
+        assert!(t.contains("\n  failed: 2\n"), "{t}");
+        assert_eq!(t.matches("  errno ").count(), 2, "{t}");
+        assert_eq!(t.matches("\n    offset ").count(), 10 + 2, "{t}");
+        assert!(t.contains("\n  curve     "), "{t}");
+    }
+
+    #[test]
+    fn a_quick_scan_shows_its_regions_and_slowest_seek() {
+        let t = text(&sample::quick_scan(3, 1 << 40, 256));
+        assert!(t.starts_with("drivescope quick scan "), "{t}");
+        assert!(t.contains("\n  regions   256 "), "{t}");
+        assert!(t.contains("\n            slowest seek in: region "), "{t}");
+        assert!(!t.contains("\n  curve "), "{t}");
+    }
+
+    #[test]
+    fn a_write_scan_reports_its_read_back() {
+        let mut r = sample::scan(4, 1 << 30, 10, 0, 0, Direction::Write);
+        let bad = |i: u64| Extent {
+            offset: i * 4096,
+            lba: i * 8,
+            length: 4096,
+            holds_offset: Some(i * 8192),
+        };
+        r.verify = Some(VerifyReport {
+            seed: 1,
+            unit: 4096,
+            complete: false,
+            blocks: 262144,
+            totals: VerifyTotals {
+                ok: 262132,
+                misplaced: 12,
+                ..VerifyTotals::default()
+            },
+            wrong: vec![],
+            misplaced: (1..=12).map(bad).collect(),
+            lost: vec![],
+            unreadable: vec![],
+            read_duration_ns: 1_000_000_000,
+            read_mb_per_s: 1073.7,
+        });
+        let t = text(&r);
+        assert!(t.starts_with("drivescope write scan "), "{t}");
+        assert!(t.contains("\n  written   1 GiB in "), "{t}");
+        assert!(
+            t.contains("\n  verify    262144 blocks of 4096 B read back (stopped early): 262132 ok, 0 wrong, 12 misplaced, 0 lost, 0 unreadable (1073.7 MB/s)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n    misplaced  offset             4096  LBA            8  4 KiB  holds the data of offset 8192\n"),
+            "{t}"
+        );
+        assert_eq!(t.matches("\n    misplaced  offset").count(), 10, "{t}");
+        assert!(
+            t.ends_with("\n    … 2 more misplaced extents (all in --json)\n"),
+            "{t}"
+        );
+    }
 }

@@ -1,13 +1,12 @@
-//! A run as text for a terminal (`drivescope show`): identity, parameters, results, bands, slow and failed.
+//! Any run as generic text for a terminal (`drivescope show` of a kind without its own summary): identity,
+//! parameters, results, bands, slow and failed.
 
-use crate::doc::Run;
+use crate::doc::{Run, LIST_MAX};
 use crate::format::{bytes, duration, thousands};
 use crate::metrics;
 use std::fmt::Write;
 
-/// How many slow or failed commands `show` lists before it says how many more there are.
-pub const LIST_MAX: usize = 20;
-
+/// The generic text of a run.
 pub fn show(run: &Run) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} · {} · {}", run.label(), run.kind(), run.device());
@@ -38,7 +37,7 @@ pub fn show(run: &Run) -> String {
             h.started_at, h.ended_at, h.host, h.tool.version
         );
     }
-    let params = crate::page::params(&run.doc);
+    let params = crate::params::of(&run.doc);
     if !params.is_empty() {
         let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(o, "  params   {}", p.join(" "));

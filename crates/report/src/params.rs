@@ -1,40 +1,10 @@
-//! The HTML report: one self-contained file (inline CSS and SVG; no scripts, no fonts, no network).
+//! The parameters of a run, as every format lists them: what it was asked to do, not what it measured.
 
-use crate::charts::{self, Chart};
-use crate::compare::Table;
-use crate::doc::Run;
 use drivescope_record::{DataPattern, Document};
-use minijinja::{context, Environment, Value as J};
-use serde::Serialize;
 use serde_json::Value;
 
-const PAGE: &str = include_str!("../templates/report.html");
-const COMPARE: &str = include_str!("../templates/compare.html");
-
-fn env() -> Environment<'static> {
-    let mut env = Environment::new();
-    // The `.html` names turn on HTML auto-escaping; SVG and the compare table come in pre-escaped (`|safe`).
-    env.add_template("report.html", PAGE)
-        .expect("report template parses");
-    env.add_template("compare.html", COMPARE)
-        .expect("compare template parses");
-    env
-}
-
-#[derive(Serialize)]
-struct RunRow {
-    label: String,
-    kind: String,
-    device: String,
-    target: String,
-    host: String,
-    started: String,
-    ended: String,
-    params: Vec<(String, String)>,
-}
-
 /// The parameters of a run: what it was asked to do, not what it measured.
-pub fn params(doc: &Document) -> Vec<(String, String)> {
+pub fn of(doc: &Document) -> Vec<(String, String)> {
     let mut p: Vec<(&str, String)> = Vec::new();
     match doc {
         Document::Scan(r) => {
@@ -121,78 +91,4 @@ fn unknown_params(doc: &Value) -> Vec<(String, String)> {
             )
         })
         .collect()
-}
-
-fn run_row(r: &Run) -> RunRow {
-    let h = r.header();
-    let target = h
-        .map(|h| {
-            format!(
-                "{} ({})",
-                h.target.path,
-                crate::format::bytes(h.target.size as f64)
-            )
-        })
-        .unwrap_or_default();
-    let s = |f: fn(&drivescope_record::Header) -> &String| h.map(f).cloned().unwrap_or_default();
-    RunRow {
-        label: r.label(),
-        kind: r.kind(),
-        device: r.device(),
-        target,
-        host: s(|h| &h.host),
-        started: s(|h| &h.started_at),
-        ended: s(|h| &h.ended_at),
-        params: params(&r.doc),
-    }
-}
-
-/// The compare table as an HTML fragment.
-pub fn render_compare(table: &Table) -> crate::Result<String> {
-    Ok(env()
-        .get_template("compare.html")?
-        .render(context! { table => J::from(minijinja::value::Serde(table)) })?)
-}
-
-/// The whole report page for `runs`, with its charts (also returned, for PNG export or checks).
-pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> {
-    let charts = charts::build(runs);
-    let compare = render_compare(&Table::new(runs))?;
-    let rows: Vec<RunRow> = runs.iter().map(run_row).collect();
-    let html = env().get_template("report.html")?.render(context! {
-        title,
-        version => env!("CARGO_PKG_VERSION"),
-        runs => J::from(minijinja::value::Serde(&rows)),
-        compare,
-        charts => J::from(minijinja::value::Serde(&charts)),
-    })?;
-    Ok((html, charts))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sample;
-    use drivescope_record::Direction;
-
-    #[test]
-    fn page_is_self_contained_and_escaped() {
-        let mut doc = sample::scan(3, 1 << 30, 200, 5, 1, Direction::Read);
-        doc.header.host = "<script>alert(1)</script>".into();
-        let (html, charts) = render(&[Run::new(Some(7), doc)], "Report").unwrap();
-        assert!(
-            !html.contains("<script"),
-            "no scripts, and document text is escaped"
-        );
-        assert!(html.contains("&lt;script&gt;"));
-        for forbidden in ["http://", "https://", "@import", "url("] {
-            let outside_ns = html.replace("http://www.w3.org/2000/svg", "");
-            assert!(
-                !outside_ns.contains(forbidden),
-                "external reference {forbidden}"
-            );
-        }
-        assert_eq!(charts.iter().find(|c| c.id == "curve").unwrap().marks, 200);
-        assert!(html.contains(r#"data-points="200""#));
-    }
 }

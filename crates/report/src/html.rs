@@ -1,0 +1,152 @@
+//! HTML: the report page, one self-contained file (inline CSS and SVG; no scripts, no fonts, no network), or
+//! the compare table alone as a fragment styled by the page's CSS.
+
+use crate::charts::{self, Chart};
+use crate::compare::Table;
+use crate::doc::Run;
+use crate::exporter::Exporter;
+use minijinja::{context, Environment, Value as J};
+use serde::Serialize;
+
+const PAGE: &str = include_str!("../templates/report.html");
+const COMPARE: &str = include_str!("../templates/compare.html");
+
+fn env() -> Environment<'static> {
+    let mut env = Environment::new();
+    // The `.html` names turn on HTML auto-escaping; SVG and the compare table come in pre-escaped (`|safe`).
+    env.add_template("report.html", PAGE)
+        .expect("report template parses");
+    env.add_template("compare.html", COMPARE)
+        .expect("compare template parses");
+    env
+}
+
+#[derive(Serialize)]
+struct RunRow {
+    label: String,
+    kind: String,
+    device: String,
+    target: String,
+    host: String,
+    started: String,
+    ended: String,
+    params: Vec<(String, String)>,
+}
+
+fn run_row(r: &Run) -> RunRow {
+    let h = r.header();
+    let target = h
+        .map(|h| {
+            format!(
+                "{} ({})",
+                h.target.path,
+                crate::format::bytes(h.target.size as f64)
+            )
+        })
+        .unwrap_or_default();
+    let s = |f: fn(&drivescope_record::Header) -> &String| h.map(f).cloned().unwrap_or_default();
+    RunRow {
+        label: r.label(),
+        kind: r.kind(),
+        device: r.device(),
+        target,
+        host: s(|h| &h.host),
+        started: s(|h| &h.started_at),
+        ended: s(|h| &h.ended_at),
+        params: crate::params::of(&r.doc),
+    }
+}
+
+/// What the HTML shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Html {
+    /// The report page with its charts (`drivescope report`).
+    Page { title: String },
+    /// The compare table as a fragment, `<table class="compare">` (`drivescope compare --format html`).
+    Compare,
+}
+
+impl Exporter for Html {
+    fn export(&self, runs: &[Run], out: &mut dyn std::io::Write) -> crate::Result<()> {
+        let html = match self {
+            Html::Page { title } => render(runs, title)?.0,
+            Html::Compare => compare_table(&Table::new(runs))?,
+        };
+        Ok(out.write_all(html.as_bytes())?)
+    }
+}
+
+/// The compare table as an HTML fragment (class best/worst on the marked cells).
+pub fn compare_table(table: &Table) -> crate::Result<String> {
+    Ok(env()
+        .get_template("compare.html")?
+        .render(context! { table => J::from(minijinja::value::Serde(table)) })?)
+}
+
+/// The whole report page for `runs`, with its charts (also returned, for PNG export or checks).
+pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> {
+    let charts = charts::build(runs);
+    let compare = compare_table(&Table::new(runs))?;
+    let rows: Vec<RunRow> = runs.iter().map(run_row).collect();
+    let html = env().get_template("report.html")?.render(context! {
+        title,
+        version => env!("CARGO_PKG_VERSION"),
+        runs => J::from(minijinja::value::Serde(&rows)),
+        compare,
+        charts => J::from(minijinja::value::Serde(&charts)),
+    })?;
+    Ok((html, charts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+    use drivescope_record::Direction;
+
+    #[test]
+    fn page_is_self_contained_and_escaped() {
+        let mut doc = sample::scan(3, 1 << 30, 200, 5, 1, Direction::Read);
+        doc.header.host = "<script>alert(1)</script>".into();
+        let (html, charts) = render(&[Run::new(Some(7), doc)], "Report").unwrap();
+        assert!(
+            !html.contains("<script"),
+            "no scripts, and document text is escaped"
+        );
+        assert!(html.contains("&lt;script&gt;"));
+        for forbidden in ["http://", "https://", "@import", "url("] {
+            let outside_ns = html.replace("http://www.w3.org/2000/svg", "");
+            assert!(
+                !outside_ns.contains(forbidden),
+                "external reference {forbidden}"
+            );
+        }
+        assert_eq!(charts.iter().find(|c| c.id == "curve").unwrap().marks, 200);
+        assert!(html.contains(r#"data-points="200""#));
+    }
+
+    #[test]
+    fn compare_fragment_marks_cells_and_escapes_text() {
+        let mut docs = vec![sample::bench(1), sample::bench(2)];
+        docs[0].header.target.path = "<b>".into();
+        docs[0].header.device = None;
+        let runs: Vec<Run> = docs
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| Run::new(Some(i as i64 + 1), d))
+            .collect();
+        let html = String::from_utf8(Html::Compare.to_bytes(&runs).unwrap()).unwrap();
+        assert!(html.starts_with("<table class=\"compare\">"), "{html}");
+        assert!(
+            html.contains("&lt;b&gt;") && !html.contains("<b>"),
+            "{html}"
+        );
+        assert!(html.contains(r#"class="num best""#) && html.contains(r#"class="num worst""#));
+        let page = Html::Page { title: "T".into() };
+        let whole = String::from_utf8(page.to_bytes(&runs).unwrap()).unwrap();
+        assert!(
+            whole.contains(html.trim()),
+            "the page carries the same table"
+        );
+    }
+}

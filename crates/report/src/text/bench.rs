@@ -1,0 +1,136 @@
+//! A bench record as text: one progress line per finished test, then the CrystalDiskMark-shaped table
+//! (tests as rows, read and write side by side) and the details of every test. From the record alone, so a
+//! stored run prints as it did when it ran.
+
+use super::buffered_mark as mark;
+use drivescope_record::{BenchRecord, Direction, Reap, TargetType, TestResult};
+use drivescope_units::{format_ns, format_size};
+use std::io::Write;
+
+/// One line per finished test (progress).
+pub fn bench_line(t: &TestResult, direct: bool) -> String {
+    format!(
+        "  {:<14} {:<5} {:>10.2} MB/s {:>11.0} IOPS  p99 {}{}",
+        t.name,
+        t.rw,
+        t.mb_per_s,
+        t.iops,
+        format_ns(*t.latency.percentiles_ns.get("99").unwrap_or(&0)),
+        mark(direct)
+    )
+}
+
+/// CrystalDiskMark-shaped table (tests as rows, read and write side by side), then details.
+pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    let h = &r.header;
+    writeln!(
+        out,
+        "drivescope bench {} ({} {}, {} data, {} runs × {:.1} s, best run shown){}",
+        h.target.path,
+        if h.target.kind == TargetType::File {
+            "test file of"
+        } else {
+            "device region of"
+        },
+        format_size(h.target.size),
+        serde_json::to_value(r.workload.data)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        r.runs,
+        r.duration_ns as f64 / 1e9,
+        mark(r.workload.direct)
+    )?;
+    let mut names: Vec<&str> = Vec::new();
+    for t in &r.tests {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    let has_mix = r.tests.iter().any(|t| t.rw == Direction::Mix);
+    write!(
+        out,
+        "  {:<14} {:>14} {:>14}",
+        "", "Read [MB/s]", "Write [MB/s]"
+    )?;
+    if has_mix {
+        write!(out, " {:>14}", "Mix [MB/s]")?;
+    }
+    writeln!(out)?;
+    let cell = |name: &str, rw: &str| {
+        r.tests
+            .iter()
+            .find(|t| t.name == name && t.rw.as_str() == rw)
+            .map(|t| format!("{:.2}", t.mb_per_s))
+            .unwrap_or_else(|| "—".into())
+    };
+    for n in &names {
+        write!(
+            out,
+            "  {:<14} {:>14} {:>14}",
+            n,
+            cell(n, "read"),
+            cell(n, "write")
+        )?;
+        if has_mix {
+            write!(out, " {:>14}", cell(n, "mix"))?;
+        }
+        writeln!(out, "{}", mark(r.workload.direct))?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "  {:<14} {:<5} {:>9} {:>16} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "test",
+        "rw",
+        "MB/s",
+        "mean ± sd",
+        "IOPS",
+        "lat mean",
+        "p50",
+        "p99",
+        "p99.9",
+        "p99.99",
+        "max"
+    )?;
+    for t in &r.tests {
+        let p = |k: &str| format_ns(*t.latency.percentiles_ns.get(k).unwrap_or(&0));
+        writeln!(
+            out,
+            "  {:<14} {:<5} {:>9.2} {:>16} {:>10.0} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}{}",
+            t.name,
+            t.rw,
+            t.mb_per_s,
+            format!("{:.1} ± {:.1}", t.mean_mb_per_s, t.stddev_mb_per_s),
+            t.iops,
+            format_ns(t.latency.mean_ns),
+            p("50"),
+            p("99"),
+            p("99.9"),
+            p("99.99"),
+            format_ns(t.latency.max_ns),
+            mark(r.workload.direct)
+        )?;
+    }
+    let polled: Vec<String> = r
+        .tests
+        .iter()
+        .filter(|t| t.load.reap == Reap::Poll)
+        .map(|t| format!("{} {}", t.name, t.rw))
+        .collect();
+    if !polled.is_empty() {
+        writeln!(
+            out,
+            "  completions polled (--reap poll; fio sleeps for them): {}{}",
+            polled.join(", "),
+            mark(r.workload.direct)
+        )?;
+    }
+    if r.workload.interrupted {
+        writeln!(
+            out,
+            "  [interrupted: the tests above are complete, the rest did not run]"
+        )?;
+    }
+    Ok(())
+}
