@@ -94,7 +94,7 @@ mod tests {
             sample::scan(2, 1 << 30, 100, 30, 2, Direction::Read),
         );
         let t = summary_text(std::slice::from_ref(&scan));
-        assert!(t.starts_with("drivescope scan /dev/sdx (1 GiB, "), "{t}");
+        assert!(t.starts_with("drivescope scan /dev/sdx (1.0 GiB, "), "{t}");
         assert!(t.contains("\n  slow (>= "), "{t}");
         assert!(
             t.ends_with("\n(run 4 · scan · ACME HD4002 (SAMPLE-0002))\n"),

@@ -208,7 +208,7 @@ mod tests {
     fn lists_the_first_ten_slow_and_failed_commands() {
         let r = sample::scan(2, 1 << 30, 100, 30, 2, Direction::Read);
         let t = text(&r);
-        assert!(t.starts_with("drivescope scan /dev/sdx (1 GiB, Block, 512-byte sectors): "));
+        assert!(t.starts_with("drivescope scan /dev/sdx (1.0 GiB, Block, 512-byte sectors): "));
         assert!(t.contains("\n  slow (>= 50.00 ms): 30\n"), "{t}");
         assert!(
             t.contains("\n    … 20 more (all listed in --json, up to 10 000)\n"),
@@ -257,13 +257,13 @@ mod tests {
         });
         let t = text(&r);
         assert!(t.starts_with("drivescope write scan "), "{t}");
-        assert!(t.contains("\n  written   1 GiB in "), "{t}");
+        assert!(t.contains("\n  written   1.0 GiB in "), "{t}");
         assert!(
             t.contains("\n  verify    262144 blocks of 4096 B read back (stopped early): 262132 ok, 0 wrong, 12 misplaced, 0 lost, 0 unreadable (1073.7 MB/s)\n"),
             "{t}"
         );
         assert!(
-            t.contains("\n    misplaced  offset             4096  LBA            8  4 KiB  holds the data of offset 8192\n"),
+            t.contains("\n    misplaced  offset             4096  LBA            8  4.0 KiB  holds the data of offset 8192\n"),
             "{t}"
         );
         assert_eq!(t.matches("\n    misplaced  offset").count(), 10, "{t}");
