@@ -1,5 +1,6 @@
 //! What every run record says about itself: the common header.
 
+use crate::finding::Finding;
 use crate::kind::Kind;
 use drivescope_probe::Identity;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -92,6 +93,9 @@ pub struct Header {
     /// The target's identity as `drivescope info` reads it; `null` when it could not be read.
     #[serde(default, deserialize_with = "identity_or_none")]
     pub device: Option<Identity>,
+    /// What the run's numbers show and why (see drivescope-analysis); none when nothing stands out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
 }
 
 impl Header {
@@ -107,6 +111,7 @@ impl Header {
             started_at,
             target,
             device: None,
+            findings: Vec::new(),
         }
     }
 }

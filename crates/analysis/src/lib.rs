@@ -1,0 +1,42 @@
+//! drivescope-analysis: findings over run records.
+//!
+//! Each rule is a pure function over a record (a scan, a bench, a sweep, a soak): it says what the numbers
+//! show and why, with the numbers behind the claim and how sure it is, or says nothing. Rules never guess: where
+//! the measurements cannot settle a question they stay silent (or say `inconclusive`), so the same rules run on a
+//! fresh run and on any stored one alike.
+
+mod link;
+mod queueing;
+mod soak;
+mod zones;
+
+pub use link::{usual_ceiling, USUAL_CEILINGS};
+
+use drivescope_record::{Document, Finding};
+
+/// Every finding the record's numbers support, in a stable order.
+pub fn findings(doc: &Document) -> Vec<Finding> {
+    let mut out = Vec::new();
+    match doc {
+        Document::Scan(s) => out.extend(zones::of_scan(s)),
+        Document::Bench(b) => {
+            out.extend(link::of_bench(b));
+            out.extend(queueing::of_bench(b));
+        }
+        Document::Sweep(s) => out.extend(queueing::of_sweep(s)),
+        Document::Soak(s) => {
+            out.extend(soak::write_burst(s));
+            out.extend(soak::warm_up(s));
+        }
+        Document::Info(_) | Document::Unknown { .. } => {}
+    }
+    out
+}
+
+/// Adds the findings its numbers support to a run record (replacing any it had).
+pub fn annotate(doc: &mut Document) {
+    let found = findings(doc);
+    if let Some(h) = doc.header_mut() {
+        h.findings = found;
+    }
+}

@@ -1,0 +1,90 @@
+//! A link that caps every transfer: reads that top out at one rate whatever their size and queue depth.
+
+use drivescope_record::{BenchRecord, Confidence, Direction, Finding, FindingCode};
+use drivescope_units::format_rate;
+
+/// What the usual links deliver in practice, MB/s (10^6 B/s), and their names.
+pub const USUAL_CEILINGS: &[(f64, &str)] = &[
+    (40.0, "USB 2.0"),
+    (118.0, "1 GbE"),
+    (150.0, "SATA 1.5 Gb/s"),
+    (295.0, "2.5 GbE"),
+    (300.0, "SATA 3 Gb/s"),
+    (450.0, "USB 5 Gb/s"),
+    (600.0, "SATA 6 Gb/s"),
+    (1180.0, "10 GbE"),
+];
+
+/// How close a flat rate must be to a usual ceiling to name it.
+const NEAR: f64 = 0.04;
+/// How flat the tests must be: the slowest within this of the fastest.
+const FLAT: f64 = 0.03;
+
+/// The usual link a rate matches (within 4 %), if any.
+pub fn usual_ceiling(mb_per_s: f64) -> Option<(f64, &'static str)> {
+    USUAL_CEILINGS
+        .iter()
+        .copied()
+        .find(|(c, _)| (mb_per_s / c - 1.0).abs() <= NEAR)
+}
+
+/// Sequential reads of at least two shapes (block size or queue depth) that all top out at one rate. Named
+/// after the link the target's identity says is slowest when the rate reaches it, else after the usual link it
+/// matches; a flat rate that matches none is left alone (a device's own media can be flat too).
+pub fn of_bench(b: &BenchRecord) -> Option<Finding> {
+    let seq: Vec<_> = b
+        .tests
+        .iter()
+        .filter(|t| t.rw == Direction::Read && t.errors == 0 && t.name.starts_with("SEQ"))
+        .collect();
+    let shapes = {
+        let mut s: Vec<(u64, u32, u32)> = seq
+            .iter()
+            .map(|t| (t.load.block_size, t.load.queue_depth, t.load.threads))
+            .collect();
+        s.sort_unstable();
+        s.dedup();
+        s.len()
+    };
+    if shapes < 2 {
+        return None;
+    }
+    let lo = seq.iter().map(|t| t.mb_per_s).reduce(f64::min)?;
+    let hi = seq.iter().map(|t| t.mb_per_s).reduce(f64::max)?;
+    if lo <= 0.0 || hi / lo - 1.0 > FLAT {
+        return None;
+    }
+    let rate = (lo + hi) / 2.0;
+    let known = b.header.device.as_ref().and_then(|id| {
+        let link = id.bottleneck()?;
+        let ceiling = link.ceiling_mb_per_s?;
+        (rate >= 0.85 * ceiling && rate <= 1.05 * ceiling).then(|| {
+            (
+                ceiling,
+                format!("the {} link {} ({})", link.kind, link.name, link.detail),
+            )
+        })
+    });
+    let (ceiling, name, confidence) = match known {
+        Some((c, kind)) => (c, kind, Confidence::High),
+        None => {
+            let (c, name) = usual_ceiling(rate)?;
+            (c, name.to_string(), Confidence::Medium)
+        }
+    };
+    let claim = format!(
+        "every sequential read tops out at {lo:.0}–{hi:.0} MB/s, independent of block size and queue depth: \
+         matches {name} (~{})",
+        format_rate(ceiling)
+    );
+    Some(Finding::new(
+        FindingCode::LinkCap,
+        confidence,
+        claim,
+        &[
+            ("min_mb_per_s", lo),
+            ("max_mb_per_s", hi),
+            ("ceiling_mb_per_s", ceiling),
+        ],
+    ))
+}

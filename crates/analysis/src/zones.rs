@@ -1,0 +1,73 @@
+//! Transfer rate by position: a hard disk's outer zones are faster than its inner ones.
+
+use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord};
+
+/// The inner/outer ratios a hard disk shows: zoned recording puts fewer sectors on the inner tracks.
+const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.8;
+
+/// True when the target's bottom device says it rotates.
+fn rotational(id: Option<&Identity>) -> Option<bool> {
+    let mut devices = id?.devices();
+    devices.next().and_then(|d| {
+        d.hardware
+            .as_ref()
+            .and_then(|h| h.rotation_rate_rpm.map(|r| r > 0))
+            .or(d.rotational)
+    })
+}
+
+/// Share of the steps between ten equal stretches of the curve along which the rate falls.
+fn falling_share(rates: &[f64]) -> f64 {
+    const STRETCHES: usize = 10;
+    let n = rates.len() / STRETCHES;
+    if n == 0 {
+        return 0.0;
+    }
+    let means: Vec<f64> = rates
+        .chunks(n)
+        .take(STRETCHES)
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+        .collect();
+    let falls = means.windows(2).filter(|w| w[1] < w[0]).count();
+    falls as f64 / (means.len() - 1) as f64
+}
+
+/// A full scan: zones that fall steadily from outer to inner are a hard disk's; a rotating disk without them
+/// is unusual. A flat curve on a device that does not rotate says nothing.
+pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
+    if s.is_quick() || s.write || s.curve.len() < 20 || s.interrupted {
+        return None;
+    }
+    let ratio = s.zone_ratio?;
+    let rates: Vec<f64> = s.curve.iter().map(|p| p.mb_per_s).collect();
+    let falling = falling_share(&rates);
+    let numbers = [("zone_ratio", ratio), ("falling_share", falling)];
+    let points = s.curve.len();
+    if HDD_RATIO.contains(&ratio) && falling >= 0.6 {
+        let confidence = if falling >= 0.8 {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
+        return Some(Finding::new(
+            FindingCode::Zones,
+            confidence,
+            format!(
+                "inner/outer {ratio:.2} over a {points}-point scan, falling steadily: typical of a hard disk"
+            ),
+            &numbers,
+        ));
+    }
+    if rotational(s.header.device.as_ref()) == Some(true) && ratio >= 0.9 {
+        return Some(Finding::new(
+            FindingCode::Zones,
+            Confidence::Medium,
+            format!(
+                "inner/outer {ratio:.2} on a rotating disk: the inner zone is as fast as the outer, which a plain \
+                 hard disk is not (a capped link, a cache, or a disk that is not what it says)"
+            ),
+            &numbers,
+        ));
+    }
+    None
+}

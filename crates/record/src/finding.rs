@@ -1,0 +1,94 @@
+//! Findings: why a number is what it is, each a claim with the numbers behind it and how sure it is.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a finding is about. Codes are stable: scripts and the store match on them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingCode {
+    /// A read cache in front of slower media.
+    ReadCache,
+    /// Writes fast for a while (a write cache or an SLC cache), then at the sustained rate.
+    WriteBurst,
+    /// The path serves one command at a time: a deeper queue gains nothing.
+    NoQueueing,
+    /// A link caps every transfer (USB, SATA, a network link).
+    LinkCap,
+    /// Transfer rate by position: the zones of a hard disk, or their absence.
+    Zones,
+    /// Slow for a while after a start, then at its steady rate.
+    WarmUp,
+    /// A code this version does not know.
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl FindingCode {
+    /// The code as documents write it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FindingCode::ReadCache => "read_cache",
+            FindingCode::WriteBurst => "write_burst",
+            FindingCode::NoQueueing => "no_queueing",
+            FindingCode::LinkCap => "link_cap",
+            FindingCode::Zones => "zones",
+            FindingCode::WarmUp => "warm_up",
+            FindingCode::Other(s) => s,
+        }
+    }
+}
+
+/// How sure a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// The measurements could not settle it (too short, too noisy): said, never guessed.
+    Inconclusive,
+    Low,
+    Medium,
+    High,
+}
+
+/// The numbers behind a claim, by name (`gain`, `burst_mb_per_s`, …), and the stored runs they come from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub numbers: BTreeMap<String, f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<i64>,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub code: FindingCode,
+    /// One sentence a person reads.
+    pub claim: String,
+    pub evidence: Evidence,
+    pub confidence: Confidence,
+}
+
+impl Finding {
+    /// A finding with the numbers given as (name, value) pairs.
+    pub fn new(
+        code: FindingCode,
+        confidence: Confidence,
+        claim: String,
+        numbers: &[(&str, f64)],
+    ) -> Finding {
+        Finding {
+            code,
+            claim,
+            evidence: Evidence {
+                numbers: numbers.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                runs: Vec::new(),
+            },
+            confidence,
+        }
+    }
+
+    /// The number named `name` in the evidence.
+    pub fn number(&self, name: &str) -> Option<f64> {
+        self.evidence.numbers.get(name).copied()
+    }
+}
