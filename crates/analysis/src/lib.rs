@@ -12,7 +12,7 @@ mod zones;
 
 pub use link::{usual_ceiling, USUAL_CEILINGS};
 
-use drivescope_record::{Document, Finding};
+use drivescope_record::{Document, Finding, Record};
 
 /// Every finding the record's numbers support, in a stable order.
 pub fn findings(doc: &Document) -> Vec<Finding> {
@@ -34,9 +34,6 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
 }
 
 /// Adds the findings its numbers support to a run record (replacing any it had).
-pub fn annotate(doc: &mut Document) {
-    let found = findings(doc);
-    if let Some(h) = doc.header_mut() {
-        h.findings = found;
-    }
+pub fn annotate<R: Record>(rec: &mut R) {
+    rec.header_mut().findings = findings(&rec.clone().into());
 }

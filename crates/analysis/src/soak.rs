@@ -53,11 +53,12 @@ pub fn write_burst(s: &SoakRecord) -> Option<Finding> {
     ))
 }
 
-/// A soak that starts slow and steps up to its steady rate in the first half of the run.
+/// A soak that starts slow and steps up to its steady rate in the first two thirds of the run.
 pub fn warm_up(s: &SoakRecord) -> Option<Finding> {
     let end = s.series.last()?.t_ns;
     let step = s.steps.first().filter(|st| st.change >= STEP)?;
-    if step.t_ns > end / 2 || s.steady_mb_per_s <= 0.0 {
+    // A warm-up leaves at least a third of the run at the steady rate.
+    if step.t_ns > end * 2 / 3 || s.steady_mb_per_s <= 0.0 {
         return None;
     }
     // After the step the run must hold its steady rate (within 10 %), or it is not a warm-up.

@@ -97,6 +97,8 @@ fn a_flat_sequential_cap_is_named_after_the_usual_link_it_matches() {
     assert_eq!(f[0].code, FindingCode::LinkCap);
     assert!(f[0].claim.contains("matches 1 GbE"), "{}", f[0].claim);
     assert_eq!(f[0].number("ceiling_mb_per_s"), Some(118.0));
+    // Only one block size was tried: flat over queue depths alone is weak evidence.
+    assert_eq!(f[0].confidence, Confidence::Low);
     // A flat rate no usual link delivers is the device's own (an SSD's 480 MB/s): nothing claimed.
     let b = bench_with(|name, qd| {
         if name.starts_with("SEQ") {
@@ -195,4 +197,43 @@ fn a_soak_that_starts_at_half_speed_is_a_warm_up_and_a_read_soak_has_no_burst() 
     // A step up late in the run is no warm-up.
     s.steps[0].t_ns = 100_000_000_000;
     assert!(codes(s).is_empty());
+}
+
+/// The sample bench's disk behind a SATA link of `ceiling` MB/s.
+fn behind_sata(
+    mut b: drivescope_record::BenchRecord,
+    ceiling: f64,
+) -> drivescope_record::BenchRecord {
+    let id = b.header.device.as_mut().unwrap();
+    id.links = vec![drivescope_probe::Link {
+        name: "ata1".into(),
+        kind: "sata".into(),
+        detail: "3.0 Gb/s".into(),
+        ceiling_mb_per_s: Some(ceiling),
+    }];
+    b
+}
+
+#[test]
+fn a_known_link_is_named_and_other_kinds_of_link_are_not_claimed() {
+    let seq_at = |rate: f64| {
+        bench_with(move |name, qd| {
+            if name.starts_with("SEQ") {
+                rate
+            } else {
+                20.0 * qd as f64
+            }
+        })
+    };
+    // Flat at the SATA link's own ceiling: that link, for sure.
+    let f = findings(&behind_sata(seq_at(290.0), 300.0).into());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].confidence, Confidence::High);
+    assert!(
+        f[0].claim.contains("the sata link ata1 (3.0 Gb/s)"),
+        "{}",
+        f[0].claim
+    );
+    // Flat at 118 MB/s on a local SATA path is not a network link: nothing claimed.
+    assert!(codes(behind_sata(seq_at(118.0), 600.0)).is_empty());
 }

@@ -155,6 +155,27 @@ impl<'de> Deserialize<'de> for Document {
     }
 }
 
+/// A run record of one kind: its header, and the document it is.
+pub trait Record: Into<Document> + Clone + Serialize {
+    fn header(&self) -> &Header;
+    fn header_mut(&mut self) -> &mut Header;
+}
+
+macro_rules! record {
+    ($($t:ty),*) => {$(
+        impl Record for $t {
+            fn header(&self) -> &Header {
+                &self.header
+            }
+            fn header_mut(&mut self) -> &mut Header {
+                &mut self.header
+            }
+        }
+    )*};
+}
+
+record!(ScanRecord, BenchRecord, SweepRecord, SoakRecord);
+
 macro_rules! from_record {
     ($($t:ty => $v:ident),*) => {$(
         impl From<$t> for Document {

@@ -24,7 +24,7 @@ pub use bench::{
     BenchRecord, Load, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };
 pub use device::DeviceSummary;
-pub use document::{Document, DocumentError};
+pub use document::{Document, DocumentError, Record};
 pub use engine::{DataPattern, EngineKind, Reap};
 pub use finding::{Confidence, Evidence, Finding, FindingCode};
 pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};

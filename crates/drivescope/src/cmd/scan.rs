@@ -162,6 +162,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             if rec.write { "written" } else { "read" }
         );
     }
+    drivescope_analysis::annotate(&mut rec);
     let run = drivescope_report::Run::new(None, rec);
     let drivescope_record::Document::Scan(rec) = &run.doc else {
         unreachable!("a scan record is a scan document")
@@ -169,12 +170,16 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.curve_csv {
         super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))?;
     }
+    let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+        text::print_scan(rec, out)?;
+        text::print_findings(&rec.header.findings, out)
+    };
     if args.json {
-        text::print_scan(rec, &mut std::io::stderr())?;
+        human(&mut std::io::stderr())?;
         serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
         println!();
     } else {
-        text::print_scan(rec, &mut std::io::stdout())?;
+        human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
     match args.store.save(&run.doc) {

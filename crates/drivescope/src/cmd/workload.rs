@@ -150,18 +150,25 @@ pub fn one_rw(rw: RwArg, mix: u8, command: &str) -> anyhow::Result<Rw> {
 
 /// Print a finished record (table on stdout, or on stderr with the JSON document on stdout),
 /// then save it in the store. The exit code says whether the run was interrupted.
-pub fn output<T: serde::Serialize + Clone + Into<drivescope_record::Document>>(
+pub fn output<T: drivescope_record::Record>(
     rec: &T,
     w: &WorkloadArgs,
     interrupted: bool,
     print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<std::process::ExitCode> {
+    let mut rec = rec.clone();
+    drivescope_analysis::annotate(&mut rec);
+    let rec = &rec;
+    let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+        print(rec, out)?;
+        drivescope_report::text::print_findings(&rec.header().findings, out)
+    };
     if w.json {
-        print(rec, &mut std::io::stderr())?;
+        human(&mut std::io::stderr())?;
         serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
         println!();
     } else {
-        print(rec, &mut std::io::stdout())?;
+        human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
     if let Err(e) = w.store.save(&rec.clone().into()) {

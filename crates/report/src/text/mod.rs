@@ -4,6 +4,7 @@
 
 mod bench;
 mod compare;
+mod findings;
 mod info;
 mod runs;
 mod scan;
@@ -14,6 +15,7 @@ mod sweep;
 
 pub use bench::{bench_line, print_bench};
 pub use compare::table as compare_table;
+pub use findings::print_findings;
 pub use info::info;
 pub use runs::{runs, ListedRun};
 pub use scan::print_scan;
@@ -64,6 +66,9 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
         Document::Sweep(r) => print_sweep(r, out)?,
         Document::Soak(r) => print_soak(r, out)?,
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
+    }
+    if let Some(h) = run.header() {
+        print_findings(&h.findings, out)?;
     }
     writeln!(out, "({} · {} · {})", run.label(), run.kind(), run.device())
 }
