@@ -50,6 +50,17 @@ pub enum Confidence {
     High,
 }
 
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Inconclusive => "inconclusive",
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
 /// The numbers behind a claim, by name (`gain`, `burst_mb_per_s`, …), and the stored runs they come from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {

@@ -31,6 +31,8 @@ struct RunRow {
     started: String,
     ended: String,
     params: Vec<(String, String)>,
+    /// (what, claim, how sure) of each finding.
+    findings: Vec<(String, String, String)>,
 }
 
 fn run_row(r: &Run) -> RunRow {
@@ -54,6 +56,17 @@ fn run_row(r: &Run) -> RunRow {
         started: s(|h| &h.started_at),
         ended: s(|h| &h.ended_at),
         params: crate::params::of(&r.doc),
+        findings: h
+            .map(|h| {
+                h.findings
+                    .iter()
+                    .map(|f| {
+                        let what = f.code.as_str().replace('_', " ");
+                        (what, f.claim.clone(), f.confidence.as_str().to_string())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 
@@ -91,6 +104,7 @@ pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> 
     let html = env().get_template("report.html")?.render(context! {
         title,
         version => env!("CARGO_PKG_VERSION"),
+        any_findings => rows.iter().any(|r| !r.findings.is_empty()),
         runs => J::from(minijinja::value::Serde(&rows)),
         compare,
         charts => J::from(minijinja::value::Serde(&charts)),
@@ -148,5 +162,23 @@ mod tests {
             whole.contains(html.trim()),
             "the page carries the same table"
         );
+    }
+
+    #[test]
+    fn findings_are_listed_with_their_run_and_only_when_there_are_any() {
+        let (plain, _) = render(&[Run::new(Some(1), sample::bench(1))], "r").unwrap();
+        assert!(!plain.contains("<h2>Findings</h2>"));
+        let mut soak = sample::soak(2, 120);
+        soak.header.findings = vec![drivescope_record::Finding::new(
+            drivescope_record::FindingCode::WriteBurst,
+            drivescope_record::Confidence::High,
+            "burst 3100 MB/s for ~<b>, then 980 MB/s sustained".into(),
+            &[("burst_mb_per_s", 3100.0)],
+        )];
+        let (html, _) = render(&[Run::new(Some(2), soak)], "r").unwrap();
+        assert!(html.contains("<h2>Findings</h2>"));
+        assert!(html.contains(
+            "<tr><td>run 2</td><td>write burst</td><td>burst 3100 MB&#x2f;s for ~&lt;b&gt;, then 980 MB&#x2f;s sustained</td><td>high</td></tr>"
+        ), "{html}");
     }
 }
