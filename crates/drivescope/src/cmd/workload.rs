@@ -164,9 +164,7 @@ pub fn output<T: serde::Serialize + Clone + Into<drivescope_record::Document>>(
         print(rec, &mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    if let Err(e) = w.store.save(&rec.clone().into()) {
-        eprintln!("drivescope: warning: {e:#}");
-    }
+    w.store.save(&rec.clone().into());
     Ok(if interrupted {
         std::process::ExitCode::from(super::EXIT_INTERRUPTED)
     } else {
