@@ -107,7 +107,9 @@ fn examine(path: &Path) -> Option<Fault> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let blocks = if root { fs.f_bfree } else { fs.f_bavail };
-    if (blocks as u64).saturating_mul(fs.f_frsize as u64) < NEARLY_FULL {
+    #[allow(clippy::unnecessary_cast)] // the statvfs fields are 32-bit on some targets
+    let free = (blocks as u64).saturating_mul(fs.f_frsize as u64);
+    if free < NEARLY_FULL {
         return Some(Fault::Full);
     }
     if path.exists() && !writable(path) {
