@@ -77,12 +77,19 @@ impl Drop for ShmFile {
     }
 }
 
+fn scan_args(store: &Path) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = [
+        "scan", "null:1G", "--json", "--quiet", "--points", "200", "--store",
+    ]
+    .map(Into::into)
+    .into();
+    args.push(store.into());
+    args
+}
+
 fn scan(store: &Path) -> Command {
     let mut c = drivescope_cmd();
-    c.args([
-        "scan", "null:1G", "--json", "--quiet", "--points", "200", "--store",
-    ])
-    .arg(store);
+    c.args(scan_args(store));
     c
 }
 
@@ -152,18 +159,31 @@ fn read_only_store_file_and_directory() {
     let mode =
         |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
     let chown = |p: &Path, uid: u32| std::os::unix::fs::chown(p, Some(uid), Some(uid)).unwrap();
-    let as_nobody = |c: &mut Command| c.uid(NOBODY).gid(NOBODY).output().unwrap();
+    // The build directory may sit in a home the unprivileged user cannot enter: it runs a linked copy.
+    let bin_dir = TestDir::new("ro-bin");
+    let bin = bin_dir.0.join("drivescope");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_drivescope"), &bin)
+        .or_else(|_| std::fs::copy(env!("CARGO_BIN_EXE_drivescope"), &bin).map(|_| ()))
+        .unwrap();
+    let scan_as_nobody = |store: &Path| {
+        Command::new(&bin)
+            .args(scan_args(store))
+            .uid(NOBODY)
+            .gid(NOBODY)
+            .output()
+            .unwrap()
+    };
 
     // File and directory read-only (both root's, 0444 and 0555).
     mode(&store, 0o444);
     mode(&d.0, 0o555);
-    let out = as_nobody(&mut scan(&store));
+    let out = scan_as_nobody(&store);
     assert_scan_not_saved(&out, &store, &Fault::FileNotWritable);
 
     // Only the file read-only: the directory is the user's.
     chown(&d.0, NOBODY);
     mode(&d.0, 0o755);
-    let out = as_nobody(&mut scan(&store));
+    let out = scan_as_nobody(&store);
     assert_scan_not_saved(&out, &store, &Fault::FileNotWritable);
 
     // Only the directory read-only: SQLite cannot create the store's -wal and -shm files.
@@ -171,7 +191,7 @@ fn read_only_store_file_and_directory() {
     mode(&d.0, 0o555);
     chown(&store, NOBODY);
     mode(&store, 0o644);
-    let out = as_nobody(&mut scan(&store));
+    let out = scan_as_nobody(&store);
     assert_scan_not_saved(&out, &store, &Fault::DirectoryNotWritable);
 
     mode(&d.0, 0o755);
