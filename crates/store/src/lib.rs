@@ -9,12 +9,14 @@
 //! transaction, so a process killed while saving leaves either the whole run or none of it.
 
 mod error;
+mod fault;
 mod identity;
 pub mod migrations;
 mod query;
 mod save;
 
 pub use error::{Error, Result};
+pub use fault::{Fault, BUSY_TIMEOUT};
 pub use migrations::SCHEMA_VERSION;
 pub use query::{ListFilter, RunInfo};
 
@@ -46,7 +48,7 @@ impl Store {
             std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
         }
         let mut conn = Connection::open(&path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         // WAL: readers never block the writer and a killed writer leaves the last committed state.
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {

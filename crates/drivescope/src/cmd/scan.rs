@@ -182,12 +182,10 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    match args.store.save(&run.doc) {
-        Ok(Some(id)) if rec.interrupted && rec.resume.is_some() => {
+    if let Some(id) = args.store.save(&run.doc) {
+        if rec.interrupted && rec.resume.is_some() {
             eprintln!("drivescope: continue it with `drivescope scan --resume {id}`")
         }
-        Ok(_) => {}
-        Err(e) => eprintln!("drivescope: the run was not saved: {e:#}"),
     }
     Ok(if rec.device_lost.is_some() {
         ExitCode::from(super::EXIT_DEVICE_LOST)

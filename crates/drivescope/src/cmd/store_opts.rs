@@ -34,20 +34,40 @@ impl StoreOpts {
         open(self.store.as_ref())
     }
 
-    /// Saves `doc` unless `--no-store`; prints `saved as run N` to stderr and returns N.
-    pub fn save(&self, doc: &drivescope_record::Document) -> anyhow::Result<Option<i64>> {
+    /// Saves `doc` unless `--no-store` and prints one line to stderr: `saved as run N` (and returns N),
+    /// or why the run was not saved and where. A store that cannot be written never fails the
+    /// command: the run's results are already out.
+    pub fn save(&self, doc: &drivescope_record::Document) -> Option<i64> {
         if self.no_store {
-            return Ok(None);
+            return None;
         }
-        let mut store = open(self.store.as_ref())?;
-        let id = store
-            .save(doc)
-            .with_context(|| format!("saving the run in {}", store.path().display()))?;
-        eprintln!(
-            "drivescope: saved as run {id} in {}",
-            store.path().display()
-        );
-        Ok(Some(id.0))
+        let path = match &self.store {
+            Some(p) => p.clone(),
+            None => match Store::default_path() {
+                Ok(p) => p,
+                Err(e) => {
+                    let why = e.fault(std::path::Path::new(""));
+                    eprintln!("drivescope: the run was not saved: {why}");
+                    return None;
+                }
+            },
+        };
+        let saved = Store::open(&path).and_then(|mut store| store.save(doc));
+        match saved {
+            Ok(id) => {
+                eprintln!("drivescope: saved as run {id} in {}", path.display());
+                Some(id.0)
+            }
+            Err(e) => {
+                let why = e.fault(&path);
+                let shown = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+                eprintln!(
+                    "drivescope: the run was not saved in {}: {why}",
+                    shown.display()
+                );
+                None
+            }
+        }
     }
 }
 

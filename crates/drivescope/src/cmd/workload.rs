@@ -171,9 +171,7 @@ pub fn output<T: drivescope_record::Record>(
         human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    if let Err(e) = w.store.save(&rec.clone().into()) {
-        eprintln!("drivescope: warning: {e:#}");
-    }
+    w.store.save(&rec.clone().into());
     Ok(if interrupted {
         std::process::ExitCode::from(super::EXIT_INTERRUPTED)
     } else {
