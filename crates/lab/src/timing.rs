@@ -49,26 +49,23 @@ pub struct Decided {
     pub outcome: Outcome,
 }
 
-/// How long a reordering device lets a waiting command be passed over by nearer ones: past
-/// this it is served next (real drives age their queues likewise, so no command starves).
-pub const MAX_PASS_OVER_NS: u64 = 500_000_000;
+/// How many times a reordering device lets nearer commands pass a waiting one: after that it
+/// is served next (real drives age their queues likewise, so no command starves). Counted in
+/// choices, not time, so a slow disk is not pushed back into arrival order.
+pub const MAX_PASS_OVER: u32 = 64;
 
 /// Which waiting command a reordering device serves next. `candidates` holds, in arrival
-/// order, each command's positioning time from the head's position and its arrival; `at` is
-/// the moment of the choice. The shortest positioning time wins (the earlier arrival on a
-/// tie), unless the oldest command has waited [`MAX_PASS_OVER_NS`]: then it goes first.
-pub fn pick_next(candidates: &[(u64, u64)], at: u64) -> Option<usize> {
-    let (oldest, &(_, arrived)) = candidates
-        .iter()
-        .enumerate()
-        .min_by_key(|(i, c)| (c.1, *i))?;
-    if at.saturating_sub(arrived) >= MAX_PASS_OVER_NS {
-        return Some(oldest);
+/// order, each command's positioning time from the head's position and how often it has been
+/// passed over. The shortest positioning time wins (the earlier arrival on a tie), unless a
+/// command has been passed over [`MAX_PASS_OVER`] times: then the oldest such goes first.
+pub fn pick_next(candidates: &[(u64, u32)]) -> Option<usize> {
+    if let Some(i) = candidates.iter().position(|c| c.1 >= MAX_PASS_OVER) {
+        return Some(i);
     }
     candidates
         .iter()
         .enumerate()
-        .min_by_key(|(i, c)| (c.0, c.1, *i))
+        .min_by_key(|(i, c)| (c.0, *i))
         .map(|(i, _)| i)
 }
 
@@ -92,6 +89,8 @@ struct Waiting {
     offset: u64,
     len: u64,
     arrival: u64,
+    /// Choices of another command while this one was eligible.
+    passed: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -375,6 +374,7 @@ impl Timeline {
             offset,
             len,
             arrival,
+            passed: 0,
         });
         self.next_id
     }
@@ -402,14 +402,17 @@ impl Timeline {
             let eligible: Vec<usize> = (0..window)
                 .filter(|&i| self.start_of(&self.waiting[i]) + self.model.overhead_ns <= t)
                 .collect();
-            let candidates: Vec<(u64, u64)> = eligible
+            let candidates: Vec<(u64, u32)> = eligible
                 .iter()
                 .map(|&i| {
                     let w = self.waiting[i];
-                    (self.positioning_cost(&w), w.arrival)
+                    (self.positioning_cost(&w), w.passed)
                 })
                 .collect();
-            let pick = eligible[pick_next(&candidates, t).expect("one is eligible at t")];
+            let pick = eligible[pick_next(&candidates).expect("one is eligible at t")];
+            for &i in &eligible {
+                self.waiting[i].passed += 1;
+            }
             let w = self.waiting.remove(pick);
             let start = self.start_of(&w);
             let stream = self.ends.iter().position(|e| e.0 == w.offset);
@@ -672,5 +675,79 @@ mod tests {
         let o = t.schedule(Op::Read, 80 * bs, bs, 5_000_000_000);
         let warm = bs as f64 * 1e3 / (o.done_ns - 5_000_000_000) as f64;
         assert!(cold < 0.55 * warm && cold > 0.45 * warm, "{cold} {warm}");
+    }
+
+    #[test]
+    fn the_shortest_positioning_goes_first_unless_one_waited_too_long() {
+        assert_eq!(pick_next(&[]), None);
+        assert_eq!(pick_next(&[(9, 0), (3, 0), (5, 0)]), Some(1));
+        // A tie goes to the earlier arrival (the lower index).
+        assert_eq!(pick_next(&[(9, 0), (3, 0), (3, 0)]), Some(1));
+        // A command passed over too often goes first, however far.
+        assert_eq!(pick_next(&[(1, 3), (9, MAX_PASS_OVER), (0, 1)]), Some(1));
+        assert_eq!(
+            pick_next(&[(1, 3), (9, MAX_PASS_OVER - 1), (0, 1)]),
+            Some(2)
+        );
+    }
+
+    /// Offsets in the order a device served commands that all arrived at once.
+    fn service_order(queue: &str, mib: &[u64]) -> Vec<u64> {
+        let m = model(&format!(
+            "seek={{min='1ms',max='10ms'}}\nrotation={{rpm=6000}}\n{queue}"
+        ));
+        let mut t = Timeline::new(&m);
+        for o in mib {
+            t.submit(Op::Read, o << 20, 4096, 0);
+        }
+        assert!(t.next_decision().is_some());
+        let mut done = t.advance(u64::MAX);
+        assert_eq!(t.next_decision(), None);
+        done.sort_by_key(|d| d.outcome.done_ns);
+        done.iter().map(|d| mib[d.id as usize - 1]).collect()
+    }
+
+    #[test]
+    fn a_queueing_disk_serves_the_nearest_command_next() {
+        let arrived = [90, 10, 50, 11, 0, 60];
+        // The head starts at 0: 0 continues it, then each nearest in turn.
+        let order = service_order("queue={mode='parallel',depth=32}", &arrived);
+        assert_eq!(order, [0, 10, 11, 50, 60, 90]);
+        // From the middle, the nearer side first.
+        let order = service_order("queue={mode='parallel',depth=32}", &[99, 52, 10, 48, 5]);
+        assert_eq!(order, [5, 10, 48, 52, 99]);
+        // A serial device (a bridge without queueing) serves in arrival order.
+        assert_eq!(service_order("", &arrived), arrived);
+        // Only `depth` commands are inside the device; later ones wait outside, in order.
+        let order = service_order("queue={mode='parallel',depth=2}", &[90, 10, 50, 11]);
+        assert_eq!(order, [10, 50, 11, 90]);
+    }
+
+    #[test]
+    fn a_far_command_is_not_starved_by_near_ones() {
+        let m = model("seek={min='1ms',max='10ms'}\nqueue={mode='parallel',depth=4}");
+        let mut t = Timeline::new(&m);
+        let far = t.submit(Op::Read, 90 << 20, 4096, 0);
+        // Near commands keep arriving, always nearer to the head than the far one.
+        let mut now = 0;
+        let mut served = 0;
+        for i in 0..3 {
+            t.submit(Op::Read, (i + 1) << 20, 4096, now);
+        }
+        let mut next = 4u64;
+        while served < 200 {
+            now = t.next_decision().unwrap();
+            for d in t.advance(now) {
+                served += 1;
+                if d.id == far {
+                    assert!(served > MAX_PASS_OVER as u64 / 2, "served early: {served}");
+                    assert!(served <= MAX_PASS_OVER as u64 + 1, "starved: {served}");
+                    return;
+                }
+                t.submit(Op::Read, (next % 8 + 1) << 20, 4096, now);
+                next += 1;
+            }
+        }
+        panic!("the far command was never served");
     }
 }
