@@ -11,7 +11,8 @@ pub enum QueueMode {
     /// One command at a time (a USB bridge without command queueing, a plain IDE disk).
     Serial,
     /// Up to `depth` commands overlap their per-command latency; the media transfer
-    /// bandwidth is still shared.
+    /// bandwidth is still shared. A model with a seek (a disk with NCQ or behind UAS) also
+    /// reorders its queue: it serves next the waiting command with the shortest positioning.
     Parallel,
 }
 
