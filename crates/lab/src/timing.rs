@@ -8,7 +8,11 @@
 //! wall clock of the moment they were served, so sleep jitter never accumulates: a serial device
 //! has one slot (its head); a parallel one has `depth` slots that overlap their per-command
 //! overhead but share one media clock (positioning, slow-spot retries and transfer: the head) and
-//! one bus clock (the interface).
+//! one bus clock (the interface). A parallel device with a seek (a disk with NCQ) also reorders:
+//! commands wait in its queue ([`Timeline::submit`]) and, whenever the media comes free, it
+//! serves the one with the shortest positioning time from the head ([`pick_next`],
+//! [`Timeline::advance`]); any other device decides each command at once, in arrival order
+//! ([`Timeline::schedule`]).
 //! A sequential command that arrives within `lookahead` of the previous command's completion
 //! starts at that completion, as if there had been no gap: this hides the emulator's own
 //! FUSE + loop round trip (and short stalls of the kernel's loop worker) from sequential
