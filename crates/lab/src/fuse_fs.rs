@@ -1,24 +1,27 @@
 //! The FUSE file system: one regular file, `disk.img`, whose reads and writes complete when the
 //! model's timeline says so.
 //!
-//! A request handler never sleeps: it lays the command on the [`Timeline`] (under a mutex), does
-//! the data transfer against the sparse backing file at once, and hands the reply object to the
-//! [`ReplyClock`], one thread that sends each reply at its deadline (sleep with 1 ns timer slack
-//! to ~50 µs before it, then spin). So any number of commands can be in flight with two FUSE
-//! threads, and a serial model is still served strictly one at a time by its virtual clock.
+//! A request handler never sleeps: it submits the command to the [`Timeline`] (held by the
+//! [`ReplyClock`], under its mutex), does the data transfer against the sparse backing file at
+//! once, and parks the reply object with the clock. The clock's one thread lets the device decide
+//! when each command completes (at once for a device that serves in arrival order; when its media
+//! comes free for one that reorders its queue) and sends each reply at its deadline (sleep with
+//! 1 ns timer slack to ~50 µs before it, then spin). So any number of commands can be in flight
+//! with two FUSE threads, and a serial model is still served strictly one at a time by its
+//! virtual clock.
 //!
 //! The file is opened with `FOPEN_DIRECT_IO` (no page cache: every read reaches the model) and
 //! the session asks for `FUSE_ASYNC_DIO`, so a loop device attached with `--direct-io=on` keeps
 //! several commands in flight.
 
 use crate::model::Model;
-use crate::timing::{Op, Timeline};
+use crate::timing::{fails, Op, Timeline};
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
     KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyWrite, Request, WriteFlags,
 };
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::ffi::OsStr;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -119,9 +122,16 @@ struct ClockState {
     heap: BinaryHeap<Pending>,
     seq: u64,
     stop: bool,
+    /// The device in virtual time: it decides when each command completes.
+    timeline: Timeline,
+    /// Replies of commands the device has not decided yet, by ticket.
+    parked: HashMap<u64, Action>,
+    /// Deadlines of commands decided before their reply was handed over, by ticket.
+    early: HashMap<u64, u64>,
 }
 
-/// Sends replies at their deadlines, measured from a common epoch.
+/// Sends replies at their deadlines, measured from a common epoch, and makes the device's
+/// decisions in time: a reordering device picks its next command when its media comes free.
 pub struct ReplyClock {
     epoch: Instant,
     state: Mutex<ClockState>,
@@ -132,6 +142,7 @@ pub struct ReplyClock {
 impl ReplyClock {
     /// Start the clock's thread.
     pub fn start(
+        model: &Model,
         epoch: Instant,
         counters: Arc<Counters>,
     ) -> std::io::Result<(Arc<ReplyClock>, std::thread::JoinHandle<()>)> {
@@ -141,6 +152,9 @@ impl ReplyClock {
                 heap: BinaryHeap::new(),
                 seq: 0,
                 stop: false,
+                timeline: Timeline::new(model),
+                parked: HashMap::new(),
+                early: HashMap::new(),
             }),
             wake: Condvar::new(),
             counters,
@@ -159,6 +173,15 @@ impl ReplyClock {
 
     fn push(&self, deadline: u64, action: Action) {
         let mut s = self.state.lock().expect("clock");
+        let earliest = Self::queue(&mut s, deadline, action);
+        drop(s);
+        if earliest {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Queue a reply; true when it is now the earliest.
+    fn queue(s: &mut ClockState, deadline: u64, action: Action) -> bool {
         s.seq += 1;
         let seq = s.seq;
         let earliest = s.heap.peek().is_none_or(|p| deadline < p.deadline);
@@ -167,9 +190,60 @@ impl ReplyClock {
             seq,
             action,
         });
+        earliest
+    }
+
+    /// A command arrives now: it joins the device's queue. Returns its ticket, to hand its
+    /// reply over with [`ReplyClock::park`].
+    fn submit(&self, op: Op, offset: u64, len: u64) -> u64 {
+        let mut s = self.state.lock().expect("clock");
+        // Read the clock under the lock, so arrivals are ordered as the timeline sees them.
+        let now = self.now_ns();
+        let id = s.timeline.submit(op, offset, len, now);
+        self.decide(&mut s, now);
+        drop(s);
+        // The clock thread may have to make the device's next decision sooner.
+        self.wake.notify_one();
+        id
+    }
+
+    /// The reply to the command with ticket `id`, sent when the device completes it.
+    fn park(&self, id: u64, action: Action) {
+        let mut s = self.state.lock().expect("clock");
+        let earliest = match s.early.remove(&id) {
+            Some(deadline) => Self::queue(&mut s, deadline, action),
+            None => {
+                s.parked.insert(id, action);
+                false
+            }
+        };
         drop(s);
         if earliest {
             self.wake.notify_one();
+        }
+    }
+
+    /// A flush arriving now: when the device has written its cache out.
+    fn flush_now(&self) -> u64 {
+        let mut s = self.state.lock().expect("clock");
+        let now = self.now_ns();
+        s.timeline.flush(now)
+    }
+
+    /// Let the device decide what is due by `now`, and queue the replies it completes.
+    fn decide(&self, s: &mut ClockState, now: u64) {
+        for d in s.timeline.advance(now) {
+            if d.outcome.done_ns <= d.arrival {
+                self.counters.host_bound.fetch_add(1, Ordering::Relaxed);
+            }
+            match s.parked.remove(&d.id) {
+                Some(action) => {
+                    Self::queue(s, d.outcome.done_ns, action);
+                }
+                None => {
+                    s.early.insert(d.id, d.outcome.done_ns);
+                }
+            }
         }
     }
 
@@ -188,7 +262,17 @@ impl ReplyClock {
         boost_current_thread();
         let mut s = self.state.lock().expect("clock");
         loop {
-            let Some(next) = s.heap.peek().map(|p| p.deadline) else {
+            let decision = s.timeline.next_decision();
+            if s.stop || decision.is_some_and(|t| t <= self.now_ns()) {
+                let now = if s.stop { u64::MAX } else { self.now_ns() };
+                self.decide(&mut s, now);
+            }
+            let reply = s.heap.peek().map(|p| p.deadline);
+            let next = match (reply, s.timeline.next_decision()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let Some(next) = next else {
                 if s.stop {
                     return;
                 }
@@ -211,6 +295,10 @@ impl ReplyClock {
                     std::hint::spin_loop();
                 }
                 s = self.state.lock().expect("clock");
+                continue;
+            }
+            if reply.is_none_or(|r| r > next) {
+                // A decision is due, no reply yet: decide at the top of the loop.
                 continue;
             }
             let p = s.heap.pop().expect("peeked");
@@ -245,7 +333,6 @@ thread_local! {
 /// The file system: one image file backed by a sparse file, timed by the model.
 pub struct LabFs {
     model: Model,
-    timeline: Mutex<Timeline>,
     backing: File,
     clock: Arc<ReplyClock>,
     counters: Arc<Counters>,
@@ -260,7 +347,6 @@ impl LabFs {
     ) -> Self {
         LabFs {
             model: model.clone(),
-            timeline: Mutex::new(Timeline::new(model)),
             backing,
             clock,
             counters,
@@ -303,19 +389,12 @@ impl LabFs {
             .or_insert(0) += 1;
     }
 
-    fn schedule(&self, op: Op, offset: u64, len: u64) -> crate::timing::Outcome {
+    fn submit(&self, op: Op, offset: u64, len: u64) -> u64 {
         if !BOOSTED.get() {
             BOOSTED.set(true);
             boost_current_thread();
         }
-        let mut t = self.timeline.lock().expect("timeline");
-        // Read the clock under the lock, so arrivals are ordered as the timeline sees them.
-        let now = self.clock.now_ns();
-        let outcome = t.schedule(op, offset, len, now);
-        if outcome.done_ns <= now {
-            self.counters.host_bound.fetch_add(1, Ordering::Relaxed);
-        }
-        outcome
+        self.clock.submit(op, offset, len)
     }
 }
 
@@ -400,25 +479,22 @@ impl Filesystem for LabFs {
         }
         self.count_size(size);
         self.counters.reads.fetch_add(1, Ordering::Relaxed);
-        let outcome = self.schedule(Op::Read, offset, len);
-        if let Some(e) = outcome.errno {
+        let id = self.submit(Op::Read, offset, len);
+        if let Some(e) = fails(&self.model, Op::Read, offset, len) {
             self.counters.errors.fetch_add(1, Ordering::Relaxed);
-            self.clock.push(
-                outcome.done_ns,
-                Action::ReadError(reply, Errno::from_i32(e)),
-            );
+            self.clock
+                .park(id, Action::ReadError(reply, Errno::from_i32(e)));
             return;
         }
         let mut buf = vec![0u8; len as usize];
         match self.backing.read_exact_at(&mut buf, offset) {
             Ok(()) => {
                 self.counters.bytes_read.fetch_add(len, Ordering::Relaxed);
-                self.clock.push(outcome.done_ns, Action::Data(reply, buf));
+                self.clock.park(id, Action::Data(reply, buf));
             }
             Err(_) => {
                 self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                self.clock
-                    .push(outcome.done_ns, Action::ReadError(reply, Errno::EIO));
+                self.clock.park(id, Action::ReadError(reply, Errno::EIO));
             }
         }
     }
@@ -446,13 +522,11 @@ impl Filesystem for LabFs {
         }
         self.count_size(len as u32);
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
-        let outcome = self.schedule(Op::Write, offset, len);
-        if let Some(e) = outcome.errno {
+        let id = self.submit(Op::Write, offset, len);
+        if let Some(e) = fails(&self.model, Op::Write, offset, len) {
             self.counters.errors.fetch_add(1, Ordering::Relaxed);
-            self.clock.push(
-                outcome.done_ns,
-                Action::WriteError(reply, Errno::from_i32(e)),
-            );
+            self.clock
+                .park(id, Action::WriteError(reply, Errno::from_i32(e)));
             return;
         }
         // Store the data, except the parts that fall on spots that lose writes.
@@ -488,12 +562,10 @@ impl Filesystem for LabFs {
             self.counters
                 .bytes_written
                 .fetch_add(len, Ordering::Relaxed);
-            self.clock
-                .push(outcome.done_ns, Action::Written(reply, len as u32));
+            self.clock.park(id, Action::Written(reply, len as u32));
         } else {
             self.counters.errors.fetch_add(1, Ordering::Relaxed);
-            self.clock
-                .push(outcome.done_ns, Action::WriteError(reply, Errno::EIO));
+            self.clock.park(id, Action::WriteError(reply, Errno::EIO));
         }
     }
 
@@ -517,11 +589,7 @@ impl Filesystem for LabFs {
         reply: ReplyEmpty,
     ) {
         self.counters.flushes.fetch_add(1, Ordering::Relaxed);
-        let done = {
-            let mut t = self.timeline.lock().expect("timeline");
-            let now = self.clock.now_ns();
-            t.flush(now)
-        };
+        let done = self.clock.flush_now();
         self.clock.push(done, Action::Done(reply));
     }
 

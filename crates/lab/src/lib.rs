@@ -10,6 +10,7 @@ pub mod cache;
 pub mod fuse_fs;
 pub mod model;
 pub mod presets;
+pub mod random_reads;
 pub mod serve;
 pub mod timing;
 pub mod truth;

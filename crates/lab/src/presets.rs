@@ -26,9 +26,9 @@ impl Preset {
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "hdd-7200",
-        summary: "3.5\" 7200 rpm disk: 16 zones from 200 down to 100 MB/s, two slow spots, one bad sector",
+        summary: "3.5\" 7200 rpm disk: 16 zones from 200 down to 100 MB/s, NCQ (32, reordered by position), two slow spots, one bad sector",
         toml: r#"name = "hdd-7200"
-description = "3.5-inch 7200 rpm disk: 16 zones, 200 MB/s outer to 100 MB/s inner"
+description = "3.5-inch 7200 rpm disk: 16 zones, 200 MB/s outer to 100 MB/s inner; NCQ reorders up to 32 commands"
 size = "256M"
 zones = { count = 16, outer_mb_s = 200, inner_mb_s = 100 }
 overhead = "15us"
@@ -45,9 +45,9 @@ bad = [{ offset = "130M", length = "4K", read = true, write = false, latency = "
     },
     Preset {
         name: "hdd-5400-laptop",
-        summary: "2.5\" 5400 rpm laptop disk: 12 zones from 120 down to 60 MB/s, one slow spot",
+        summary: "2.5\" 5400 rpm laptop disk: 12 zones from 120 down to 60 MB/s, NCQ (32, reordered by position), one slow spot",
         toml: r#"name = "hdd-5400-laptop"
-description = "2.5-inch 5400 rpm laptop disk: 12 zones, 120 MB/s outer to 60 MB/s inner"
+description = "2.5-inch 5400 rpm laptop disk: 12 zones, 120 MB/s outer to 60 MB/s inner; NCQ reorders up to 32 commands"
 size = "128M"
 zones = { count = 12, outer_mb_s = 120, inner_mb_s = 60 }
 overhead = "20us"
@@ -60,7 +60,7 @@ slow = [{ offset = "90M", length = "4K", latency = "90ms" }]
     },
     Preset {
         name: "usb-bridge-hdd",
-        summary: "laptop disk behind a USB 2.0 bridge: one command at a time, capped at 40 MB/s",
+        summary: "laptop disk behind a USB 2.0 bridge without UAS: one command at a time in arrival order, capped at 40 MB/s",
         toml: r#"name = "usb-bridge-hdd"
 description = "2.5-inch disk behind a USB 2.0 bridge without command queueing (BOT): serial, 40 MB/s cap"
 size = "128M"
@@ -74,7 +74,7 @@ interface_mb_s = 40
     },
     Preset {
         name: "raid-cache",
-        summary: "RAID controller with 64 MiB read and write-back cache in front of a slow 90-70 MB/s disk",
+        summary: "RAID controller with 64 MiB read and write-back cache in front of a slow 90-70 MB/s disk, queue of 16 reordered by position",
         toml: r#"name = "raid-cache"
 description = "controller read cache (LRU) and write-back cache, 64 MiB each, in front of a slow disk"
 size = "256M"
@@ -89,7 +89,7 @@ queue = { mode = "parallel", depth = 16 }
     },
     Preset {
         name: "ssd-slc",
-        summary: "SATA SSD: 480 MB/s; writes at 480 MB/s into a 64 MiB SLC cache, then 120 MB/s",
+        summary: "SATA SSD: 480 MB/s, 32 commands overlap; writes at 480 MB/s into a 64 MiB SLC cache, then 120 MB/s",
         toml: r#"name = "ssd-slc"
 description = "SATA SSD with an SLC write cache: fast until it fills, then native TLC write speed"
 size = "256M"
@@ -103,7 +103,7 @@ interface_mb_s = 550
     },
     Preset {
         name: "nas-1gbe",
-        summary: "NAS disk over 1 GbE (iSCSI-like): 200-110 MB/s disk capped at 118 MB/s, 150 us round trip",
+        summary: "NAS disk over 1 GbE (iSCSI-like): 200-110 MB/s disk capped at 118 MB/s, 150 us round trip, 8 commands queued and reordered",
         toml: r#"name = "nas-1gbe"
 description = "a disk in a NAS reached over 1 GbE: the network caps it at 118 MB/s"
 size = "256M"
@@ -117,7 +117,7 @@ interface_mb_s = 118
     },
     Preset {
         name: "cold-start",
-        summary: "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode)",
+        summary: "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode), NCQ (32, reordered by position)",
         toml: r#"name = "cold-start"
 description = "hdd-7200 profile that runs at half speed for the first 20 s after its first command"
 size = "256M"
@@ -198,5 +198,34 @@ mod tests {
         let m = preset("hdd-7200").unwrap();
         assert_eq!(m.media_mb_s(0), 200.0);
         assert_eq!(m.media_mb_s(m.size - 1), 100.0);
+    }
+
+    #[test]
+    fn the_presets_cover_each_way_of_queueing() {
+        use crate::model::QueueMode;
+        use crate::timing::Timeline;
+        // (name, reorders its queue by position, overlaps commands at all)
+        for (name, reorders, queues) in [
+            ("hdd-7200", true, true),
+            ("hdd-5400-laptop", true, true),
+            ("usb-bridge-hdd", false, false),
+            ("raid-cache", true, true),
+            ("ssd-slc", false, true),
+            ("nas-1gbe", true, true),
+            ("cold-start", true, true),
+        ] {
+            let m = preset(name).unwrap();
+            assert_eq!(Timeline::new(&m).reorders(), reorders, "{name}");
+            assert_eq!(m.queue.mode == QueueMode::Parallel, queues, "{name}");
+            let p = find(name).unwrap();
+            let says = if reorders {
+                "reordered"
+            } else if queues {
+                "overlap"
+            } else {
+                "one command at a time"
+            };
+            assert!(p.summary.contains(says), "{name}: {}", p.summary);
+        }
     }
 }

@@ -148,8 +148,8 @@ impl LabDevice {
         std::fs::create_dir_all(mountdir)
             .map_err(io(format!("creating {}", mountdir.display())))?;
         let counters = Arc::new(Counters::default());
-        let (clock, clock_thread) =
-            ReplyClock::start(Instant::now(), counters.clone()).map_err(io("reply clock"))?;
+        let (clock, clock_thread) = ReplyClock::start(model, Instant::now(), counters.clone())
+            .map_err(io("reply clock"))?;
         let mut dev = LabDevice {
             model: model.clone(),
             mountdir: mountdir.to_path_buf(),

@@ -8,7 +8,11 @@
 //! wall clock of the moment they were served, so sleep jitter never accumulates: a serial device
 //! has one slot (its head); a parallel one has `depth` slots that overlap their per-command
 //! overhead but share one media clock (positioning, slow-spot retries and transfer: the head) and
-//! one bus clock (the interface).
+//! one bus clock (the interface). A parallel device with a seek (a disk with NCQ) also reorders:
+//! commands wait in its queue ([`Timeline::submit`]) and, whenever the media comes free, it
+//! serves the one with the shortest positioning time from the head ([`pick_next`],
+//! [`Timeline::advance`]); any other device decides each command at once, in arrival order
+//! ([`Timeline::schedule`]).
 //! A sequential command that arrives within `lookahead` of the previous command's completion
 //! starts at that completion, as if there had been no gap: this hides the emulator's own
 //! FUSE + loop round trip (and short stalls of the kernel's loop worker) from sequential
@@ -40,6 +44,59 @@ pub fn xfer_ns(len: u64, mb_s: f64) -> f64 {
     len as f64 * 1e3 / mb_s
 }
 
+/// A command the device has decided: its ticket from [`Timeline::submit`], when it arrived,
+/// and what happens to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decided {
+    pub id: u64,
+    pub arrival: u64,
+    pub outcome: Outcome,
+}
+
+/// How many times a reordering device lets nearer commands pass a waiting one: after that it
+/// is served next (real drives age their queues likewise, so no command starves). Counted in
+/// choices, not time, so a slow disk is not pushed back into arrival order.
+pub const MAX_PASS_OVER: u32 = 64;
+
+/// Which waiting command a reordering device serves next. `candidates` holds, in arrival
+/// order, each command's positioning time from the head's position and how often it has been
+/// passed over. The shortest positioning time wins (the earlier arrival on a tie), unless a
+/// command has been passed over [`MAX_PASS_OVER`] times: then the oldest such goes first.
+pub fn pick_next(candidates: &[(u64, u32)]) -> Option<usize> {
+    if let Some(i) = candidates.iter().position(|c| c.1 >= MAX_PASS_OVER) {
+        return Some(i);
+    }
+    candidates
+        .iter()
+        .enumerate()
+        .min_by_key(|(i, c)| (c.0, *i))
+        .map(|(i, _)| i)
+}
+
+/// The bad spot a command touches, if it fails there.
+fn failing_spot(model: &Model, op: Op, offset: u64, len: u64) -> Option<&crate::model::BadSpot> {
+    model.bad.iter().find(|b| {
+        overlaps(offset, len, b.offset, b.length)
+            && ((op == Op::Read && b.read) || (op == Op::Write && b.write))
+    })
+}
+
+/// The error a command fails with (a bad spot), known from its position alone.
+pub fn fails(model: &Model, op: Op, offset: u64, len: u64) -> Option<i32> {
+    failing_spot(model, op, offset, len).map(|_| libc::EIO)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    id: u64,
+    op: Op,
+    offset: u64,
+    len: u64,
+    arrival: u64,
+    /// Choices of another command while this one was eligible.
+    passed: u32,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     free_at: u64,
@@ -59,6 +116,12 @@ pub struct Timeline {
     epoch: Option<u64>,
     rcache: Option<ReadLru>,
     wcache: Option<WriteBack>,
+    /// Commands submitted and not yet decided, in arrival order.
+    waiting: Vec<Waiting>,
+    next_id: u64,
+    /// Reordering device: where its recent commands ended and when they finished (streams
+    /// it continues without positioning, as the slots do for [`Timeline::schedule`]).
+    ends: std::collections::VecDeque<(u64, u64)>,
 }
 
 /// Media time (ns) to transfer `[offset, offset + len)` at the model's zone rates.
@@ -132,6 +195,9 @@ impl Timeline {
             epoch: None,
             rcache: model.read_cache.as_ref().map(|c| ReadLru::new(c.size)),
             wcache: model.write_cache.as_ref().map(|c| WriteBack::new(c.size)),
+            waiting: Vec::new(),
+            next_id: 0,
+            ends: std::collections::VecDeque::new(),
             model: model.clone(),
         }
     }
@@ -170,7 +236,8 @@ impl Timeline {
         self.model.media_mb_s(offset) * 1e-3 * self.model.write_rate_factor * self.warm_factor(at)
     }
 
-    /// Lay one command on the clocks and say when it completes.
+    /// Lay one command on the clocks at once, in arrival order, and say when it completes.
+    /// (A reordering device decides through [`Timeline::submit`] and [`Timeline::advance`].)
     pub fn schedule(&mut self, op: Op, offset: u64, len: u64, arrival: u64) -> Outcome {
         let m = &self.model;
         self.epoch.get_or_insert(arrival);
@@ -196,12 +263,22 @@ impl Timeline {
                 slot.free_at.max(arrival)
             };
         let sequential = continuing || offset == self.head;
+        let outcome = self.serve(op, offset, len, start, sequential);
+        self.slots[si] = Slot {
+            free_at: outcome.done_ns,
+            next_offset: offset + len,
+        };
+        outcome
+    }
+
+    /// Serve one command that the device starts at `start` (its overhead begins then): it
+    /// takes the media when the media is free, positions the head unless `sequential` or
+    /// cached, and transfers.
+    fn serve(&mut self, op: Op, offset: u64, len: u64, start: u64, sequential: bool) -> Outcome {
+        let m = &self.model;
         let end = offset + len;
 
-        if let Some(bad) = m.bad.iter().find(|b| {
-            overlaps(offset, len, b.offset, b.length)
-                && ((op == Op::Read && b.read) || (op == Op::Write && b.write))
-        }) {
+        if let Some(bad) = failing_spot(m, op, offset, len) {
             let positioning = if sequential {
                 0
             } else {
@@ -209,10 +286,6 @@ impl Timeline {
             };
             let done = (start + m.overhead_ns).max(self.media_free) + positioning + bad.latency_ns;
             self.media_free = done;
-            self.slots[si] = Slot {
-                free_at: done,
-                next_offset: end,
-            };
             self.head = end;
             return Outcome {
                 done_ns: done,
@@ -221,11 +294,7 @@ impl Timeline {
             };
         }
 
-        let read_hit = op == Op::Read
-            && self
-                .rcache
-                .as_ref()
-                .is_some_and(|c| c.contains(offset, len));
+        let read_hit = self.read_hit(op, offset, len);
         let write_cached = op == Op::Write && self.wcache.is_some();
         let positioning = if read_hit || write_cached || sequential {
             0
@@ -270,10 +339,6 @@ impl Timeline {
         };
         self.media_free = media_done;
         self.bus_free = done;
-        self.slots[si] = Slot {
-            free_at: done,
-            next_offset: end,
-        };
         if !read_hit && !write_cached {
             self.head = end;
         }
@@ -284,6 +349,138 @@ impl Timeline {
             done_ns: done,
             errno: None,
             cache_hit: read_hit || write_cached,
+        }
+    }
+
+    fn read_hit(&self, op: Op, offset: u64, len: u64) -> bool {
+        op == Op::Read
+            && self
+                .rcache
+                .as_ref()
+                .is_some_and(|c| c.contains(offset, len))
+    }
+
+    /// Whether this device reorders its queue: it queues commands (`parallel`) and has a
+    /// head to position (a seek).
+    pub fn reorders(&self) -> bool {
+        self.model.queue.mode == QueueMode::Parallel && self.model.seek.is_some()
+    }
+
+    /// A command arrives at `arrival`; returns its ticket. [`Timeline::advance`] says when
+    /// it completes: at once on a device that serves in arrival order, when the device
+    /// picks it on a reordering one.
+    pub fn submit(&mut self, op: Op, offset: u64, len: u64, arrival: u64) -> u64 {
+        self.next_id += 1;
+        self.epoch.get_or_insert(arrival);
+        self.waiting.push(Waiting {
+            id: self.next_id,
+            op,
+            offset,
+            len,
+            arrival,
+            passed: 0,
+        });
+        self.next_id
+    }
+
+    /// Decide every command whose turn has come by `now` (in virtual time: a decision at `t`
+    /// sees only the commands that arrived by `t`).
+    pub fn advance(&mut self, now: u64) -> Vec<Decided> {
+        let mut out = Vec::new();
+        if !self.reorders() {
+            for w in std::mem::take(&mut self.waiting) {
+                let outcome = self.schedule(w.op, w.offset, w.len, w.arrival);
+                out.push(Decided {
+                    id: w.id,
+                    arrival: w.arrival,
+                    outcome,
+                });
+            }
+            return out;
+        }
+        while let Some(t) = self.next_decision() {
+            if t > now {
+                break;
+            }
+            let window = self.window();
+            let eligible: Vec<usize> = (0..window)
+                .filter(|&i| self.start_of(&self.waiting[i]) + self.model.overhead_ns <= t)
+                .collect();
+            let candidates: Vec<(u64, u32)> = eligible
+                .iter()
+                .map(|&i| {
+                    let w = self.waiting[i];
+                    (self.positioning_cost(&w), w.passed)
+                })
+                .collect();
+            let pick = eligible[pick_next(&candidates).expect("one is eligible at t")];
+            for &i in &eligible {
+                self.waiting[i].passed += 1;
+            }
+            let w = self.waiting.remove(pick);
+            let start = self.start_of(&w);
+            let stream = self.ends.iter().position(|e| e.0 == w.offset);
+            let sequential = stream.is_some() || w.offset == self.head;
+            let outcome = self.serve(w.op, w.offset, w.len, start, sequential);
+            if let Some(i) = stream {
+                self.ends.remove(i);
+            }
+            self.ends.push_back((w.offset + w.len, outcome.done_ns));
+            if self.ends.len() > self.model.queue.depth as usize {
+                self.ends.pop_front();
+            }
+            out.push(Decided {
+                id: w.id,
+                arrival: w.arrival,
+                outcome,
+            });
+        }
+        out
+    }
+
+    /// Virtual time of the next decision of a reordering device, while commands wait.
+    pub fn next_decision(&self) -> Option<u64> {
+        if !self.reorders() {
+            return self.waiting.first().map(|w| w.arrival);
+        }
+        let ready = self.waiting[..self.window()]
+            .iter()
+            .map(|w| self.start_of(w) + self.model.overhead_ns)
+            .min()?;
+        Some(ready.max(self.media_free))
+    }
+
+    /// The device holds up to `depth` commands; later ones wait outside in arrival order.
+    fn window(&self) -> usize {
+        self.waiting.len().min(self.model.queue.depth as usize)
+    }
+
+    /// When a waiting command's overhead begins: at its arrival, or, when it continues a
+    /// stream whose previous command finished at most `lookahead` before, at that finish
+    /// (gap bridging, as in [`Timeline::schedule`]).
+    fn start_of(&self, w: &Waiting) -> u64 {
+        match self.ends.iter().find(|e| e.0 == w.offset) {
+            Some(&(_, done))
+                if done <= w.arrival && w.arrival - done <= self.model.lookahead_ns =>
+            {
+                done
+            }
+            _ => w.arrival,
+        }
+    }
+
+    /// What the device knows of a command's positioning time from the head's position: none
+    /// when it continues a stream or hits a cache, else the seek. (The model keeps no angular
+    /// position, so the rotational latency, drawn when the command is served, is the same
+    /// expectation for every candidate.)
+    fn positioning_cost(&self, w: &Waiting) -> u64 {
+        let continues = w.offset == self.head || self.ends.iter().any(|e| e.0 == w.offset);
+        let cached =
+            self.read_hit(w.op, w.offset, w.len) || (w.op == Op::Write && self.wcache.is_some());
+        if continues || cached {
+            0
+        } else {
+            self.seek_ns(w.offset.abs_diff(self.head))
         }
     }
 
@@ -482,5 +679,79 @@ mod tests {
         let o = t.schedule(Op::Read, 80 * bs, bs, 5_000_000_000);
         let warm = bs as f64 * 1e3 / (o.done_ns - 5_000_000_000) as f64;
         assert!(cold < 0.55 * warm && cold > 0.45 * warm, "{cold} {warm}");
+    }
+
+    #[test]
+    fn the_shortest_positioning_goes_first_unless_one_waited_too_long() {
+        assert_eq!(pick_next(&[]), None);
+        assert_eq!(pick_next(&[(9, 0), (3, 0), (5, 0)]), Some(1));
+        // A tie goes to the earlier arrival (the lower index).
+        assert_eq!(pick_next(&[(9, 0), (3, 0), (3, 0)]), Some(1));
+        // A command passed over too often goes first, however far.
+        assert_eq!(pick_next(&[(1, 3), (9, MAX_PASS_OVER), (0, 1)]), Some(1));
+        assert_eq!(
+            pick_next(&[(1, 3), (9, MAX_PASS_OVER - 1), (0, 1)]),
+            Some(2)
+        );
+    }
+
+    /// Offsets in the order a device served commands that all arrived at once.
+    fn service_order(queue: &str, mib: &[u64]) -> Vec<u64> {
+        let m = model(&format!(
+            "seek={{min='1ms',max='10ms'}}\nrotation={{rpm=6000}}\n{queue}"
+        ));
+        let mut t = Timeline::new(&m);
+        for o in mib {
+            t.submit(Op::Read, o << 20, 4096, 0);
+        }
+        assert!(t.next_decision().is_some());
+        let mut done = t.advance(u64::MAX);
+        assert_eq!(t.next_decision(), None);
+        done.sort_by_key(|d| d.outcome.done_ns);
+        done.iter().map(|d| mib[d.id as usize - 1]).collect()
+    }
+
+    #[test]
+    fn a_queueing_disk_serves_the_nearest_command_next() {
+        let arrived = [90, 10, 50, 11, 0, 60];
+        // The head starts at 0: 0 continues it, then each nearest in turn.
+        let order = service_order("queue={mode='parallel',depth=32}", &arrived);
+        assert_eq!(order, [0, 10, 11, 50, 60, 90]);
+        // From the middle, the nearer side first.
+        let order = service_order("queue={mode='parallel',depth=32}", &[99, 52, 10, 48, 5]);
+        assert_eq!(order, [5, 10, 48, 52, 99]);
+        // A serial device (a bridge without queueing) serves in arrival order.
+        assert_eq!(service_order("", &arrived), arrived);
+        // Only `depth` commands are inside the device; later ones wait outside, in order.
+        let order = service_order("queue={mode='parallel',depth=2}", &[90, 10, 50, 11]);
+        assert_eq!(order, [10, 50, 11, 90]);
+    }
+
+    #[test]
+    fn a_far_command_is_not_starved_by_near_ones() {
+        let m = model("seek={min='1ms',max='10ms'}\nqueue={mode='parallel',depth=4}");
+        let mut t = Timeline::new(&m);
+        let far = t.submit(Op::Read, 90 << 20, 4096, 0);
+        // Near commands keep arriving, always nearer to the head than the far one.
+        let mut now = 0;
+        let mut served = 0;
+        for i in 0..3 {
+            t.submit(Op::Read, (i + 1) << 20, 4096, now);
+        }
+        let mut next = 4u64;
+        while served < 200 {
+            now = t.next_decision().unwrap();
+            for d in t.advance(now) {
+                served += 1;
+                if d.id == far {
+                    assert!(served > MAX_PASS_OVER as u64 / 2, "served early: {served}");
+                    assert!(served <= MAX_PASS_OVER as u64 + 1, "starved: {served}");
+                    return;
+                }
+                t.submit(Op::Read, (next % 8 + 1) << 20, 4096, now);
+                next += 1;
+            }
+        }
+        panic!("the far command was never served");
     }
 }

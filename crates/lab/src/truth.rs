@@ -5,10 +5,17 @@
 //! per command `overhead + max(media time, bytes / interface cap)` at QD1 (and on any serial
 //! device at any depth); a parallel device at QD > 1 overlaps the overhead and is bound by the
 //! media or the interface.
+//!
+//! The random 4 KiB read rates at QD1 and QD32 come from a deterministic simulation on the same
+//! timeline ([`crate::random_reads`]), since a disk that reorders its queue has no closed form.
 
 use crate::model::{zone_start, Model, QueueMode, ZoneLayout, SECTOR};
+use crate::random_reads::random_read_iops;
 use crate::timing::{media_ns, xfer_ns};
 use drivescope_record::{Cache, Kind, RateSummary, Spot, Truth, TruthPosition, TruthZone, SCHEMA};
+
+/// Block size of the truth's random-read rates (RND4K).
+pub const RANDOM_BLOCK: u64 = 4096;
 
 /// Scan block size the truth is stated for unless told otherwise (the scan's default).
 pub const DEFAULT_BLOCK: u64 = 64 * 1024;
@@ -117,6 +124,9 @@ impl Model {
         let mean = rate(0, size, 1, 1.0);
         let tail = (size / 20).max(block);
         let zone_ratio = rate(size - tail, tail, 1, 1.0) / rate(0, tail, 1, 1.0);
+        let rnd = RANDOM_BLOCK.min(size);
+        let qd1_iops = random_read_iops(self, rnd, 1);
+        let qd32_iops = random_read_iops(self, rnd, 32);
         let spot = |offset: u64, length: u64| Spot {
             offset,
             lba: offset / SECTOR,
@@ -189,13 +199,16 @@ impl Model {
             warmup_factor: self.warmup.as_ref().map(|w| w.factor),
             warmup_ns: self.warmup.as_ref().map(|w| w.duration_ns),
             seed: self.seed,
+            rnd4k_qd1_iops: Some(qd1_iops),
+            rnd4k_qd32_iops: Some(qd32_iops),
+            rnd4k_queueing_gain: Some(qd32_iops / qd1_iops),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::timing::{Op, Timeline};
+    use crate::timing::{xfer_ns, Op, Timeline};
     use crate::Model;
 
     #[test]
@@ -261,5 +274,33 @@ mod tests {
         assert!(ssd.positions[0].mb_per_s_qd32 > 1.3 * ssd.positions[0].mb_per_s);
         let nas = Model::preset("nas-1gbe").unwrap().truth();
         assert!(nas.positions[0].mb_per_s_qd32 <= 118.0 + 1e-9);
+    }
+
+    #[test]
+    fn random_read_rates_by_queueing() {
+        let gain = |name: &str| {
+            let t = Model::preset(name).unwrap().truth();
+            let (q1, q32) = (t.rnd4k_qd1_iops.unwrap(), t.rnd4k_qd32_iops.unwrap());
+            assert_eq!(t.rnd4k_queueing_gain, Some(q32 / q1));
+            (q1, q32, q32 / q1)
+        };
+        for p in crate::presets::PRESETS {
+            let (q1, q32, g) = gain(p.name);
+            eprintln!("{:16} QD1 {q1:8.1} QD32 {q32:9.1} gain {g:.2}", p.name);
+        }
+        // NCQ: 7200 rpm, seeks 0.8-16 ms: about 76 IOPS at QD1, twice that at QD32.
+        let (q1, _, g) = gain("hdd-7200");
+        assert!(
+            (70.0..85.0).contains(&q1) && (1.5..=2.5).contains(&g),
+            "{q1} {g}"
+        );
+        // A bridge without command queueing: the same at any depth.
+        let (_, _, g) = gain("usb-bridge-hdd");
+        assert!((g - 1.0).abs() < 0.01, "{g}");
+        // Flash: 60 us + 8.5 us at QD1; the media (4 KiB at 480 MB/s) bounds QD32.
+        let (q1, q32, _) = gain("ssd-slc");
+        let media = xfer_ns(4096, 480.0);
+        assert!((q1 * (60_000.0 + media) / 1e9 - 1.0).abs() < 0.01, "{q1}");
+        assert!((q32 * media / 1e9 - 1.0).abs() < 0.01, "{q32}");
     }
 }

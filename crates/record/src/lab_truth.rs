@@ -11,7 +11,8 @@ pub enum QueueMode {
     /// One command at a time (a USB bridge without command queueing, a plain IDE disk).
     Serial,
     /// Up to `depth` commands overlap their per-command latency; the media transfer
-    /// bandwidth is still shared.
+    /// bandwidth is still shared. A model with a seek (a disk with NCQ or behind UAS) also
+    /// reorders its queue: it serves next the waiting command with the shortest positioning.
     Parallel,
 }
 
@@ -99,4 +100,15 @@ pub struct Truth {
     pub warmup_factor: Option<f64>,
     pub warmup_ns: Option<u64>,
     pub seed: u64,
+    /// Expected rate of uniformly random 4 KiB reads over the whole disk at QD1 (IOPS), after
+    /// any warm-up (see docs/lab.md for how it is computed).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rnd4k_qd1_iops: Option<f64>,
+    /// The same with 32 commands always outstanding.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rnd4k_qd32_iops: Option<f64>,
+    /// `rnd4k_qd32_iops / rnd4k_qd1_iops`: about 1 on a device that serves one command at a
+    /// time in arrival order, more where it queues (NCQ, UAS) and reorders or overlaps.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rnd4k_queueing_gain: Option<f64>,
 }
