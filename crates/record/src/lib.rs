@@ -12,6 +12,7 @@ mod bench;
 mod device;
 mod document;
 mod engine;
+mod extents;
 mod header;
 mod info;
 mod kind;
@@ -25,6 +26,7 @@ pub use bench::{
 pub use device::DeviceSummary;
 pub use document::{Document, DocumentError};
 pub use engine::{DataPattern, EngineKind, Reap};
+pub use extents::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
 pub use kind::Kind;

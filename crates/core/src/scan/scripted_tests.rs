@@ -35,6 +35,7 @@ fn scan<F: FnMut(&Call) -> Reply + Send>(
         None,
         Arc::new(Progress::default()),
         &AtomicBool::new(false),
+        None,
     )
     .unwrap()
 }
