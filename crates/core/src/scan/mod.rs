@@ -1,6 +1,8 @@
 //! Scans: the full-surface sequential scan and the 256-region quick scan.
 
 mod accum;
+#[cfg(test)]
+mod extent_tests;
 mod extents;
 mod quick;
 mod record;
