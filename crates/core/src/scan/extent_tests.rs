@@ -213,7 +213,7 @@ fn past_the_cap_the_list_stops_and_says_where() {
     let n = EXTENT_LIST_CAP as u64 + 2_000;
     let dev = Scripted::new(move |c: &Call| {
         let lba = c.offset / SECTOR;
-        let bad = |l: u64| l < 2 * n && l % 2 == 0;
+        let bad = |l: u64| l < 2 * n && l.is_multiple_of(2);
         let any = (lba..(c.offset + c.len as u64) / SECTOR).any(bad);
         if any {
             Reply::err(1_000, libc::EIO)

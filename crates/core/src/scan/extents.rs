@@ -55,15 +55,10 @@ impl<K: Copy + Eq> Spans<K> {
             }
         }
         let join_before = before.filter(|(_, sp)| sp.end == offset && sp.key == key);
-        let join_after = self
-            .map
-            .get(&end)
-            .copied()
-            .filter(|sp| sp.key == key)
-            .map(|sp| {
-                self.map.remove(&end);
-                sp
-            });
+        let join_after = self.map.get(&end).copied().filter(|sp| sp.key == key);
+        if join_after.is_some() {
+            self.map.remove(&end);
+        }
         let mut span = Span {
             end,
             key,
