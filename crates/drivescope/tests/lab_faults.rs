@@ -313,3 +313,95 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to resume"));
     let _ = Path::new(&path);
 }
+
+#[test]
+fn failed_extents_are_the_bad_spots_and_the_failed_list_has_every_sector() {
+    let _one = one_at_a_time();
+    // A bad MiB across 17 commands, 8 sectors across a command boundary, one lone sector,
+    // and a slow spot of four commands; read at QD4, so failures arrive out of order.
+    let toml =
+        "name = \"extents\"\nsize = \"32M\"\nzones = { rates_mb_s = [2000] }\noverhead = \"5us\"\n\
+         bad = [{ offset = 3146240, length = \"1M\", latency = \"1ms\" }, \
+                { offset = 20969472, length = 4096, latency = \"1ms\" }, \
+                { offset = 29360640, length = 512, latency = \"1ms\" }]\n\
+         slow = [{ offset = \"12M\", length = \"256K\", latency = \"80ms\" }]\n";
+    let model = Model::from_toml_str(toml, "test").unwrap();
+    let dev = start(toml);
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let dir = std::env::temp_dir().join(format!("drivescope-failed-list-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("failed.csv");
+    let out = drivescope(&[
+        "scan",
+        &path,
+        "--queue-depth",
+        "4",
+        "--failed-list",
+        list.to_str().unwrap(),
+        "--json",
+        "--quiet",
+        "--no-store",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = json_of(&out);
+    let extents: Vec<(u64, u64, u64, u64, u64, u64)> = d["failed_extents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                u(&e["offset"]),
+                u(&e["length"]),
+                u(&e["first_lba"]),
+                u(&e["last_lba"]),
+                u(&e["errno"]),
+                u(&e["count"]),
+            )
+        })
+        .collect();
+    let want: Vec<_> = model
+        .bad
+        .iter()
+        .map(|b| {
+            let (first, end) = (b.offset / 512, (b.offset + b.length) / 512);
+            (b.offset, b.length, first, end - 1, 5, end - first)
+        })
+        .collect();
+    assert_eq!(extents, want, "the extents are the model's bad spots");
+    assert!(d.get("failed_extents_cut").is_none());
+    let sectors: u64 = want.iter().map(|w| w.5).sum();
+    assert_eq!(u(&d["failed_total"]), sectors);
+    // Every command touching the slow spot is in one slow region.
+    let spot = &model.slow[0];
+    let regions = d["slow_regions"].as_array().unwrap();
+    assert!(
+        regions.iter().any(|g| u(&g["offset"]) <= spot.offset
+            && u(&g["offset"]) + u(&g["length"]) >= spot.offset + spot.length
+            && u(&g["count"]) >= spot.length / 65536),
+        "{regions:?}"
+    );
+
+    // The failed list: a header and one row per failed sector, each once.
+    let text = std::fs::read_to_string(&list).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("lba,offset,errno,latency_ns"));
+    let rows: Vec<Vec<u64>> = lines
+        .map(|l| l.split(',').map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len() as u64, sectors);
+    let lbas: BTreeSet<u64> = rows
+        .iter()
+        .map(|r| {
+            assert_eq!(r[1], r[0] * 512, "{r:?}");
+            assert_eq!(r[2], 5, "{r:?}");
+            r[0]
+        })
+        .collect();
+    let expected: BTreeSet<u64> = want.iter().flat_map(|w| w.2..=w.3).collect();
+    assert_eq!(lbas, expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

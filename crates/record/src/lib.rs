@@ -12,6 +12,7 @@ mod bench;
 mod device;
 mod document;
 mod engine;
+mod extents;
 mod finding;
 mod header;
 mod info;
@@ -26,6 +27,7 @@ pub use bench::{
 pub use device::DeviceSummary;
 pub use document::{Document, DocumentError, Record};
 pub use engine::{DataPattern, EngineKind, Reap};
+pub use extents::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use finding::{Confidence, Evidence, Finding, FindingCode};
 pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;

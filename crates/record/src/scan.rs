@@ -1,6 +1,7 @@
 //! The scan's run record: the scan and quick-scan documents (see docs/json.md).
 
 use crate::engine::{EngineKind, Reap};
+use crate::extents::{FailedExtent, SlowRegion};
 use crate::header::{Direction, Header};
 use crate::verify::VerifyReport;
 use drivescope_stats::{
@@ -77,6 +78,22 @@ pub struct ScanRecord {
     pub slow_total: u64,
     pub failed: Vec<Event>,
     pub failed_total: u64,
+    /// Adjacent failed sectors with the same errno, in position order (at most 10 000;
+    /// documents from before the field have none: see
+    /// [`ScanRecord::failed_extents_or_derived`]).
+    #[serde(default)]
+    pub failed_extents: Vec<FailedExtent>,
+    /// Set when `failed_extents` reached its cap: the list covers the failures before this
+    /// offset; those from here on are counted in `failed_total` only.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub failed_extents_cut: Option<u64>,
+    /// Adjacent slow commands, in position order (at most 10 000).
+    #[serde(default)]
+    pub slow_regions: Vec<SlowRegion>,
+    /// Set when `slow_regions` reached its cap: the list covers the slow commands before
+    /// this offset.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub slow_regions_cut: Option<u64>,
     pub series: Vec<SeriesPoint>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub regions: Option<Vec<Region>>,

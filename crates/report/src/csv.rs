@@ -40,6 +40,8 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
             "regions",
             "slow",
             "failed",
+            "failed_extents",
+            "slow_regions",
             "bands",
             "histogram.buckets",
             "series",
@@ -71,6 +73,8 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
             "regions" => rows(r.regions.as_deref().unwrap_or_default()),
             "slow" => rows(&r.slow),
             "failed" => rows(&r.failed),
+            "failed_extents" => rows(&r.failed_extents_or_derived()),
+            "slow_regions" => rows(&r.slow_regions_or_derived()),
             "bands" => rows(&r.bands),
             "histogram.buckets" | "histogram" => rows(&r.histogram.buckets),
             "series" => rows(&r.series),
@@ -106,6 +110,9 @@ const LEADING: &[&str] = &[
     "offset",
     "lba",
     "length",
+    "first_lba",
+    "last_lba",
+    "count",
     "low_ns",
     "high_ns",
     "queue_depth",
@@ -220,6 +227,18 @@ mod tests {
             }
         );
         assert!(csv(&run, Some("nope")).is_err());
+        let extents = csv(&run, Some("failed_extents")).unwrap();
+        assert_eq!(
+            extents.lines().next().unwrap(),
+            "offset,length,first_lba,last_lba,count,errno"
+        );
+        assert_eq!(extents.lines().count(), 1 + 1, "{extents}");
+        let regions = csv(&run, Some("slow_regions")).unwrap();
+        assert_eq!(
+            regions.lines().next().unwrap(),
+            "offset,length,count,max_latency_ns"
+        );
+        assert_eq!(regions.lines().count(), 1 + 3, "{regions}");
         let bench = Run::new(Some(2), sample::bench(1));
         let b = csv(&bench, None).unwrap();
         assert!(

@@ -135,7 +135,8 @@ mod tests {
                 "external reference {forbidden}"
             );
         }
-        assert_eq!(charts.iter().find(|c| c.id == "curve").unwrap().marks, 200);
+        // 200 curve bins, and marks for the 5 slow regions and the failed extent.
+        assert_eq!(charts.iter().find(|c| c.id == "curve").unwrap().marks, 206);
         assert!(html.contains(r#"data-points="200""#));
     }
 

@@ -11,6 +11,7 @@ pub mod csv;
 pub mod curve_csv;
 mod doc;
 pub mod exporter;
+pub mod failed_list;
 pub mod fio_json;
 mod format;
 pub mod html;

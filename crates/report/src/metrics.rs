@@ -132,7 +132,7 @@ fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
     }
     for (key, label, v) in [
         ("slow_total", "Slow commands", d.slow_total),
-        ("failed_total", "Failed commands", d.failed_total),
+        ("failed_total", "Failed sectors", d.failed_sectors()),
     ] {
         push(
             out,
@@ -312,6 +312,34 @@ mod tests {
     use super::*;
     use crate::sample;
     use drivescope_record::Direction;
+
+    #[test]
+    fn the_failed_row_counts_the_sectors_of_the_extents() {
+        let mut r = sample::scan(1, 1 << 30, 100, 0, 0, Direction::Read);
+        // A 1 MiB bad spot: the failed list keeps only its first sector here, the extent
+        // holds all 2048.
+        r.failed = vec![drivescope_record::Event {
+            offset: 1 << 20,
+            lba: 2048,
+            latency_ns: 1,
+            errno: Some(5),
+        }];
+        r.failed_total = 1;
+        r.failed_extents = vec![drivescope_record::FailedExtent {
+            offset: 1 << 20,
+            length: 1 << 20,
+            first_lba: 2048,
+            last_lba: 4095,
+            errno: 5,
+            count: 2048,
+        }];
+        let ms = of(&Run::new(Some(1), Document::from(r)));
+        let m = ms
+            .iter()
+            .find(|m| m.key == "scan.read.failed_total")
+            .unwrap();
+        assert_eq!((m.label.as_str(), m.value), ("Failed sectors", 2048.0));
+    }
 
     #[test]
     fn every_kind_has_rows() {

@@ -148,6 +148,10 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
         slow_total: 0,
         failed: Vec::new(),
         failed_total: 0,
+        failed_extents: Vec::new(),
+        failed_extents_cut: None,
+        slow_regions: Vec::new(),
+        slow_regions_cut: None,
         series: Vec::new(),
         regions: None,
         write,
@@ -262,6 +266,8 @@ pub fn scan(
     r.slow_total = slow as u64;
     r.failed = failed_list;
     r.failed_total = failed as u64;
+    r.failed_extents = r.failed_extents_or_derived().into_owned();
+    r.slow_regions = r.slow_regions_or_derived().into_owned();
     r.series = series;
     r
 }

@@ -142,7 +142,10 @@ fn expected(runs: &[Run]) -> Vec<(String, usize)> {
     let mut e = vec![(
         "chart-curve".to_string(),
         runs.iter()
-            .map(|r| len(&r.doc.to_value(), &["curve"]))
+            .map(|r| {
+                let d = r.doc.to_value();
+                len(&d, &["curve"]) + len(&d, &["failed_extents"]) + len(&d, &["slow_regions"])
+            })
             .sum(),
     )];
     e.push((

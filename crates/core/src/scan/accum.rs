@@ -2,8 +2,10 @@
 //! failed lists, totals. Failed commands are re-read in logical-sector steps (see
 //! [`Retries`]) so the failed list names the exact LBAs.
 
+use super::extents::{FailedSpans, SlowSpans};
 use crate::engine::{Cmd, Completion};
 pub use drivescope_record::Event;
+use drivescope_record::EXTENT_LIST_CAP;
 use drivescope_stats::{Bands, Capped, Histogram, Series};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +13,10 @@ use std::sync::Arc;
 
 /// Most entries kept in the slow and failed lists; the rest are counted.
 pub const LIST_CAP: usize = 10_000;
+
+/// Receives every failed-list entry as the scan finds it (`scan --failed-list`), in the order
+/// the failures are found.
+pub type FailedSink = Box<dyn FnMut(&Event) + Send>;
 
 /// Tag of a main command.
 pub const TAG_MAIN: u32 = 0;
@@ -190,6 +196,12 @@ pub struct Accum {
     pub series: Series,
     pub slow: Capped<Event>,
     pub failed: Capped<Event>,
+    /// Failed sectors grouped into extents.
+    pub failed_extents: FailedSpans,
+    /// Slow commands grouped into regions.
+    pub slow_regions: SlowSpans,
+    /// Where every failed-list entry goes too, when asked.
+    pub sink: Option<FailedSink>,
     pub bytes: u64,
     pub commands: u64,
     pub failed_commands: u64,
@@ -219,6 +231,9 @@ impl Accum {
             series: Series::new(interval_ns),
             slow: Capped::new(LIST_CAP),
             failed: Capped::new(LIST_CAP),
+            failed_extents: FailedSpans::new(EXTENT_LIST_CAP),
+            slow_regions: SlowSpans::new(EXTENT_LIST_CAP),
+            sink: None,
             bytes: 0,
             commands: 0,
             failed_commands: 0,
@@ -238,6 +253,11 @@ impl Accum {
         self.bands = Bands::from_out(&prior.bands);
         self.slow = Capped::with_prior(LIST_CAP, prior.slow.clone(), prior.slow_total);
         self.failed = Capped::with_prior(LIST_CAP, prior.failed.clone(), prior.failed_total);
+        self.failed_extents
+            .absorb(&prior.failed_extents_or_derived());
+        self.failed_extents.set_cut(prior.failed_extents_cut);
+        self.slow_regions.absorb(&prior.slow_regions_or_derived());
+        self.slow_regions.set_cut(prior.slow_regions_cut);
         self.bytes = prior.bytes;
         self.commands = prior.commands;
         self.failed_commands = prior.failed_commands;
@@ -245,6 +265,16 @@ impl Accum {
         self.progress
             .commands
             .store(self.commands, Ordering::Relaxed);
+    }
+
+    /// A failed-list entry: listed, joined into its extent, passed to the sink.
+    fn failed_sector(&mut self, e: Event) {
+        self.failed_extents
+            .sector(e.offset, self.sector, e.errno.unwrap_or(0));
+        if let Some(sink) = self.sink.as_mut() {
+            sink(&e);
+        }
+        self.failed.push(e);
     }
 
     /// Account a completion. Returns true for a successful main command.
@@ -273,7 +303,7 @@ impl Accum {
         }
         if c.cmd.tag == TAG_RETRY {
             if let Err(errno) = c.result {
-                self.failed.push(Event {
+                self.failed_sector(Event {
                     offset: c.cmd.offset,
                     lba: c.cmd.offset / self.sector,
                     latency_ns: lat,
@@ -281,7 +311,7 @@ impl Accum {
                 });
             }
             if let Some(e) = self.retries.finish(c) {
-                self.failed.push(e);
+                self.failed_sector(e);
             }
             self.progress
                 .failed
@@ -300,6 +330,7 @@ impl Accum {
                 self.bands.record(lat);
                 self.series.record(c.done_ns, n as u64, lat);
                 if lat >= self.slow_ns {
+                    self.slow_regions.command(c.cmd.offset, n as u64, lat);
                     self.slow.push(Event {
                         offset: c.cmd.offset,
                         lba: c.cmd.offset / self.sector,

@@ -1,6 +1,9 @@
 //! Scans: the full-surface sequential scan and the 256-region quick scan.
 
 mod accum;
+#[cfg(test)]
+mod extent_tests;
+mod extents;
 mod quick;
 mod record;
 #[cfg(test)]
@@ -8,7 +11,8 @@ mod scripted_tests;
 mod sequential;
 pub mod verify;
 
-pub use accum::{Event, Progress, LIST_CAP};
+pub use accum::{Event, FailedSink, Progress, LIST_CAP};
+pub use drivescope_record::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use quick::{QuickParams, QuickScan, Region};
 pub use record::{RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
@@ -212,25 +216,28 @@ pub fn hostname() -> String {
         .unwrap_or_default()
 }
 
-/// Run a scan (or quick scan) to the end or until `stop` is set.
+/// Run a scan (or quick scan) to the end or until `stop` is set; every failed-list entry
+/// also goes to `sink` as it is found.
 pub fn run(
     target: &Target,
     cfg: &ScanConfig,
     progress: Arc<Progress>,
     stop: &AtomicBool,
+    sink: Option<FailedSink>,
 ) -> Result<ScanRecord, ScanError> {
-    run_inner(&Live(target), target, cfg, None, progress, stop)
+    run_inner(&Live(target), target, cfg, None, progress, stop, sink)
 }
 
 /// Continue the interrupted scan `prior` (a stored scan document) on `target`, from where it
 /// stopped, with its parameters. The result covers the whole range as one uninterrupted scan
 /// would: the same curve bins, totals, histograms, bands and lists (the series continues
-/// after the first part's duration).
+/// after the first part's duration). `sink` gets the failed-list entries this part finds.
 pub fn resume(
     target: &Target,
     prior: &ScanRecord,
     progress: Arc<Progress>,
     stop: &AtomicBool,
+    sink: Option<FailedSink>,
 ) -> Result<ScanRecord, ScanError> {
     let invalid = |m: String| Err(ScanError::Invalid(m));
     if prior.header.kind != Kind::Scan {
@@ -274,6 +281,7 @@ pub fn resume(
         Some((prior, state)),
         progress,
         stop,
+        sink,
     )
 }
 
@@ -285,6 +293,7 @@ fn run_inner<E: Engine>(
     prior: Option<(&ScanRecord, &ResumeState)>,
     progress: Arc<Progress>,
     stop: &AtomicBool,
+    sink: Option<FailedSink>,
 ) -> Result<ScanRecord, ScanError> {
     let plan = plan(cfg, target)?;
     let lbs = target.logical_block_size as u64;
@@ -326,6 +335,7 @@ fn run_inner<E: Engine>(
                 }
                 job.acc.absorb(p, &state.submit_histogram);
             }
+            job.acc.sink = sink;
             let pattern = cfg.verify.map(|seed| verify::Pattern { seed, unit: lbs });
             let job = match pattern {
                 Some(pattern) => {
@@ -429,6 +439,7 @@ fn run_inner<E: Engine>(
                 },
                 progress,
             );
+            job.acc.sink = sink;
             dev.run(&engine_cfg, 0, &clock, stop, &mut job)?;
             let duration_ns = clock.now_ns();
             let regions_out = job.regions();
@@ -529,6 +540,10 @@ fn finish(
         slow: acc.slow.into_items(),
         failed_total: acc.failed.total(),
         failed: acc.failed.into_items(),
+        failed_extents: acc.failed_extents.extents(acc.sector),
+        failed_extents_cut: acc.failed_extents.cut(),
+        slow_regions: acc.slow_regions.regions(),
+        slow_regions_cut: acc.slow_regions.cut(),
         series: acc.series.finish(duration_ns),
         regions: None,
         write: ctx.cfg.write,

@@ -20,6 +20,7 @@ mod tests {
             &ScanConfig::default(),
             Arc::new(Progress::default()),
             &stop,
+            None,
         )
         .unwrap();
         let mut doc = serde_json::to_value(&rec).unwrap();

@@ -17,13 +17,13 @@ const BS: u64 = 64 * KIB;
 const SECTOR: u64 = 512;
 
 /// A device-less target of `size` bytes in 512-byte sectors.
-fn target(size: u64) -> Target {
+pub(super) fn target(size: u64) -> Target {
     let t = Target::open_read(&format!("null:{size}")).unwrap();
     assert_eq!(t.logical_block_size as u64, SECTOR);
     t
 }
 
-fn scan<F: FnMut(&Call) -> Reply + Send>(
+pub(super) fn scan<F: FnMut(&Call) -> Reply + Send>(
     dev: &Scripted<F>,
     t: &Target,
     cfg: &ScanConfig,
@@ -35,6 +35,7 @@ fn scan<F: FnMut(&Call) -> Reply + Send>(
         None,
         Arc::new(Progress::default()),
         &AtomicBool::new(false),
+        None,
     )
     .unwrap()
 }
@@ -44,7 +45,7 @@ fn band(rec: &ScanRecord, label: &str) -> u64 {
 }
 
 /// Whether `[off, off + len)` holds any sector of `lbas`.
-fn touches(off: u64, len: u32, lbas: &[std::ops::Range<u64>]) -> bool {
+pub(super) fn touches(off: u64, len: u32, lbas: &[std::ops::Range<u64>]) -> bool {
     let (first, end) = (off / SECTOR, (off + len as u64).div_ceil(SECTOR));
     lbas.iter().any(|r| r.start < end && first < r.end)
 }

@@ -2,17 +2,19 @@
 
 use super::args::{parse_duration, parse_size, parse_size_or_percent, EngineArg, ReapArg};
 use crate::progress;
+use anyhow::Context;
 use clap::Args;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
 use drivescope_probe::Identity;
 use drivescope_report::curve_csv::CurveCsv;
+use drivescope_report::failed_list::FailedList;
 use drivescope_report::text;
 use std::os::unix::fs::FileTypeExt;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[derive(Args)]
@@ -80,6 +82,10 @@ pub struct ScanArgs {
     /// Write the transfer-rate curve as CSV to FILE.
     #[arg(long, value_name = "FILE")]
     pub curve_csv: Option<std::path::PathBuf>,
+    /// Write every failed sector as CSV to FILE (lba,offset,errno,latency_ns), one row per
+    /// sector, as the scan finds them; the summary and --json group them into extents.
+    #[arg(long, value_name = "FILE")]
+    pub failed_list: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub store: super::store_opts::StoreOpts,
     /// No progress display.
@@ -137,15 +143,38 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         None => progress::Total::Bytes(plan.length),
         Some((regions, _)) => progress::Total::Regions(regions as u64),
     };
+    let failed_list = match &args.failed_list {
+        Some(path) => Some(Arc::new(Mutex::new(FailedList::create(path)?))),
+        None => None,
+    };
+    if let (Some(list), Some((_, p))) = (&failed_list, &prior) {
+        // The first part's sectors, from its extents (its latencies are not kept).
+        let sector = p.header.target.logical_block_size as u64;
+        let mut l = list.lock().expect("failed list");
+        for x in p.failed_extents_or_derived().iter() {
+            l.extent(x, sector);
+        }
+    }
+    let sink = failed_list.clone().map(|list| -> scan::FailedSink {
+        Box::new(move |e| list.lock().expect("failed list").row(e))
+    });
     let display = (!args.quiet).then(|| progress::start(prog.clone(), total));
     let result = match &prior {
-        Some((_, p)) => scan::resume(&target, p, prog, &stop),
-        None => scan::run(&target, &cfg, prog, &stop),
+        Some((_, p)) => scan::resume(&target, p, prog, &stop, sink),
+        None => scan::run(&target, &cfg, prog, &stop, sink),
     };
     if let Some(d) = display {
         d.finish();
     }
     let mut rec = result?;
+    if let (Some(list), Some(path)) = (failed_list, &args.failed_list) {
+        let list = Arc::into_inner(list)
+            .expect("the scan has ended")
+            .into_inner()
+            .expect("failed list");
+        list.finish()
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     rec.header.device = device;
     rec.resumed_from = prior.as_ref().map(|(id, _)| *id);
     if let Some(why) = &rec.device_lost {

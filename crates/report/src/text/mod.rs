@@ -4,6 +4,7 @@
 
 mod bench;
 mod compare;
+mod extents;
 mod findings;
 mod info;
 mod runs;

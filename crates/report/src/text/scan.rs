@@ -2,9 +2,12 @@
 //! as it did when it ran.
 
 use super::sparkline;
-use drivescope_record::{Event, Reap, ScanRecord};
+use drivescope_record::{Reap, ScanRecord};
 use drivescope_units::{format_ns, format_size};
 use std::io::Write;
+
+/// Failed extents and slow regions a summary lists before it says how many more there are.
+const LIST_MAX: usize = 10;
 
 /// Print the summary of a scan or quick scan.
 pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
@@ -106,13 +109,15 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         let rates: Vec<f64> = r.curve.iter().map(|p| p.mb_per_s).collect();
         writeln!(out, "  curve     {}", sparkline(&rates, 64))?;
     }
-    write_events(
-        out,
-        &format!("slow (>= {})", format_ns(r.slow_threshold_ns)),
-        &r.slow,
-        r.slow_total,
-    )?;
-    write_events(out, "failed", &r.failed, r.failed_total)?;
+    for (head, lines) in [
+        super::extents::slow(r, LIST_MAX, super::extents::Hint::Json),
+        super::extents::failed(r, LIST_MAX, super::extents::Hint::Json),
+    ] {
+        writeln!(out, "  {head}")?;
+        for l in lines {
+            writeln!(out, "    {l}")?;
+        }
+    }
     if let Some(v) = &r.verify {
         let t = &v.totals;
         writeln!(
@@ -162,41 +167,11 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-fn write_events(
-    out: &mut dyn Write,
-    what: &str,
-    list: &[Event],
-    total: u64,
-) -> std::io::Result<()> {
-    if total == 0 {
-        return writeln!(out, "  {what}: none");
-    }
-    writeln!(out, "  {what}: {total}")?;
-    for e in list.iter().take(10) {
-        let errno = e.errno.map(|n| format!("  errno {n}")).unwrap_or_default();
-        writeln!(
-            out,
-            "    offset {:>16}  LBA {:>12}  {:>10}{errno}",
-            e.offset,
-            e.lba,
-            format_ns(e.latency_ns)
-        )?;
-    }
-    if total > 10 {
-        writeln!(
-            out,
-            "    … {} more (all listed in --json, up to 10 000)",
-            total - 10
-        )?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sample;
-    use drivescope_record::{Direction, Extent, VerifyReport, VerifyTotals};
+    use drivescope_record::{Direction, Extent, FailedExtent, VerifyReport, VerifyTotals};
 
     fn text(r: &ScanRecord) -> String {
         let mut out = Vec::new();
@@ -205,19 +180,64 @@ mod tests {
     }
 
     #[test]
-    fn lists_the_first_ten_slow_and_failed_commands() {
+    fn lists_the_first_ten_slow_regions_and_the_failed_extents() {
         let r = sample::scan(2, 1 << 30, 100, 30, 2, Direction::Read);
         let t = text(&r);
         assert!(t.starts_with("drivescope scan /dev/sdx (1.0 GiB, Block, 512-byte sectors): "));
-        assert!(t.contains("\n  slow (>= 50.00 ms): 30\n"), "{t}");
         assert!(
-            t.contains("\n    … 20 more (all listed in --json, up to 10 000)\n"),
+            t.contains("\n  slow (>= 50.00 ms): 30 commands in 30 regions\n"),
             "{t}"
         );
-        assert!(t.contains("\n  failed: 2\n"), "{t}");
-        assert_eq!(t.matches("  errno ").count(), 2, "{t}");
+        assert!(
+            t.contains("\n    offset                0    64.0 KiB  LBA 0-127  1 command, slowest "),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n    … 20 more regions (all in --json)\n"),
+            "{t}"
+        );
+        assert!(t.contains("\n  failed: 2 sectors in 2 extents\n"), "{t}");
+        assert_eq!(t.matches("  errno 5  1 sector\n").count(), 2, "{t}");
         assert_eq!(t.matches("\n    offset ").count(), 10 + 2, "{t}");
         assert!(t.contains("\n  curve     "), "{t}");
+    }
+
+    #[test]
+    fn a_bad_mebibyte_is_one_line_and_a_cut_list_says_where_it_stops() {
+        let mut r = sample::scan(2, 1 << 30, 100, 0, 0, Direction::Read);
+        r.failed_total = 2048 + 3;
+        r.failed_extents = vec![
+            FailedExtent {
+                offset: 1 << 20,
+                length: 1 << 20,
+                first_lba: 2048,
+                last_lba: 4095,
+                errno: 5,
+                count: 2048,
+            },
+            FailedExtent {
+                offset: 4096 * 512,
+                length: 3 * 512,
+                first_lba: 4096,
+                last_lba: 4098,
+                errno: 61,
+                count: 3,
+            },
+        ];
+        let t = text(&r);
+        assert!(t.contains("\n  slow (>= 50.00 ms): none\n"), "{t}");
+        assert!(t.contains("\n  failed: 2051 sectors in 2 extents\n    offset          1048576     1.0 MiB  LBA 2048-4095  errno 5  2048 sectors\n    offset          2097152     1.5 KiB  LBA 4096-4098  errno 61  3 sectors\n"), "{t}");
+        r.failed_total += 10;
+        r.failed_extents_cut = Some(8 << 20);
+        let t = text(&r);
+        assert!(
+            t.contains("\n  failed: 2061 sectors in over 2 extents\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n    the list stops at offset 8388608 (2 extents kept); what lies beyond is counted only\n"),
+            "{t}"
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Any run as generic text for a terminal (`drivescope show` of a kind without its own summary): identity,
-//! parameters, results, bands, slow and failed.
+//! parameters, results, bands, a scan's slow regions and failed extents.
 
+use super::extents::{self, Hint};
 use crate::doc::{Run, LIST_MAX};
-use crate::format::{bytes, duration, thousands};
+use crate::format::bytes;
 use crate::metrics;
+use drivescope_record::Document;
 use std::fmt::Write;
 
 /// The generic text of a run.
@@ -54,28 +56,18 @@ pub fn show(run: &Run) -> String {
     for m in &ms {
         let _ = writeln!(o, "  {:w$}  {}", m.label, m.unit.format(m.value));
     }
-    for list in run.event_lists() {
-        if list.events.is_empty() {
-            continue;
-        }
-        let (key, total) = (list.key, list.total as usize);
-        let _ = writeln!(o, "\n  {key} commands ({total}):");
-        for e in list.events.iter().take(LIST_MAX) {
-            let errno = e.errno.map(|x| format!("  errno {x}")).unwrap_or_default();
-            let _ = writeln!(
-                o,
-                "    LBA {:>14}  offset {:>18}  {:>10}{errno}",
-                e.lba,
-                e.offset,
-                duration(e.latency_ns as f64)
-            );
-        }
-        if total > LIST_MAX {
-            let _ = writeln!(
-                o,
-                "    … {} more (drivescope export RUN --format csv --table {key})",
-                thousands((total - LIST_MAX) as f64)
-            );
+    if let Document::Scan(r) = &run.doc {
+        for (head, lines) in [
+            extents::slow(r, LIST_MAX, Hint::Export),
+            extents::failed(r, LIST_MAX, Hint::Export),
+        ] {
+            if lines.is_empty() {
+                continue;
+            }
+            let _ = writeln!(o, "\n  {head}");
+            for l in lines {
+                let _ = writeln!(o, "    {l}");
+            }
         }
     }
     o
@@ -97,10 +89,17 @@ mod tests {
         assert!(t.starts_with("run 4 · scan · ACME HD"), "{t}");
         assert!(t.contains("Rate read mean"));
         assert!(
-            t.contains("slow commands (30)") && t.contains("… 10 more"),
+            t.contains("\n  slow (>= 50.00 ms): 30 commands in 30 regions\n"),
             "{t}"
         );
-        assert!(t.contains("errno 5"));
+        assert!(
+            t.contains(
+                "\n    … 10 more regions (drivescope export RUN --format csv --table slow_regions)\n"
+            ),
+            "{t}"
+        );
+        assert!(t.contains("\n  failed: 2 sectors in 2 extents\n"), "{t}");
+        assert_eq!(t.matches("  errno 5  1 sector\n").count(), 2, "{t}");
         assert!(t.contains("block_size=65536"));
     }
 }

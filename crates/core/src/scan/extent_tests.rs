@@ -1,0 +1,313 @@
+//! Failed extents and slow regions of scans over scripted devices: extents across command
+//! boundaries, an errno change, completions out of order, a dead area of 1 GiB, the cap, a
+//! resumed scan, and the extents an older document derives from its lists.
+
+use super::scripted_tests::{scan, target, touches};
+use super::{run_inner, ScanConfig, ScanParams, ScanRecord, SequentialScan, EXTENT_LIST_CAP};
+use crate::engine::scripted::{Call, Reply, Scripted};
+use crate::engine::{DataPattern, Engine, EngineConfig, EngineKind, Reap};
+use crate::scan::{Event, FailedExtent, Progress};
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * KIB;
+const GIB: u64 = 1024 * MIB;
+const TIB: u64 = 1024 * GIB;
+const BS: u64 = 64 * KIB;
+const SECTOR: u64 = 512;
+
+/// (first LBA, last LBA, errno, count) of each extent, checking offset and length agree.
+fn edges(rec: &ScanRecord) -> Vec<(u64, u64, i32, u64)> {
+    rec.failed_extents
+        .iter()
+        .map(|e| {
+            assert_eq!(e.offset, e.first_lba * SECTOR, "{e:?}");
+            assert_eq!(e.length, (e.last_lba + 1 - e.first_lba) * SECTOR, "{e:?}");
+            (e.first_lba, e.last_lba, e.errno, e.count)
+        })
+        .collect()
+}
+
+/// A script: sectors in `bad` fail with their errno, every command takes `lat(call)`.
+fn script(
+    bad: Vec<(Range<u64>, i32)>,
+    lat: impl Fn(&Call) -> u64 + Send,
+) -> impl FnMut(&Call) -> Reply + Send {
+    move |c: &Call| match bad
+        .iter()
+        .find(|(r, _)| touches(c.offset, c.len, std::slice::from_ref(r)))
+    {
+        Some((_, errno)) => Reply::err(lat(c), *errno),
+        None => Reply::ok(lat(c)),
+    }
+}
+
+fn faulty(
+    bad: Vec<(Range<u64>, i32)>,
+    lat: impl Fn(&Call) -> u64 + Send,
+) -> Scripted<impl FnMut(&Call) -> Reply + Send> {
+    Scripted::new(script(bad, lat))
+}
+
+#[test]
+fn a_bad_spot_across_commands_is_one_extent() {
+    // LBAs 100..400 span commands 0, 1, 2, 3 (128 sectors each); 1000 alone.
+    let dev = faulty(vec![(100..400, libc::EIO), (1000..1001, libc::EIO)], |_| {
+        100_000
+    });
+    let rec = scan(&dev, &target(4 * MIB), &ScanConfig::default());
+    assert_eq!(
+        edges(&rec),
+        vec![(100, 399, libc::EIO, 300), (1000, 1000, libc::EIO, 1)]
+    );
+    assert_eq!(rec.failed_total, 301);
+    assert_eq!(rec.failed_sectors(), 301);
+    assert_eq!(rec.failed_extents_cut, None);
+}
+
+#[test]
+fn an_errno_change_splits_adjacent_extents() {
+    let dev = faulty(
+        vec![(1000..1010, libc::EIO), (1010..1030, libc::ENODATA)],
+        |_| 100_000,
+    );
+    let rec = scan(&dev, &target(4 * MIB), &ScanConfig::default());
+    assert_eq!(
+        edges(&rec),
+        vec![(1000, 1009, libc::EIO, 10), (1010, 1029, libc::ENODATA, 20)]
+    );
+}
+
+#[test]
+fn completions_out_of_order_at_qd4_give_the_extents_of_qd1() {
+    // Sector re-reads of later offsets answer sooner, so at QD4 the failures arrive out of
+    // position order; main commands too (odd ones are slower).
+    let bad = vec![
+        (300..900, libc::EIO),
+        (900..905, libc::ENODATA),
+        (2000..2001, libc::EIO),
+        (2002..2003, libc::EIO),
+    ];
+    let lat = |c: &Call| {
+        if c.len as u64 == SECTOR {
+            1_000_000 - c.offset % (64 * SECTOR) * 10
+        } else {
+            100_000 + (c.offset / BS % 2) * 300_000
+        }
+    };
+    let mut seen = Vec::new();
+    for qd in [1u32, 4] {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let log = order.clone();
+        let dev = faulty(bad.clone(), lat);
+        let cfg = ScanConfig {
+            queue_depth: qd,
+            ..ScanConfig::default()
+        };
+        let t = target(8 * MIB);
+        let mut rec = run_inner(
+            &dev,
+            &t,
+            &cfg,
+            None,
+            Arc::new(Progress::default()),
+            &AtomicBool::new(false),
+            Some(Box::new(move |e: &Event| log.lock().unwrap().push(e.lba))),
+        )
+        .unwrap();
+        let order = order.lock().unwrap().clone();
+        assert_eq!(
+            order.len(),
+            607,
+            "QD{qd}: every failed sector reached the sink"
+        );
+        let sorted = order.windows(2).all(|w| w[0] < w[1]);
+        assert_eq!(
+            sorted,
+            qd == 1,
+            "QD{qd}: failures arrive in order only at QD1"
+        );
+        assert_eq!(
+            edges(&rec),
+            vec![
+                (300, 899, libc::EIO, 600),
+                (900, 904, libc::ENODATA, 5),
+                (2000, 2000, libc::EIO, 1),
+                (2002, 2002, libc::EIO, 1)
+            ],
+            "QD{qd}"
+        );
+        seen.push(std::mem::take(&mut rec.failed_extents));
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
+#[test]
+fn a_dead_gibibyte_on_a_big_device_is_one_extent_in_bounded_memory() {
+    // A 16 TiB device; 1 GiB + 64 MiB scanned from 8 TiB in 1 MiB commands, the GiB from
+    // 8 TiB + 32 MiB dead: 2 097 152 sectors re-read one by one, all failing.
+    let start = 8 * TIB;
+    let dead = start + 32 * MIB..start + 32 * MIB + GIB;
+    let bad = dead.start / SECTOR..dead.end / SECTOR;
+    let dev = faulty(vec![(bad.clone(), libc::EIO)], |_| 1_000).unlogged();
+    let bs = MIB;
+    let params = ScanParams {
+        start,
+        length: GIB + 64 * MIB,
+        block_size: bs,
+        sector: SECTOR,
+        points: 1000,
+        slow_ns: u64::MAX,
+        interval_ns: 1_000_000_000,
+        write: false,
+    };
+    let engine = EngineConfig {
+        kind: EngineKind::Null,
+        queue_depth: 4,
+        max_len: bs as usize,
+        data: DataPattern::Zero,
+        reap: Reap::Sleep,
+    };
+    let mut job = SequentialScan::new(params, Arc::new(Progress::default()));
+    let rereads = Arc::new(AtomicU64::new(0));
+    let r = rereads.clone();
+    job.acc.sink = Some(Box::new(move |e: &Event| {
+        assert_eq!(e.errno, Some(libc::EIO));
+        r.fetch_add(1, Ordering::Relaxed);
+    }));
+    let clock = dev.clock();
+    dev.run(&engine, 0, &clock, &AtomicBool::new(false), &mut job)
+        .unwrap();
+    let acc = &job.acc;
+    assert_eq!(rereads.load(Ordering::Relaxed), bad.end - bad.start);
+    assert_eq!(acc.failed.total(), bad.end - bad.start);
+    assert_eq!(acc.failed.items().len(), super::LIST_CAP);
+    assert_eq!(
+        acc.failed_extents.extents(SECTOR),
+        vec![FailedExtent {
+            offset: dead.start,
+            length: GIB,
+            first_lba: bad.start,
+            last_lba: bad.end - 1,
+            errno: libc::EIO,
+            count: bad.end - bad.start,
+        }]
+    );
+    // Four commands in flight fail at once: at most as many extents as that were ever held
+    // (they join as their sectors fill the gaps), whatever the size of the dead area.
+    assert!(
+        acc.failed_extents.peak() <= 4,
+        "{}",
+        acc.failed_extents.peak()
+    );
+    assert_eq!(acc.failed_commands, GIB / bs);
+    assert_eq!(acc.commands, (GIB + 64 * MIB) / bs);
+    assert!(acc.retries.is_idle());
+}
+
+#[test]
+fn past_the_cap_the_list_stops_and_says_where() {
+    // Every other sector bad over 12 000 pairs: 12 000 one-sector extents.
+    let n = EXTENT_LIST_CAP as u64 + 2_000;
+    let dev = Scripted::new(move |c: &Call| {
+        let lba = c.offset / SECTOR;
+        let bad = |l: u64| l < 2 * n && l.is_multiple_of(2);
+        let any = (lba..(c.offset + c.len as u64) / SECTOR).any(bad);
+        if any {
+            Reply::err(1_000, libc::EIO)
+        } else {
+            Reply::ok(1_000)
+        }
+    })
+    .unlogged();
+    let rec = scan(&dev, &target(16 * MIB), &ScanConfig::default());
+    assert_eq!(rec.failed_extents.len(), EXTENT_LIST_CAP);
+    let last = rec.failed_extents.last().unwrap();
+    assert_eq!(last.first_lba, 2 * (EXTENT_LIST_CAP as u64 - 1));
+    assert_eq!(
+        rec.failed_extents_cut,
+        Some(2 * EXTENT_LIST_CAP as u64 * SECTOR)
+    );
+    assert!(rec.failed_extents.iter().all(|e| e.count == 1));
+    assert_eq!(rec.failed_total, n);
+    assert_eq!(rec.failed_sectors(), n);
+}
+
+#[test]
+fn a_resumed_scan_joins_the_extent_across_the_resume_point() {
+    // Bad LBAs 1020..1036 straddle 512 KiB (LBA 1024), where the first part stops; slow
+    // commands 2 and 3 (a region) are in the first part, 12 and 13 in the second.
+    let x = 8 * BS;
+    let bad = vec![(1020..1036, libc::EIO)];
+    let lat = |c: &Call| {
+        if c.len as u64 == BS && [2, 3, 12, 13].contains(&(c.offset / BS)) {
+            60_000_000
+        } else {
+            100_000
+        }
+    };
+    let t = target(4 * MIB);
+    let cfg = ScanConfig::default();
+    let whole = scan(&faulty(bad.clone(), lat), &t, &cfg);
+
+    let stop = AtomicBool::new(false);
+    let first = {
+        let mut inner = script(bad.clone(), lat);
+        // Stop once the last sector re-read of the command before `x` is issued.
+        let dev = Scripted::new(|c: &Call| {
+            if c.len as u64 == SECTOR && c.offset == x - SECTOR {
+                stop.store(true, Ordering::Relaxed);
+            }
+            inner(c)
+        });
+        run_inner(
+            &dev,
+            &t,
+            &cfg,
+            None,
+            Arc::new(Progress::default()),
+            &stop,
+            None,
+        )
+        .unwrap()
+    };
+    assert!(first.interrupted);
+    assert_eq!(first.resume.as_ref().unwrap().next_offset, x);
+    assert_eq!(edges(&first), vec![(1020, 1023, libc::EIO, 4)]);
+    let resumed = |prior: &ScanRecord| {
+        let state = prior.resume.clone().unwrap();
+        run_inner(
+            &faulty(bad.clone(), lat),
+            &t,
+            &ScanConfig::of_record(prior),
+            Some((prior, &state)),
+            Arc::new(Progress::default()),
+            &AtomicBool::new(false),
+            None,
+        )
+        .unwrap()
+    };
+    let rec = resumed(&first);
+    assert!(!rec.interrupted);
+    assert_eq!(edges(&rec), vec![(1020, 1035, libc::EIO, 16)]);
+    assert_eq!(rec.failed_extents, whole.failed_extents);
+    assert_eq!(rec.slow_regions, whole.slow_regions);
+    let regions: Vec<(u64, u64, u64)> = rec
+        .slow_regions
+        .iter()
+        .map(|r| (r.offset, r.length, r.count))
+        .collect();
+    assert_eq!(regions, vec![(2 * BS, 2 * BS, 2), (12 * BS, 2 * BS, 2)]);
+
+    // The first part as a document from before the fields: its lists give the same.
+    let mut v = serde_json::to_value(&first).unwrap();
+    let o = v.as_object_mut().unwrap();
+    assert!(o.remove("failed_extents").is_some() && o.remove("slow_regions").is_some());
+    let old: ScanRecord = serde_json::from_value(v).unwrap();
+    assert!(old.failed_extents.is_empty() && old.slow_regions.is_empty());
+    assert_eq!(*old.failed_extents_or_derived(), first.failed_extents[..]);
+    assert_eq!(*old.slow_regions_or_derived(), first.slow_regions[..]);
+    assert_eq!(resumed(&old).failed_extents, whole.failed_extents);
+}

@@ -1,0 +1,141 @@
+//! A scan's failed extents and slow regions as text lines: one line per extent or region
+//! (offset, length, first-last LBA, and errno and sectors, or commands and the slowest),
+//! however many sectors or commands each holds.
+
+use drivescope_record::ScanRecord;
+use drivescope_units::{format_ns, format_size};
+
+/// The heading and lines of the failed extents, at most `max` of them.
+pub fn failed(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
+    let total = r.failed_sectors();
+    if total == 0 {
+        return ("failed: none".into(), Vec::new());
+    }
+    let list = r.failed_extents_or_derived();
+    let mut lines: Vec<String> = list
+        .iter()
+        .take(max)
+        .map(|e| {
+            format!(
+                "offset {:>16}  {:>10}  LBA {}-{}  errno {}  {} sector{}",
+                e.offset,
+                format_size(e.length),
+                e.first_lba,
+                e.last_lba,
+                e.errno,
+                e.count,
+                plural(e.count)
+            )
+        })
+        .collect();
+    more(
+        &mut lines,
+        list.len(),
+        max,
+        "extents",
+        r.failed_extents_cut,
+        hint,
+    );
+    (
+        format!(
+            "failed: {total} sector{} in {}{} extent{}",
+            plural(total),
+            if r.failed_extents_cut.is_some() {
+                "over "
+            } else {
+                ""
+            },
+            list.len(),
+            plural(list.len() as u64)
+        ),
+        lines,
+    )
+}
+
+/// The heading and lines of the slow regions, at most `max` of them.
+pub fn slow(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
+    let head = format!("slow (>= {})", format_ns(r.slow_threshold_ns));
+    if r.slow_total == 0 {
+        return (format!("{head}: none"), Vec::new());
+    }
+    let lbs = (r.header.target.logical_block_size as u64).max(1);
+    let list = r.slow_regions_or_derived();
+    let mut lines: Vec<String> = list
+        .iter()
+        .take(max)
+        .map(|g| {
+            format!(
+                "offset {:>16}  {:>10}  LBA {}-{}  {} command{}, slowest {}",
+                g.offset,
+                format_size(g.length),
+                g.offset / lbs,
+                (g.offset + g.length).div_ceil(lbs).saturating_sub(1),
+                g.count,
+                plural(g.count),
+                format_ns(g.max_latency_ns)
+            )
+        })
+        .collect();
+    more(
+        &mut lines,
+        list.len(),
+        max,
+        "regions",
+        r.slow_regions_cut,
+        hint,
+    );
+    (
+        format!(
+            "{head}: {} command{} in {}{} region{}",
+            r.slow_total,
+            plural(r.slow_total),
+            if r.slow_regions_cut.is_some() {
+                "over "
+            } else {
+                ""
+            },
+            list.len(),
+            plural(list.len() as u64)
+        ),
+        lines,
+    )
+}
+
+/// Where the lines left out can be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint {
+    /// The scan's own `--json`.
+    Json,
+    /// `drivescope export` of the stored run.
+    Export,
+}
+
+fn more(lines: &mut Vec<String>, len: usize, max: usize, what: &str, cut: Option<u64>, hint: Hint) {
+    if len > max {
+        let table = if what == "extents" {
+            "failed_extents"
+        } else {
+            "slow_regions"
+        };
+        lines.push(match hint {
+            Hint::Json => format!("… {} more {what} (all in --json)", len - max),
+            Hint::Export => format!(
+                "… {} more {what} (drivescope export RUN --format csv --table {table})",
+                len - max
+            ),
+        });
+    }
+    if let Some(c) = cut {
+        lines.push(format!(
+            "the list stops at offset {c} ({len} {what} kept); what lies beyond is counted only"
+        ));
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
