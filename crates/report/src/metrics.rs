@@ -325,14 +325,7 @@ mod tests {
             errno: Some(5),
         }];
         r.failed_total = 1;
-        r.failed_extents = vec![drivescope_record::FailedExtent {
-            offset: 1 << 20,
-            length: 1 << 20,
-            first_lba: 2048,
-            last_lba: 4095,
-            errno: 5,
-            count: 2048,
-        }];
+        r.failed_extents = vec![sample::failed_extent(2048, 2048)];
         let ms = of(&Run::new(Some(1), Document::from(r)));
         let m = ms
             .iter()

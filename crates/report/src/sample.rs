@@ -462,6 +462,18 @@ pub fn soak(seed: u64, seconds: u64) -> SoakRecord {
     }
 }
 
+/// An extent of `sectors` failed 512-byte sectors from `first_lba` on, with EIO.
+pub fn failed_extent(first_lba: u64, sectors: u64) -> drivescope_record::FailedExtent {
+    drivescope_record::FailedExtent {
+        offset: first_lba * 512,
+        length: sectors * 512,
+        first_lba,
+        last_lba: first_lba + sectors - 1,
+        errno: 5,
+        count: sectors,
+    }
+}
+
 /// One run of every kind, as a demo report or a test of every chart shows them: a read and a write scan of one
 /// disk and a scan of another, a quick scan, two benches, a sweep and a soak.
 pub fn gallery() -> Vec<drivescope_record::Document> {

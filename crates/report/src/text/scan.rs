@@ -207,14 +207,7 @@ mod tests {
         let mut r = sample::scan(2, 1 << 30, 100, 0, 0, Direction::Read);
         r.failed_total = 2048 + 3;
         r.failed_extents = vec![
-            FailedExtent {
-                offset: 1 << 20,
-                length: 1 << 20,
-                first_lba: 2048,
-                last_lba: 4095,
-                errno: 5,
-                count: 2048,
-            },
+            sample::failed_extent(2048, 2048),
             FailedExtent {
                 offset: 4096 * 512,
                 length: 3 * 512,
