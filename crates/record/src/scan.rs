@@ -118,6 +118,25 @@ pub struct ScanRecord {
     /// Read-back check of a `scan --write --verify`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub verify: Option<VerifyReport>,
+    /// Set on a checkpoint: the document a scan saves while it runs (`scan --checkpoint`),
+    /// replaced by its final document when it ends. One left in the store is a scan that is
+    /// still running or was killed; `interrupted` and `resume` say where it got to.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// Who saved a checkpoint: enough to tell a scan that is still running from one that was
+/// killed (a process of this id that started at this time, in this boot of the host).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Process id of the scan.
+    pub pid: u32,
+    /// When the process started, in clock ticks after boot (`/proc/PID/stat`, field 22).
+    pub process_start: u64,
+    /// The boot it ran in (`/proc/sys/kernel/random/boot_id`).
+    pub boot_id: String,
+    /// The interval between checkpoints, ns.
+    pub every_ns: u64,
 }
 
 /// The state an interrupted sequential scan leaves for `scan --resume`.

@@ -159,6 +159,7 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
         interval_ns: 1_000_000_000,
         device_lost: None,
         resumed_from: None,
+        checkpoint: None,
         resume: None,
         verify: None,
     }

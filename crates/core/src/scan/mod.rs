@@ -1,6 +1,9 @@
 //! Scans: the full-surface sequential scan and the 256-region quick scan.
 
 mod accum;
+pub mod checkpoint;
+#[cfg(test)]
+mod checkpoint_tests;
 #[cfg(test)]
 mod extent_tests;
 mod extents;
@@ -12,9 +15,10 @@ mod sequential;
 pub mod verify;
 
 pub use accum::{Event, FailedSink, Progress, LIST_CAP};
+pub use checkpoint::Checkpoints;
 pub use drivescope_record::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use quick::{QuickParams, QuickScan, Region};
-pub use record::{RateSummary, ResumeState, ScanRecord, ToolInfo};
+pub use record::{Checkpoint, RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
 
 use crate::engine::{self, Engine, EngineConfig, EngineError, EngineKind, Live, Now, Reap};
@@ -217,27 +221,32 @@ pub fn hostname() -> String {
 }
 
 /// Run a scan (or quick scan) to the end or until `stop` is set; every failed-list entry
-/// also goes to `sink` as it is found.
+/// also goes to `sink` as it is found. A full scan (without `verify`) hands a snapshot of
+/// itself to `checkpoints` at its interval (see [`checkpoint`]).
 pub fn run(
     target: &Target,
     cfg: &ScanConfig,
     progress: Arc<Progress>,
     stop: &AtomicBool,
     sink: Option<FailedSink>,
+    checkpoints: Option<Checkpoints>,
 ) -> Result<ScanRecord, ScanError> {
-    run_inner(&Live(target), target, cfg, None, progress, stop, sink)
+    let hooks = Hooks { sink, checkpoints };
+    run_hooked(&Live(target), target, cfg, None, progress, stop, hooks)
 }
 
 /// Continue the interrupted scan `prior` (a stored scan document) on `target`, from where it
 /// stopped, with its parameters. The result covers the whole range as one uninterrupted scan
 /// would: the same curve bins, totals, histograms, bands and lists (the series continues
-/// after the first part's duration). `sink` gets the failed-list entries this part finds.
+/// after the first part's duration). `sink` gets the failed-list entries this part finds;
+/// `checkpoints` the snapshots of the whole scan so far.
 pub fn resume(
     target: &Target,
     prior: &ScanRecord,
     progress: Arc<Progress>,
     stop: &AtomicBool,
     sink: Option<FailedSink>,
+    checkpoints: Option<Checkpoints>,
 ) -> Result<ScanRecord, ScanError> {
     let invalid = |m: String| Err(ScanError::Invalid(m));
     if prior.header.kind != Kind::Scan {
@@ -274,18 +283,28 @@ pub fn resume(
         return invalid("the stored resume point is not inside the run's range".into());
     }
     let cfg = ScanConfig::of_record(prior);
-    run_inner(
+    let hooks = Hooks { sink, checkpoints };
+    run_hooked(
         &Live(target),
         target,
         &cfg,
         Some((prior, state)),
         progress,
         stop,
-        sink,
+        hooks,
     )
 }
 
+/// What a running scan hands out as it goes.
+struct Hooks {
+    /// Every failed-list entry.
+    sink: Option<FailedSink>,
+    /// Snapshots of a full scan.
+    checkpoints: Option<Checkpoints>,
+}
+
 /// A scan (or its continuation) of `target` with its commands run on `dev`.
+#[cfg(test)]
 fn run_inner<E: Engine>(
     dev: &E,
     target: &Target,
@@ -294,6 +313,24 @@ fn run_inner<E: Engine>(
     progress: Arc<Progress>,
     stop: &AtomicBool,
     sink: Option<FailedSink>,
+) -> Result<ScanRecord, ScanError> {
+    let hooks = Hooks {
+        sink,
+        checkpoints: None,
+    };
+    run_hooked(dev, target, cfg, prior, progress, stop, hooks)
+}
+
+/// A scan (or its continuation) of `target` with its commands run on `dev`, handing out what
+/// `hooks` asks for.
+fn run_hooked<E: Engine>(
+    dev: &E,
+    target: &Target,
+    cfg: &ScanConfig,
+    prior: Option<(&ScanRecord, &ResumeState)>,
+    progress: Arc<Progress>,
+    stop: &AtomicBool,
+    hooks: Hooks,
 ) -> Result<ScanRecord, ScanError> {
     let plan = plan(cfg, target)?;
     let lbs = target.logical_block_size as u64;
@@ -335,75 +372,33 @@ fn run_inner<E: Engine>(
                 }
                 job.acc.absorb(p, &state.submit_histogram);
             }
-            job.acc.sink = sink;
+            job.acc.sink = hooks.sink;
             let pattern = cfg.verify.map(|seed| verify::Pattern { seed, unit: lbs });
-            let job = match pattern {
-                Some(pattern) => {
+            let job = match (pattern, hooks.checkpoints) {
+                (Some(pattern), _) => {
+                    // A verified write scan cannot be resumed: no checkpoints.
                     let mut pass = verify::WritePass { scan: job, pattern };
                     dev.run(&engine_cfg, 0, &clock, stop, &mut pass)?;
                     pass.scan
                 }
-                None => {
+                (None, Some(Checkpoints { every_ns, mut save })) => {
+                    let snapshot = |job: &SequentialScan, now_ns: u64| {
+                        let mut rec = sequential_record(job, now_ns, prior, &ctx);
+                        rec.interrupted = true;
+                        save(rec);
+                    };
+                    let mut run = checkpoint::Checkpointed::new(job, every_ns, snapshot);
+                    dev.run(&engine_cfg, 0, &clock, stop, &mut run)?;
+                    run.scan
+                }
+                (None, None) => {
                     let mut job = job;
                     dev.run(&engine_cfg, 0, &clock, stop, &mut job)?;
                     job
                 }
             };
-            let duration_ns = clock.now_ns();
-            let next_offset = job.next_offset();
-            let covered = next_offset - plan.start;
-            let complete = covered == plan.length && job.acc.lost.is_none();
-            let resume_state = (!complete && covered > 0).then(|| ResumeState {
-                next_offset,
-                last_bin: Some(job.curve.bin_state(job.curve.bin_of(next_offset - 1))),
-                submit_histogram: job.acc.submit_hist.to_out(),
-            });
-            let mut curve = job.curve.points();
-            let mut zone_ratio = if complete {
-                job.curve.zone_ratio(0.05)
-            } else {
-                None
-            };
-            let lost = job.acc.lost.clone();
-            let mut prior_duration = 0;
-            let mut prior_series = Vec::new();
-            if let Some((p, state)) = prior {
-                // Bins wholly before the resumed bin are the first run's points, unchanged.
-                let split = state
-                    .last_bin
-                    .map(|b| job.curve.bin_range(b.index).0)
-                    .unwrap_or(state.next_offset);
-                let mut merged: Vec<_> = p
-                    .curve
-                    .iter()
-                    .filter(|q| q.offset < split)
-                    .cloned()
-                    .collect();
-                merged.append(&mut curve);
-                curve = merged;
-                if complete {
-                    zone_ratio = points_zone_ratio(&curve, plan.start, plan.length, 0.05);
-                }
-                prior_duration = p.duration_ns;
-                prior_series = p.series.clone();
-            }
-            let mut rec = finish(job.acc, duration_ns, curve, Kind::Scan, &ctx);
-            if prior.is_some() {
-                rec.duration_ns += prior_duration;
-                for q in &mut rec.series {
-                    q.t_ns += prior_duration;
-                }
-                prior_series.append(&mut rec.series);
-                rec.series = prior_series;
-                rec.mb_per_s.mean = crate::units::mb_per_s(rec.bytes, rec.duration_ns);
-                if let Some((p, _)) = prior {
-                    rec.header.started_at = p.header.started_at.clone();
-                }
-            }
-            rec.zone_ratio = zone_ratio;
-            rec.covered = covered;
-            rec.device_lost = lost;
-            rec.resume = resume_state;
+            let mut rec = sequential_record(&job, clock.now_ns(), prior, &ctx);
+            let complete = rec.covered == plan.length && rec.device_lost.is_none();
             if let (Some(pattern), true) = (pattern, complete) {
                 let t0 = clock.now_ns();
                 let read = SequentialScan::new(
@@ -439,12 +434,12 @@ fn run_inner<E: Engine>(
                 },
                 progress,
             );
-            job.acc.sink = sink;
+            job.acc.sink = hooks.sink;
             dev.run(&engine_cfg, 0, &clock, stop, &mut job)?;
             let duration_ns = clock.now_ns();
             let regions_out = job.regions();
             let done = regions_out.len() as u32 == regions;
-            let mut rec = finish(job.acc, duration_ns, Vec::new(), Kind::QuickScan, &ctx);
+            let mut rec = finish(&job.acc, duration_ns, Vec::new(), Kind::QuickScan, &ctx);
             let rates: Vec<f64> = regions_out.iter().map(|r| r.mb_per_s).collect();
             rec.mb_per_s.min = rates.iter().copied().fold(f64::INFINITY, f64::min);
             rec.mb_per_s.max = rates.iter().copied().fold(0.0, f64::max);
@@ -464,6 +459,70 @@ fn run_inner<E: Engine>(
     };
     rec.interrupted |= rec.covered < plan.length || rec.device_lost.is_some();
     Ok(rec)
+}
+
+/// The document of a full scan as far as `job` got at `duration_ns` (its end, or a checkpoint),
+/// merged with the earlier part when it continues `prior`.
+fn sequential_record(
+    job: &SequentialScan,
+    duration_ns: u64,
+    prior: Option<(&ScanRecord, &ResumeState)>,
+    ctx: &Ctx,
+) -> ScanRecord {
+    let plan = ctx.plan;
+    let next_offset = job.next_offset();
+    let covered = next_offset - plan.start;
+    let complete = covered == plan.length && job.acc.lost.is_none();
+    let resume_state = (!complete && covered > 0).then(|| ResumeState {
+        next_offset,
+        last_bin: Some(job.curve.bin_state(job.curve.bin_of(next_offset - 1))),
+        submit_histogram: job.acc.submit_hist.to_out(),
+    });
+    let mut curve = job.curve.points();
+    let mut zone_ratio = if complete {
+        job.curve.zone_ratio(0.05)
+    } else {
+        None
+    };
+    let lost = job.acc.lost.clone();
+    let mut prior_duration = 0;
+    let mut prior_series = Vec::new();
+    if let Some((p, state)) = prior {
+        // Bins wholly before the resumed bin are the first run's points, unchanged.
+        let split = state
+            .last_bin
+            .map(|b| job.curve.bin_range(b.index).0)
+            .unwrap_or(state.next_offset);
+        let mut merged: Vec<_> = p
+            .curve
+            .iter()
+            .filter(|q| q.offset < split)
+            .cloned()
+            .collect();
+        merged.append(&mut curve);
+        curve = merged;
+        if complete {
+            zone_ratio = points_zone_ratio(&curve, plan.start, plan.length, 0.05);
+        }
+        prior_duration = p.duration_ns;
+        prior_series = p.series.clone();
+    }
+    let mut rec = finish(&job.acc, duration_ns, curve, Kind::Scan, ctx);
+    if let Some((p, _)) = prior {
+        rec.duration_ns += prior_duration;
+        for q in &mut rec.series {
+            q.t_ns += prior_duration;
+        }
+        prior_series.append(&mut rec.series);
+        rec.series = prior_series;
+        rec.mb_per_s.mean = crate::units::mb_per_s(rec.bytes, rec.duration_ns);
+        rec.header.started_at = p.header.started_at.clone();
+    }
+    rec.zone_ratio = zone_ratio;
+    rec.covered = covered;
+    rec.device_lost = lost;
+    rec.resume = resume_state;
+    rec
 }
 
 /// Zone ratio from curve points (a resumed scan, whose first part is known only as points):
@@ -498,7 +557,7 @@ struct Ctx<'a> {
 }
 
 fn finish(
-    acc: accum::Accum,
+    acc: &accum::Accum,
     duration_ns: u64,
     curve: Vec<drivescope_stats::CurvePoint>,
     kind: Kind,
@@ -537,20 +596,21 @@ fn finish(
         bands: acc.bands.to_out(),
         histogram: acc.hist.to_out(),
         slow_total: acc.slow.total(),
-        slow: acc.slow.into_items(),
+        slow: acc.slow.items().to_vec(),
         failed_total: acc.failed.total(),
-        failed: acc.failed.into_items(),
+        failed: acc.failed.items().to_vec(),
         failed_extents: acc.failed_extents.extents(acc.sector),
         failed_extents_cut: acc.failed_extents.cut(),
         slow_regions: acc.slow_regions.regions(),
         slow_regions_cut: acc.slow_regions.cut(),
-        series: acc.series.finish(duration_ns),
+        series: acc.series.clone().finish(duration_ns),
         regions: None,
         write: ctx.cfg.write,
         points: ctx.cfg.points,
         interval_ns: ctx.cfg.interval_ns,
         device_lost: None,
         resumed_from: None,
+        checkpoint: None,
         resume: None,
         verify: None,
     }

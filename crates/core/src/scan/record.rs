@@ -1,6 +1,6 @@
 //! The scan and quick-scan records live in drivescope-record; named here too for the scan jobs.
 
-pub use drivescope_record::{RateSummary, ResumeState, ScanRecord, ToolInfo};
+pub use drivescope_record::{Checkpoint, RateSummary, ResumeState, ScanRecord, ToolInfo};
 
 #[cfg(test)]
 mod tests {
@@ -20,6 +20,7 @@ mod tests {
             &ScanConfig::default(),
             Arc::new(Progress::default()),
             &stop,
+            None,
             None,
         )
         .unwrap();

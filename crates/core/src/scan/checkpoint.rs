@@ -1,0 +1,161 @@
+//! Checkpoints: a running full scan hands a snapshot of itself to a callback at a bounded
+//! interval. A snapshot is the document the scan would save if it were stopped at that moment
+//! (interrupted, with its resume state), so a scan that is killed (SIGKILL, a crash, a power
+//! cut) continues from its last snapshot with `scan --resume`, and the continuation counts
+//! every command once.
+//!
+//! A snapshot is taken at a settled moment: the scan issues no new command until every command
+//! in flight has completed and every sector re-read it owes is done, so the snapshot's totals,
+//! lists and curve hold exactly the commands before its resume point. That costs one queue's
+//! worth of idle device time per snapshot; building the document costs a copy of the
+//! accumulators on the scan's thread. Writing it is the callback's business (off the scan's
+//! thread: it must not block).
+
+use super::record::{Checkpoint, ScanRecord};
+use super::sequential::SequentialScan;
+use crate::engine::{Completion, Job, Next};
+
+/// Where a running scan's snapshots go, and how often.
+pub struct Checkpoints {
+    /// The interval between snapshots, ns.
+    pub every_ns: u64,
+    /// Takes each snapshot, on the scan's thread: it must return at once (hand the document to
+    /// another thread to write).
+    pub save: Box<dyn FnMut(ScanRecord) + Send>,
+}
+
+impl std::fmt::Debug for Checkpoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoints")
+            .field("every_ns", &self.every_ns)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The sequential scan, with `snapshot` called every `every_ns` at a settled moment.
+pub(super) struct Checkpointed<F> {
+    pub scan: SequentialScan,
+    every_ns: u64,
+    due_ns: u64,
+    snapshot: F,
+}
+
+impl<F: FnMut(&SequentialScan, u64)> Checkpointed<F> {
+    pub fn new(scan: SequentialScan, every_ns: u64, snapshot: F) -> Self {
+        let every_ns = every_ns.max(1);
+        Checkpointed {
+            scan,
+            every_ns,
+            due_ns: every_ns,
+            snapshot,
+        }
+    }
+
+    /// A snapshot is due: what to issue while the scan settles, or `None` to go on as usual
+    /// (the snapshot was taken, or none will be).
+    #[cold]
+    fn settle(&mut self, now_ns: u64, in_flight: usize) -> Option<Next> {
+        let scan = &mut self.scan;
+        let end = scan.params.start + scan.params.length;
+        if scan.acc.lost.is_some() || scan.next_offset() >= end {
+            // The device is gone, or only the last commands are left: the run ends soon and
+            // saves its own document.
+            self.due_ns = u64::MAX;
+            return None;
+        }
+        if in_flight == 0 && scan.acc.retries.is_idle() {
+            if scan.next_offset() > scan.params.start {
+                (self.snapshot)(scan, now_ns);
+            }
+            self.due_ns = now_ns.saturating_add(self.every_ns);
+            return None;
+        }
+        // Sector re-reads still go out; new main commands wait.
+        if let Some(c) = scan.acc.retries.next() {
+            return Some(Next::Issue(c));
+        }
+        (in_flight > 0).then_some(Next::Wait)
+    }
+}
+
+impl<F: FnMut(&SequentialScan, u64)> Job for Checkpointed<F> {
+    #[inline]
+    fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
+        if now_ns >= self.due_ns {
+            if let Some(n) = self.settle(now_ns, in_flight) {
+                return n;
+            }
+        }
+        self.scan.next(now_ns, in_flight)
+    }
+
+    #[inline]
+    fn complete(&mut self, c: &Completion) {
+        self.scan.complete(c)
+    }
+}
+
+/// This process, as a checkpoint names it.
+pub fn this_process(every_ns: u64) -> Checkpoint {
+    let pid = std::process::id();
+    Checkpoint {
+        pid,
+        process_start: process_start(pid).unwrap_or(0),
+        boot_id: boot_id(),
+        every_ns,
+    }
+}
+
+/// Whether the process that saved `c` is still running (on this host, in this boot).
+pub fn still_running(c: &Checkpoint) -> bool {
+    c.boot_id == boot_id() && !c.boot_id.is_empty() && process_start(c.pid) == Some(c.process_start)
+}
+
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Field 22 of `/proc/PID/stat`: the process's start time in clock ticks after boot.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_is_running_and_a_dead_one_is_not() {
+        let me = this_process(1);
+        assert!(me.process_start > 0 && !me.boot_id.is_empty());
+        assert!(still_running(&me));
+        // A child that has exited and been reaped.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let started = process_start(pid);
+        child.wait().unwrap();
+        let gone = Checkpoint {
+            pid,
+            process_start: started.unwrap_or(1),
+            ..me.clone()
+        };
+        assert!(!still_running(&gone));
+        // The same process in another boot is not this one.
+        let other_boot = Checkpoint {
+            boot_id: "00000000-0000-0000-0000-000000000000".into(),
+            ..me.clone()
+        };
+        assert!(!still_running(&other_boot));
+        // A process of the same id that started at another time is another process.
+        let reused = Checkpoint {
+            process_start: me.process_start + 1,
+            ..me
+        };
+        assert!(!still_running(&reused));
+    }
+}
