@@ -15,6 +15,8 @@ pub(crate) struct Identity {
     pub target_type: Option<String>,
     pub target_size: Option<i64>,
     pub device: DeviceSummary,
+    /// How the run ended (`finished`, `interrupted`, `device_lost`, `checkpoint`).
+    pub state: Option<String>,
 }
 
 fn text(s: &str) -> Option<String> {
@@ -40,6 +42,7 @@ impl Identity {
             kind: doc.kind().as_str().to_string(),
             schema,
             device: doc.device().map(DeviceSummary::of).unwrap_or_default(),
+            state: doc.state().map(|s| s.as_str().to_string()),
             ..Identity::default()
         };
         if let Some(h) = doc.header() {

@@ -55,10 +55,16 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE runs ADD COLUMN device_name TEXT;
     "#,
+    // 4: how each run ended (finished, interrupted, device_lost, checkpoint), copied from its document (see
+    //    `recopy_identities`), so `runs` tells a scan that was killed from one that finished.
+    r#"
+    ALTER TABLE runs ADD COLUMN state TEXT;
+    "#,
 ];
 
-/// After this many migrations, the identity columns are copied again from every stored document.
-const RECOPY_AFTER: usize = 3;
+/// A store with fewer migrations than this gets the identity columns of every run copied again from its
+/// document, in the last migration's transaction (migrations 3 and 4 add identity columns).
+const RECOPY_BELOW: usize = 4;
 
 /// The schema version this code writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -78,7 +84,7 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
         let now: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if now == index as i64 {
             tx.execute_batch(sql)?;
-            if index + 1 == RECOPY_AFTER {
+            if index + 1 == MIGRATIONS.len() && (found as usize) < RECOPY_BELOW {
                 recopy_identities(&tx)?;
             }
             tx.pragma_update(None, "user_version", index as i64 + 1)?;

@@ -44,6 +44,9 @@ pub struct RunInfo {
     pub saved_at: String,
     /// Size of the document as JSON, before any compression.
     pub json_bytes: i64,
+    /// How the run ended (`None` for documents that are not runs, and names this version does
+    /// not know).
+    pub state: Option<drivescope_record::RunState>,
 }
 
 impl RunInfo {
@@ -62,7 +65,7 @@ impl RunInfo {
 
 const INFO_COLUMNS: &str = "r.id, r.kind, r.started_at, r.ended_at, r.host, r.tool_version, r.target_path,
     r.target_type, r.target_size, r.device_model, r.device_serial, r.device_firmware, r.device_capacity,
-    r.device_transport, r.saved_at, d.json_bytes, r.device_name";
+    r.device_transport, r.saved_at, d.json_bytes, r.device_name, r.state";
 
 fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
     Ok(RunInfo {
@@ -83,6 +86,10 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
         saved_at: r.get(14)?,
         json_bytes: r.get(15)?,
         device_name: r.get(16)?,
+        state: r
+            .get::<_, Option<String>>(17)?
+            .as_deref()
+            .and_then(drivescope_record::RunState::parse),
     })
 }
 

@@ -32,7 +32,8 @@ pub(crate) fn write_identity(
     conn.execute(
         "UPDATE runs SET kind = ?2, schema = ?3, started_at = ?4, ended_at = ?5, host = ?6, tool_version = ?7,
             target_path = ?8, target_type = ?9, target_size = ?10, device_model = ?11, device_serial = ?12,
-            device_firmware = ?13, device_capacity = ?14, device_transport = ?15, device_name = ?16
+            device_firmware = ?13, device_capacity = ?14, device_transport = ?15, device_name = ?16,
+            state = ?17
          WHERE id = ?1",
         params![
             run,
@@ -50,7 +51,8 @@ pub(crate) fn write_identity(
             d.firmware,
             d.capacity.map(|c| c.min(i64::MAX as u64) as i64),
             d.transport,
-            d.name
+            d.name,
+            id.state
         ],
     )?;
     Ok(())
@@ -78,5 +80,31 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(RunId(run))
+    }
+
+    /// Replaces the document of run `id` (and its identity columns) with `doc`, in one
+    /// transaction: after a crash the run holds the old document or the new one, whole. This is
+    /// how a scan's checkpoints, and then its final document, update one run in place.
+    pub fn replace(&mut self, id: RunId, doc: &Document) -> Result<()> {
+        let identity = Identity::of(doc);
+        let json = serde_json::to_vec(doc).expect("records always serialize");
+        let (encoding, body) = encode(&json);
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let n = tx.execute(
+            "UPDATE run_documents SET encoding = ?2, json_bytes = ?3, body = ?4 WHERE run_id = ?1",
+            params![id.0, encoding, json.len() as i64, body],
+        )?;
+        if n == 0 {
+            return Err(crate::Error::NotFound(id.0));
+        }
+        tx.execute(
+            "UPDATE runs SET saved_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
+            [id.0],
+        )?;
+        write_identity(&tx, id.0, &identity)?;
+        tx.commit()?;
+        Ok(())
     }
 }

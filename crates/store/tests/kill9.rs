@@ -2,6 +2,8 @@
 //!
 //! The test runs itself as the child: with `DRIVESCOPE_KILL9_STORE` set, `child_saves_forever` saves runs in a
 //! loop and prints `saved ID SEQ` after each commit; the parent kills it with SIGKILL at varying moments.
+//! Likewise `child_replaces_forever` (with `DRIVESCOPE_KILL9_REPLACE`) replaces one run's document again and
+//! again, as a scan's checkpoints do: killed at any moment, the run holds one of the documents, whole.
 
 use drivescope_record::{Direction, Document};
 use drivescope_report::sample;
@@ -11,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const ENV: &str = "DRIVESCOPE_KILL9_STORE";
+const ENV_REPLACE: &str = "DRIVESCOPE_KILL9_REPLACE";
 
 /// Run `seq` of the child: a scan record whose host names its sequence number.
 fn doc(seq: u64) -> Document {
@@ -114,6 +117,87 @@ fn kill_9_during_save_keeps_every_earlier_run() {
             .iter()
             .map(|i| (i.id.0, seq_of(&store.get(i.id).unwrap())))
             .collect();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn child_replaces_forever() {
+    let Some(path) = std::env::var_os(ENV_REPLACE) else {
+        return;
+    };
+    let mut store = Store::open(path).unwrap();
+    let run = match store.list(&ListFilter::default()).unwrap().first() {
+        Some(r) => r.id,
+        None => store.save(&doc(0)).unwrap(),
+    };
+    let start = seq_of(&store.get(run).unwrap()) + 1;
+    for seq in start.. {
+        println!("begin {seq}");
+        store.replace(run, &doc(seq)).unwrap();
+        println!("replaced {seq}");
+    }
+}
+
+#[test]
+fn kill_9_during_replace_keeps_one_whole_document() {
+    let dir = std::env::temp_dir().join(format!("drivescope-kill9r-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("runs.sqlite");
+    for round in 0..8u64 {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_replaces_forever",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(ENV_REPLACE, &path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        // Let it replace twice, then kill it inside the next replace: right after it begins, later in
+        // each round. `confirmed` is the last replace it reported done.
+        // The kill lands at a point spread over the length of the quickest replace timed here.
+        let (mut done, mut confirmed) = (0, 0);
+        let mut began = std::time::Instant::now();
+        let mut took = Duration::MAX;
+        loop {
+            let line = lines.next().expect("child alive").unwrap();
+            if let Some(seq) = line.strip_prefix("replaced ") {
+                confirmed = seq.parse().unwrap();
+                took = took.min(began.elapsed());
+                done += 1;
+            } else if line.starts_with("begin ") {
+                if done >= 3 {
+                    break;
+                }
+                began = std::time::Instant::now();
+            }
+        }
+        std::thread::sleep(took * round as u32 / 8);
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+
+        let store = Store::open(&path).expect("store opens after kill -9");
+        let listed = store.list(&ListFilter::default()).unwrap();
+        assert_eq!(listed.len(), 1, "replacing adds no run");
+        let d = store.get(listed[0].id).expect("the run is kept");
+        let seq = seq_of(&d);
+        assert!(
+            seq == confirmed || seq == confirmed + 1,
+            "run holds document {seq}, the last confirmed was {confirmed}"
+        );
+        assert!(
+            d.to_value() == doc(seq).to_value(),
+            "document {seq} is whole"
+        );
+        assert_eq!(
+            listed[0].host.as_deref(),
+            Some(format!("seq-{seq}").as_str())
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

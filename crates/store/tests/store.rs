@@ -1,6 +1,6 @@
 //! The store end to end: round trip, filters, upgrade of an older store, size of a stored scan.
 
-use drivescope_record::{Direction, Document};
+use drivescope_record::{Checkpoint, Direction, Document, RunState};
 use drivescope_report::sample;
 use drivescope_store::{migrations::MIGRATIONS, ListFilter, RunId, Store, SCHEMA_VERSION};
 use serde_json::json;
@@ -46,6 +46,57 @@ fn saves_and_returns_documents_unchanged() {
     assert_eq!(info.device_name.as_deref(), Some("sdx"));
     assert_eq!(info.tool_version.as_deref(), Some("0.1.0"));
     assert!(store.get(RunId(999)).is_err());
+    let states: Vec<Option<RunState>> = ids.iter().map(|i| store.info(*i).unwrap().state).collect();
+    let f = Some(RunState::Finished);
+    assert_eq!(states, vec![f, f, f, f, f, None]);
+}
+
+#[test]
+fn a_checkpointed_scan_is_one_run_updated_in_place() {
+    let mut store = Store::open(tmp("replace")).unwrap();
+    let before = store.save(&sample::bench(1).into()).unwrap();
+    // Checkpoints: the scan so far, interrupted, naming the process that runs it.
+    let mut snap = sample::scan(2, 1 << 30, 100, 3, 1, Direction::Read);
+    snap.interrupted = true;
+    snap.covered = 1 << 29;
+    snap.checkpoint = Some(Checkpoint {
+        pid: 4242,
+        process_start: 777,
+        boot_id: "b".into(),
+        every_ns: 60_000_000_000,
+    });
+    let id = store.save(&snap.clone().into()).unwrap();
+    assert_eq!(store.info(id).unwrap().state, Some(RunState::Checkpoint));
+    snap.covered = 3 << 28;
+    snap.header.ended_at = "2026-11-23T11:00:00Z".into();
+    store.replace(id, &snap.clone().into()).unwrap();
+    let doc = Document::from(snap.clone()).to_value();
+    assert!(store.get_json(id).unwrap() == doc);
+    assert_eq!(
+        store.info(id).unwrap().ended_at.as_deref(),
+        Some("2026-11-23T11:00:00Z")
+    );
+    // The scan ends: its own document replaces the last checkpoint.
+    let mut done = sample::scan(2, 1 << 30, 100, 3, 1, Direction::Read);
+    done.header.host = "after".into();
+    store.replace(id, &done.clone().into()).unwrap();
+    let listed = store.list(&ListFilter::default()).unwrap();
+    assert_eq!(listed.len(), 2, "one run for the scan, not one per save");
+    let info = store.info(id).unwrap();
+    assert_eq!(info.state, Some(RunState::Finished));
+    assert_eq!(info.host.as_deref(), Some("after"));
+    assert!(store.get_json(id).unwrap() == Document::from(done).to_value());
+    // Interrupted and device-lost runs say so.
+    snap.checkpoint = None;
+    store.replace(id, &snap.clone().into()).unwrap();
+    assert_eq!(store.info(id).unwrap().state, Some(RunState::Interrupted));
+    snap.device_lost = Some("gone".into());
+    store.replace(id, &snap.clone().into()).unwrap();
+    assert_eq!(store.info(id).unwrap().state, Some(RunState::DeviceLost));
+    // The other run is untouched, and a run that is not there cannot be replaced.
+    assert!(store.get_json(before).unwrap() == Document::from(sample::bench(1)).to_value());
+    assert!(store.replace(RunId(999), &snap.into()).is_err());
+    assert_eq!(store.list(&ListFilter::default()).unwrap().len(), 2);
 }
 
 #[test]
@@ -140,6 +191,7 @@ fn opening_a_version_1_store_upgrades_it() {
     assert_eq!(listed[0].device_serial.as_deref(), Some("SAMPLE-0007"));
     assert_eq!(listed[0].device_model.as_deref(), Some("ACME HD4007"));
     assert_eq!(listed[0].device_name.as_deref(), Some("sdx"));
+    assert_eq!(listed[0].state, Some(drivescope_record::RunState::Finished));
     let new = store
         .save(&Document::from_value(doc.clone()).unwrap())
         .unwrap();
