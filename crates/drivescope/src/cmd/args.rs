@@ -84,6 +84,32 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     units::parse_duration(s).map_err(|e| e.to_string())
 }
 
+/// An interval that can be switched off (`--checkpoint`): `None` for `off` or `0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Every(pub Option<Duration>);
+
+/// The shortest checkpoint interval: a checkpoint holds the scan's queue empty for a moment.
+pub const CHECKPOINT_MIN: Duration = Duration::from_millis(100);
+
+/// Parse a checkpoint interval (`60s`, `5m`, `500ms`), or `off` / `0` for none.
+pub fn parse_checkpoint(s: &str) -> Result<Every, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("off") || t == "0" {
+        return Ok(Every(None));
+    }
+    let d = parse_duration(t)?;
+    if d.is_zero() {
+        return Ok(Every(None));
+    }
+    if d < CHECKPOINT_MIN {
+        return Err(format!(
+            "'{s}' is shorter than {} ms, the shortest checkpoint interval (or `off` for none)",
+            CHECKPOINT_MIN.as_millis()
+        ));
+    }
+    Ok(Every(Some(d)))
+}
+
 /// Parse a percentage 0..=100.
 pub fn parse_pct(s: &str) -> Result<u8, String> {
     match s.trim().trim_end_matches('%').parse::<u8>() {

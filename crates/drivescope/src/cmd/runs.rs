@@ -39,12 +39,14 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         limit: Some(a.limit),
     };
     let runs = store.list(&filter)?;
+    let states: Vec<Option<&str>> = runs.iter().map(|r| state(&store, r)).collect();
     if a.json {
         let list: Vec<serde_json::Value> = runs
             .iter()
-            .map(|r| {
+            .zip(&states)
+            .map(|(r, state)| {
                 serde_json::json!({
-                    "id": r.id.0, "kind": r.kind, "started_at": r.started_at, "ended_at": r.ended_at,
+                    "id": r.id.0, "kind": r.kind, "state": state, "started_at": r.started_at, "ended_at": r.ended_at,
                     "host": r.host, "tool_version": r.tool_version, "target": r.target_path,
                     "device": {"model": r.device_model, "serial": r.device_serial, "firmware": r.device_firmware,
                                "capacity": r.device_capacity, "transport": r.device_transport, "name": r.device_name},
@@ -60,9 +62,11 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
     }
     let list: Vec<ListedRun> = runs
         .iter()
-        .map(|r| ListedRun {
+        .zip(&states)
+        .map(|(r, state)| ListedRun {
             id: r.id.0,
             kind: r.kind.clone(),
+            state: state.map(|s| s.replace('_', " ")),
             started_at: r.started_at.clone(),
             device: r.device(),
             target: r.target_path.clone(),
@@ -71,4 +75,23 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         .collect();
     print!("{}", text::runs(&list));
     Ok(ExitCode::SUCCESS)
+}
+
+/// How a run ended, as `runs` shows it: a checkpoint is a scan that is `running`, or, when its
+/// process has gone (killed, crashed, the machine went down), `interrupted`.
+fn state(store: &drivescope_store::Store, r: &drivescope_store::RunInfo) -> Option<&'static str> {
+    use drivescope_record::{Document, RunState};
+    Some(match r.state? {
+        RunState::Checkpoint => match store.get(r.id) {
+            Ok(Document::Scan(s))
+                if s.checkpoint
+                    .as_ref()
+                    .is_some_and(drivescope_core::scan::checkpoint::still_running) =>
+            {
+                "running"
+            }
+            _ => RunState::Interrupted.as_str(),
+        },
+        s => s.as_str(),
+    })
 }

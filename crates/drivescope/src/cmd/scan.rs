@@ -1,6 +1,8 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
-use super::args::{parse_duration, parse_size, parse_size_or_percent, EngineArg, ReapArg};
+use super::args::{
+    parse_checkpoint, parse_duration, parse_size, parse_size_or_percent, EngineArg, Every, ReapArg,
+};
 use crate::progress;
 use anyhow::Context;
 use clap::Args;
@@ -73,9 +75,15 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub destructive: super::destructive::DestructiveOpts,
     /// Continue the interrupted scan RUN (a stored run number, or `last`) from where it
-    /// stopped, with its parameters; saved as a new run that names RUN.
+    /// stopped, with its parameters; saved as a new run that names RUN. A scan that was killed
+    /// (or crashed, or the machine went down) continues from its last checkpoint.
     #[arg(long, value_name = "RUN", conflicts_with_all = ["quick", "verify", "offset", "length", "block_size", "queue_depth", "points", "reap"])]
     pub resume: Option<String>,
+    /// Save the full scan's progress in the results store this often (60s, 5m; `off` for
+    /// never), as a run that `runs` shows as interrupted until the scan ends and replaces it
+    /// with its result: after a kill, a crash or a power cut, `--resume` continues from there.
+    #[arg(long, value_name = "INTERVAL", default_value = "60s", value_parser = parse_checkpoint)]
+    pub checkpoint: Every,
     /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
     #[arg(long)]
     pub json: bool,
@@ -129,8 +137,12 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     if let Some((id, p)) = &prior {
         check_same_device(p, &device, *id)?;
         if let Some(state) = &p.resume {
+            let from = match &p.checkpoint {
+                Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
+                None => String::new(),
+            };
             eprintln!(
-                "drivescope: resuming run {id} at {} of {}",
+                "drivescope: resuming run {id} at {} of {}{from}",
                 units::format_size(state.next_offset - p.offset),
                 units::format_size(p.length)
             );
@@ -158,14 +170,27 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let sink = failed_list.clone().map(|list| -> scan::FailedSink {
         Box::new(move |e| list.lock().expect("failed list").row(e))
     });
+    let checkpoints = match (args.checkpoint.0, args.store.path()) {
+        (Some(every), Ok(Some(path))) if cfg.quick.is_none() && cfg.verify.is_none() => {
+            let stamp = super::checkpoints::Stamp {
+                device: device.clone(),
+                resumed_from: prior.as_ref().map(|(id, _)| *id),
+            };
+            Some(super::checkpoints::start(path, every, stamp))
+        }
+        _ => None,
+    };
+    let (writer, checkpoints) = checkpoints.unzip();
     let display = (!args.quiet).then(|| progress::start(prog.clone(), total));
     let result = match &prior {
-        Some((_, p)) => scan::resume(&target, p, prog, &stop, sink),
-        None => scan::run(&target, &cfg, prog, &stop, sink),
+        Some((_, p)) => scan::resume(&target, p, prog, &stop, sink, checkpoints),
+        None => scan::run(&target, &cfg, prog, &stop, sink, checkpoints),
     };
     if let Some(d) = display {
         d.finish();
     }
+    // The last checkpoint is written before the result replaces it.
+    let checkpointed = writer.and_then(|w| w.finish());
     let mut rec = result?;
     if let (Some(list), Some(path)) = (failed_list, &args.failed_list) {
         let list = Arc::into_inner(list)
@@ -211,7 +236,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    if let Some(id) = args.store.save(&run.doc) {
+    if let Some(id) = args.store.save_over(&run.doc, checkpointed) {
         if rec.interrupted && rec.resume.is_some() {
             eprintln!("drivescope: continue it with `drivescope scan --resume {id}`")
         }
@@ -257,6 +282,17 @@ fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::Scan
         anyhow::bail!("run {} is not a scan; only scans can be resumed", id.0);
     };
     let rec = *rec;
+    if let Some(c) = rec
+        .checkpoint
+        .as_ref()
+        .filter(|c| scan::checkpoint::still_running(c))
+    {
+        anyhow::bail!(
+            "run {} is still running (process {}); continue it once that process has ended",
+            id.0,
+            c.pid
+        );
+    }
     if !rec.interrupted || rec.resume.is_none() {
         anyhow::bail!(
             "run {} {}; nothing to resume",

@@ -38,21 +38,41 @@ impl StoreOpts {
     /// or why the run was not saved and where. A store that cannot be written never fails the
     /// command: the run's results are already out.
     pub fn save(&self, doc: &drivescope_record::Document) -> Option<i64> {
+        self.save_over(doc, None)
+    }
+
+    /// Where runs are saved (None with `--no-store`, or when there is no data directory: then
+    /// the line that says why).
+    pub fn path(&self) -> Result<Option<PathBuf>, String> {
         if self.no_store {
-            return None;
+            return Ok(None);
         }
-        let path = match &self.store {
-            Some(p) => p.clone(),
-            None => match Store::default_path() {
-                Ok(p) => p,
-                Err(e) => {
-                    let why = e.fault(std::path::Path::new(""));
-                    eprintln!("drivescope: the run was not saved: {why}");
-                    return None;
-                }
-            },
+        match &self.store {
+            Some(p) => Ok(Some(p.clone())),
+            None => Store::default_path()
+                .map(Some)
+                .map_err(|e| e.fault(std::path::Path::new("")).to_string()),
+        }
+    }
+
+    /// As [`StoreOpts::save`], in place of run `over` when given (a scan's checkpoints); a
+    /// new run when that one is gone.
+    pub fn save_over(&self, doc: &drivescope_record::Document, over: Option<RunId>) -> Option<i64> {
+        let path = match self.path() {
+            Ok(Some(p)) => p,
+            Ok(None) => return None,
+            Err(why) => {
+                eprintln!("drivescope: the run was not saved: {why}");
+                return None;
+            }
         };
-        let saved = Store::open(&path).and_then(|mut store| store.save(doc));
+        let saved = Store::open(&path).and_then(|mut store| match over {
+            Some(id) => match store.replace(id, doc) {
+                Err(drivescope_store::Error::NotFound(_)) => store.save(doc),
+                r => r.map(|()| id),
+            },
+            None => store.save(doc),
+        });
         match saved {
             Ok(id) => {
                 eprintln!("drivescope: saved as run {id} in {}", path.display());
