@@ -1,0 +1,336 @@
+//! A scan killed with SIGKILL at a random moment after its first checkpoint, then continued with
+//! `scan --resume last`, ends with the coverage and totals of one uninterrupted scan: on a
+//! regular file and on a lab disk (FUSE + loop) with bad sectors, read at queue depth 4.
+//! Needs root (the lab disk); fails loudly without it.
+
+mod common;
+use common::*;
+use drivescope_lab::{check_environment, LabDevice, Model};
+use drivescope_record::RunState;
+use drivescope_store::{ListFilter, Store};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A results store of this test alone, removed on drop.
+struct TempStore(PathBuf);
+
+impl TempStore {
+    fn new(name: &str) -> TempStore {
+        let dir =
+            std::env::temp_dir().join(format!("drivescope-kill9-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempStore(dir.join("runs.sqlite"))
+    }
+
+    fn arg(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+
+    fn open(&self) -> Store {
+        Store::open(&self.0).expect("open the test store")
+    }
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "drivescope failed ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A pseudo-random fraction in [0, 1), printed so that a failure can be replayed.
+fn random_fraction() -> f64 {
+    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos() as u64
+        });
+    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as f64 / u64::MAX as f64
+}
+
+fn curve_geometry(d: &Value) -> Vec<(u64, u64)> {
+    d["curve"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (u(&p["offset"]), u(&p["length"])))
+        .collect()
+}
+
+fn bands(d: &Value) -> Vec<u64> {
+    d["bands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| u(&b["count"]))
+        .collect()
+}
+
+fn sum(d: &Value, list: &str, field: &str) -> u64 {
+    d[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| u(&p[field]))
+        .sum()
+}
+
+/// The runs of the store: (number, state, document), oldest first.
+fn runs(store: &Store) -> Vec<(i64, Option<RunState>, Value)> {
+    let mut l: Vec<_> = store
+        .list(&ListFilter::default())
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
+        .collect();
+    l.sort_by_key(|r| r.0);
+    l
+}
+
+/// Scan `target` with `args` once through, then again killed at a random moment after its
+/// first checkpoint, then `--resume last`; checks the continuation against the whole scan and
+/// returns both.
+fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Value) {
+    // The whole scan checkpoints too: its result replaces its checkpoints, one run.
+    let whole = drivescope_cmd()
+        .args(["scan", target, "--json", "--quiet", "--checkpoint", "100ms"])
+        .args(["--store", store.arg()])
+        .args(args)
+        .output()
+        .unwrap();
+    let whole = json_of(&whole);
+    check_scan_invariants(&whole);
+    let whole_s = u(&whole["duration_ns"]) as f64 / 1e9;
+    assert!(whole_s > 0.5, "the scan must last several checkpoints");
+    let listed = runs(&store.open());
+    assert_eq!(listed.len(), 1, "one run, not one per checkpoint");
+    assert_eq!(listed[0].1, Some(RunState::Finished));
+    assert!(listed[0].2 == whole);
+
+    let t0 = Instant::now();
+    let mut child = drivescope_cmd()
+        .args(["scan", target, "--json", "--quiet", "--checkpoint", "100ms"])
+        .args(["--store", store.arg()])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first checkpoint: a second run, in the checkpoint state.
+    let first = loop {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the scan ended before its first checkpoint was seen"
+        );
+        if runs(&store.open())
+            .iter()
+            .any(|r| r.1 == Some(RunState::Checkpoint))
+        {
+            break t0.elapsed().as_secs_f64();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // Then kill it at a random moment of what is left of the scan (most of it).
+    let left = (0.8 * whole_s - first).max(0.0);
+    let wait = random_fraction() * left;
+    eprintln!("first checkpoint after {first:.3} s; killing {wait:.3} s later (whole scan {whole_s:.3} s)");
+    std::thread::sleep(Duration::from_secs_f64(wait));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let store_now = store.open();
+    let listed = runs(&store_now);
+    assert_eq!(listed.len(), 2, "the killed scan is one run");
+    let (killed_id, state, killed) = listed[1].clone();
+    assert_eq!(state, Some(RunState::Checkpoint));
+    assert_eq!(killed["interrupted"], true);
+    assert_eq!(u(&killed["checkpoint"]["pid"]), child.id() as u64);
+    let covered = u(&killed["covered"]);
+    let length = u(&whole["length"]);
+    assert!(covered > 0 && covered < length, "covered {covered}");
+    // A checkpoint holds every command before its resume point, and none after.
+    let bs = u(&whole["block_size"]);
+    assert_eq!(u(&killed["commands"]), covered / bs);
+    assert_eq!(
+        u(&killed["resume"]["next_offset"]),
+        u(&killed["offset"]) + covered
+    );
+    // `runs` says so.
+    let out = drivescope_cmd()
+        .args(["runs", "--json", "--store", store.arg()])
+        .output()
+        .unwrap();
+    let listed = json_of(&out);
+    let row = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == killed_id)
+        .unwrap();
+    assert_eq!(row["state"], "interrupted", "{listed}");
+    let out = drivescope_cmd()
+        .args(["runs", "--store", store.arg()])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    let line = table
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{killed_id} ")))
+        .unwrap();
+    assert!(line.contains("interrupted"), "{table}");
+
+    let out = drivescope_cmd()
+        .args(["scan", "--resume", "last", "--json", "--quiet"])
+        .args(["--store", store.arg()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let resumed = json_of(&out);
+    assert!(
+        stderr.contains(&format!("resuming run {killed_id} at")) && stderr.contains("checkpoint"),
+        "{stderr}"
+    );
+    check_scan_invariants(&resumed);
+    assert_eq!(u(&resumed["resumed_from"]), killed_id as u64);
+    assert!(resumed.get("checkpoint").is_none());
+    assert_eq!(resumed["started_at"], killed["started_at"]);
+    assert!(u(&resumed["duration_ns"]) > u(&killed["duration_ns"]));
+    for key in [
+        "bytes",
+        "commands",
+        "failed_commands",
+        "covered",
+        "length",
+        "offset",
+        "block_size",
+        "queue_depth",
+        "failed_total",
+        "failed_extents",
+    ] {
+        assert_eq!(resumed[key], whole[key], "{key}");
+    }
+    assert_eq!(curve_geometry(&resumed), curve_geometry(&whole));
+    assert_eq!(bands(&resumed).iter().sum::<u64>(), u(&whole["commands"]));
+    assert_eq!(bands(&resumed)[8], bands(&whole)[8], "failed band");
+    assert_eq!(sum(&resumed, "series", "bytes"), u(&whole["bytes"]));
+    assert_eq!(
+        sum(&resumed, "series", "commands"),
+        u(&whole["commands"]),
+        "the series counts every command once"
+    );
+    // The store: the whole scan, the killed one (still interrupted), and the continuation.
+    let listed = runs(&store.open());
+    let states: Vec<_> = listed.iter().map(|r| r.1).collect();
+    assert_eq!(
+        states,
+        vec![
+            Some(RunState::Finished),
+            Some(RunState::Checkpoint),
+            Some(RunState::Finished)
+        ]
+    );
+    assert!(listed[2].2 == resumed);
+    (whole, resumed)
+}
+
+#[test]
+fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
+    let _one = one_at_a_time();
+    // 256 MiB in 4 KiB commands: 65 536 commands, a second or two.
+    let file = PathBuf::from(format!(
+        "/dev/shm/drivescope-kill9-{}.img",
+        std::process::id()
+    ));
+    let st = Command::new("dd")
+        .args(["if=/dev/urandom", "bs=1M", "count=256", "status=none"])
+        .arg(format!("of={}", file.display()))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    struct Remove<'a>(&'a Path);
+    impl Drop for Remove<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(self.0);
+        }
+    }
+    let _rm = Remove(&file);
+    let store = TempStore::new("file");
+    let (whole, _) = kill_and_resume(
+        file.to_str().unwrap(),
+        &["--block-size", "4K", "--points", "300"],
+        &store,
+    );
+    assert_eq!(u(&whole["commands"]), 256 * MIB / 4096);
+    assert_eq!(u(&whole["failed_commands"]), 0);
+}
+
+#[test]
+fn kill_9_then_resume_last_on_a_lab_disk_with_bad_sectors_counts_every_command_once() {
+    let _one = one_at_a_time();
+    if let Err(e) = check_environment(true) {
+        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
+    }
+    // 48 MiB at 40 MB/s, about 1.3 s; 40 KiB of bad sectors across two commands, re-read one
+    // by one (80 reads of 2 ms).
+    let toml =
+        "name = \"kill9\"\nsize = \"48M\"\nzones = { rates_mb_s = [40] }\noverhead = \"5us\"\n\
+                bad = [{ offset = 25145344, length = 40960, latency = \"2ms\" }]\n";
+    let model = Model::from_toml_str(toml, "test").expect("model");
+    let dev = LabDevice::start_temp(&model, true).expect("start lab device");
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let store = TempStore::new("lab");
+    let (whole, _) = kill_and_resume(
+        &path,
+        &[
+            "--block-size",
+            "128K",
+            "--queue-depth",
+            "4",
+            "--points",
+            "37",
+        ],
+        &store,
+    );
+    assert_eq!(u(&whole["failed_commands"]), 2);
+    assert_eq!(u(&whole["failed_total"]), 80);
+    let extents = whole["failed_extents"].as_array().unwrap();
+    assert_eq!(extents.len(), 1, "{extents:?}");
+    assert_eq!(u(&extents[0]["offset"]), 25145344);
+    assert_eq!(u(&extents[0]["length"]), 40960);
+}
