@@ -34,7 +34,7 @@ pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
 pub use kind::Kind;
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
-pub use scan::{Checkpoint, Event, RateSummary, Region, ResumeState, ScanRecord};
+pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use state::RunState;
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 

@@ -123,6 +123,23 @@ pub struct ScanRecord {
     /// still running or was killed; `interrupted` and `resume` say where it got to.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub checkpoint: Option<Checkpoint>,
+    /// What checkpointing cost this run (a resumed run: its continuation), when it was on.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub checkpoints: Option<CheckpointCost>,
+}
+
+/// What a scan's checkpoints cost it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointCost {
+    /// The interval between checkpoints, ns.
+    pub every_ns: u64,
+    /// Checkpoints taken.
+    pub count: u64,
+    /// Time the scan issued nothing because of them (waiting for the commands in flight and
+    /// the sector re-reads owed, then building the document), ns.
+    pub held_ns: u64,
+    /// CPU time of the thread that wrote them to the store, ns.
+    pub writer_cpu_ns: u64,
 }
 
 /// Who saved a checkpoint: enough to tell a scan that is still running from one that was

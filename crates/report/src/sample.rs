@@ -160,6 +160,7 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
         device_lost: None,
         resumed_from: None,
         checkpoint: None,
+        checkpoints: None,
         resume: None,
         verify: None,
     }

@@ -11,9 +11,9 @@
 //! accumulators on the scan's thread. Writing it is the callback's business (off the scan's
 //! thread: it must not block).
 
-use super::record::{Checkpoint, ScanRecord};
+use super::record::{Checkpoint, CheckpointCost, ScanRecord};
 use super::sequential::SequentialScan;
-use crate::engine::{Completion, Job, Next};
+use crate::engine::{Completion, Job, Next, Now};
 
 /// Where a running scan's snapshots go, and how often.
 pub struct Checkpoints {
@@ -33,21 +33,40 @@ impl std::fmt::Debug for Checkpoints {
 }
 
 /// The sequential scan, with `snapshot` called every `every_ns` at a settled moment.
-pub(super) struct Checkpointed<F> {
+pub(super) struct Checkpointed<'c, F, C> {
     pub scan: SequentialScan,
     every_ns: u64,
     due_ns: u64,
+    clock: &'c C,
     snapshot: F,
+    count: u64,
+    held_ns: u64,
+    /// Since when a new main command has waited for the snapshot to be taken.
+    held_since: Option<u64>,
 }
 
-impl<F: FnMut(&SequentialScan, u64)> Checkpointed<F> {
-    pub fn new(scan: SequentialScan, every_ns: u64, snapshot: F) -> Self {
+impl<'c, F: FnMut(&SequentialScan, u64), C: Now> Checkpointed<'c, F, C> {
+    pub fn new(scan: SequentialScan, every_ns: u64, clock: &'c C, snapshot: F) -> Self {
         let every_ns = every_ns.max(1);
         Checkpointed {
             scan,
             every_ns,
             due_ns: every_ns,
+            clock,
             snapshot,
+            count: 0,
+            held_ns: 0,
+            held_since: None,
+        }
+    }
+
+    /// What the snapshots cost the scan so far (the writer's CPU is the caller's to add).
+    pub fn cost(&self) -> CheckpointCost {
+        CheckpointCost {
+            every_ns: self.every_ns,
+            count: self.count,
+            held_ns: self.held_ns,
+            writer_cpu_ns: 0,
         }
     }
 
@@ -64,21 +83,30 @@ impl<F: FnMut(&SequentialScan, u64)> Checkpointed<F> {
             return None;
         }
         if in_flight == 0 && scan.acc.retries.is_idle() {
+            let since = self.held_since.take().unwrap_or(now_ns);
             if scan.next_offset() > scan.params.start {
                 (self.snapshot)(scan, now_ns);
+                self.count += 1;
             }
-            self.due_ns = now_ns.saturating_add(self.every_ns);
+            let resumed = self.clock.now_ns();
+            self.held_ns += resumed.saturating_sub(since);
+            self.due_ns = resumed.saturating_add(self.every_ns);
             return None;
         }
-        // Sector re-reads still go out; new main commands wait.
+        // Sector re-reads still go out (as they would without a snapshot to take); the time
+        // a new main command waits is what the snapshot costs.
         if let Some(c) = scan.acc.retries.next() {
             return Some(Next::Issue(c));
         }
-        (in_flight > 0).then_some(Next::Wait)
+        if in_flight == 0 {
+            return None;
+        }
+        self.held_since.get_or_insert(now_ns);
+        Some(Next::Wait)
     }
 }
 
-impl<F: FnMut(&SequentialScan, u64)> Job for Checkpointed<F> {
+impl<F: FnMut(&SequentialScan, u64), C: Now> Job for Checkpointed<'_, F, C> {
     #[inline]
     fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
         if now_ns >= self.due_ns {
@@ -92,6 +120,31 @@ impl<F: FnMut(&SequentialScan, u64)> Job for Checkpointed<F> {
     #[inline]
     fn complete(&mut self, c: &Completion) {
         self.scan.complete(c)
+    }
+}
+
+/// Lower the calling thread's scheduling priority (nice 10): a thread that writes checkpoints
+/// yields the CPU to the scan and the kernel's I/O workers.
+pub fn background_thread() {
+    // SAFETY: plain system calls on the calling thread; a failure leaves the priority as it was.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+    }
+}
+
+/// CPU time the calling thread has used, ns.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid timespec to write.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    } else {
+        0
     }
 }
 

@@ -169,6 +169,12 @@ fn every_snapshot_holds_what_came_before_it_and_resumes_to_the_whole_scan() {
         let every = 500_000;
         let (rec, snaps) = checkpointed(&cfg, None, every);
         assert_same_coverage(&rec, &whole, &format!("QD{qd} with checkpoints"));
+        assert!(whole.checkpoints.is_none());
+        let cost = rec.checkpoints.clone().expect("what checkpointing cost");
+        assert_eq!((cost.every_ns, cost.count), (every, snaps.len() as u64));
+        // Held while the queue drains (virtual time stands still while a snapshot is built).
+        assert!(cost.held_ns < rec.duration_ns);
+        assert_eq!(cost.held_ns > 0, qd > 1, "QD{qd}: held {} ns", cost.held_ns);
         assert!(snaps.len() >= 8, "QD{qd}: {} snapshots", snaps.len());
         for w in snaps.windows(2) {
             assert!(w[1].duration_ns >= w[0].duration_ns + every);

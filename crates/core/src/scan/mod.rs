@@ -18,7 +18,7 @@ pub use accum::{Event, FailedSink, Progress, LIST_CAP};
 pub use checkpoint::Checkpoints;
 pub use drivescope_record::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use quick::{QuickParams, QuickScan, Region};
-pub use record::{Checkpoint, RateSummary, ResumeState, ScanRecord, ToolInfo};
+pub use record::{Checkpoint, CheckpointCost, RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
 
 use crate::engine::{self, Engine, EngineConfig, EngineError, EngineKind, Live, Now, Reap};
@@ -374,6 +374,7 @@ fn run_hooked<E: Engine>(
             }
             job.acc.sink = hooks.sink;
             let pattern = cfg.verify.map(|seed| verify::Pattern { seed, unit: lbs });
+            let mut cost = None;
             let job = match (pattern, hooks.checkpoints) {
                 (Some(pattern), _) => {
                     // A verified write scan cannot be resumed: no checkpoints.
@@ -387,8 +388,9 @@ fn run_hooked<E: Engine>(
                         rec.interrupted = true;
                         save(rec);
                     };
-                    let mut run = checkpoint::Checkpointed::new(job, every_ns, snapshot);
+                    let mut run = checkpoint::Checkpointed::new(job, every_ns, &clock, snapshot);
                     dev.run(&engine_cfg, 0, &clock, stop, &mut run)?;
+                    cost = Some(run.cost());
                     run.scan
                 }
                 (None, None) => {
@@ -398,6 +400,7 @@ fn run_hooked<E: Engine>(
                 }
             };
             let mut rec = sequential_record(&job, clock.now_ns(), prior, &ctx);
+            rec.checkpoints = cost;
             let complete = rec.covered == plan.length && rec.device_lost.is_none();
             if let (Some(pattern), true) = (pattern, complete) {
                 let t0 = clock.now_ns();
@@ -611,6 +614,7 @@ fn finish(
         device_lost: None,
         resumed_from: None,
         checkpoint: None,
+        checkpoints: None,
         resume: None,
         verify: None,
     }

@@ -1,6 +1,8 @@
 //! The scan and quick-scan records live in drivescope-record; named here too for the scan jobs.
 
-pub use drivescope_record::{Checkpoint, RateSummary, ResumeState, ScanRecord, ToolInfo};
+pub use drivescope_record::{
+    Checkpoint, CheckpointCost, RateSummary, ResumeState, ScanRecord, ToolInfo,
+};
 
 #[cfg(test)]
 mod tests {

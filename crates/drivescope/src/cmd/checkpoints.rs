@@ -1,5 +1,6 @@
 //! `scan --checkpoint`: a running scan's snapshots saved in the results store as one run,
-//! updated in place, by a thread of their own so the scan never waits for the store.
+//! updated in place, by a thread of their own (at a lower priority) so the scan never waits
+//! for the store.
 
 use drivescope_core::scan::{checkpoint, Checkpoints, ScanRecord};
 use drivescope_probe::Identity;
@@ -12,7 +13,15 @@ use std::time::Duration;
 
 /// The thread that saves the snapshots.
 pub struct Writer {
-    thread: JoinHandle<Option<RunId>>,
+    thread: JoinHandle<Written>,
+}
+
+/// What the writer did: the run the snapshots went to (if any was saved), and the CPU time
+/// it took.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub run: Option<RunId>,
+    pub cpu_ns: u64,
 }
 
 /// What every snapshot carries besides the scan's own numbers.
@@ -42,9 +51,9 @@ pub fn start(path: PathBuf, every: Duration, stamp: Stamp) -> (Writer, Checkpoin
 
 impl Writer {
     /// Wait for the last snapshot to be written (the scan has ended and dropped its
-    /// [`Checkpoints`]); the run the snapshots went to, if any was saved.
-    pub fn finish(self) -> Option<RunId> {
-        self.thread.join().unwrap_or(None)
+    /// [`Checkpoints`]).
+    pub fn finish(self) -> Written {
+        self.thread.join().unwrap_or_default()
     }
 }
 
@@ -53,7 +62,8 @@ fn write_all(
     every_ns: u64,
     stamp: &Stamp,
     rx: mpsc::Receiver<ScanRecord>,
-) -> Option<RunId> {
+) -> Written {
+    checkpoint::background_thread();
     let me = checkpoint::this_process(every_ns);
     let mut store: Option<Store> = None;
     let mut run: Option<RunId> = None;
@@ -86,5 +96,8 @@ fn write_all(
             }
         }
     }
-    run
+    Written {
+        run,
+        cpu_ns: checkpoint::thread_cpu_ns(),
+    }
 }

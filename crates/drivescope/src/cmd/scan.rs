@@ -190,8 +190,11 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         d.finish();
     }
     // The last checkpoint is written before the result replaces it.
-    let checkpointed = writer.and_then(|w| w.finish());
+    let written = writer.map(|w| w.finish()).unwrap_or_default();
     let mut rec = result?;
+    if let Some(c) = rec.checkpoints.as_mut() {
+        c.writer_cpu_ns = written.cpu_ns;
+    }
     if let (Some(list), Some(path)) = (failed_list, &args.failed_list) {
         let list = Arc::into_inner(list)
             .expect("the scan has ended")
@@ -236,7 +239,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    if let Some(id) = args.store.save_over(&run.doc, checkpointed) {
+    if let Some(id) = args.store.save_over(&run.doc, written.run) {
         if rec.interrupted && rec.resume.is_some() {
             eprintln!("drivescope: continue it with `drivescope scan --resume {id}`")
         }
