@@ -10,12 +10,21 @@ use rusqlite::params;
 /// are deflated, which keeps a run with a long time series or full slow/failed lists small.
 const COMPRESS_FROM: usize = 16 * 1024;
 
+/// Deflate level of a document: the fastest for a scan's checkpoint (saved again and again while the
+/// scan runs, then replaced by its result), a smaller body for everything else.
+fn level(doc: &Document) -> u8 {
+    match doc.state() {
+        Some(drivescope_record::RunState::Checkpoint) => 1,
+        _ => 6,
+    }
+}
+
 /// The stored form of a document: its encoding name and body.
-pub(crate) fn encode(json: &[u8]) -> (&'static str, Vec<u8>) {
+pub(crate) fn encode(json: &[u8], level: u8) -> (&'static str, Vec<u8>) {
     if json.len() >= COMPRESS_FROM {
         (
             "json+deflate",
-            miniz_oxide::deflate::compress_to_vec(json, 6),
+            miniz_oxide::deflate::compress_to_vec(json, level),
         )
     } else {
         ("json", json.to_vec())
@@ -64,7 +73,7 @@ impl Store {
     pub fn save(&mut self, doc: &Document) -> Result<RunId> {
         let id = Identity::of(doc);
         let json = serde_json::to_vec(doc).expect("records always serialize");
-        let (encoding, body) = encode(&json);
+        let (encoding, body) = encode(&json, level(doc));
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -88,7 +97,7 @@ impl Store {
     pub fn replace(&mut self, id: RunId, doc: &Document) -> Result<()> {
         let identity = Identity::of(doc);
         let json = serde_json::to_vec(doc).expect("records always serialize");
-        let (encoding, body) = encode(&json);
+        let (encoding, body) = encode(&json, level(doc));
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
