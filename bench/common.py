@@ -45,8 +45,12 @@ def timed(cmd):
     return bufs["out"].decode(), wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
+# Prepended to every drivescope command (e.g. ["chrt", "-f", "10"]).
+DS_PREFIX = []
+
+
 def ds(args):
-    out, wall, cpu, rss = timed([DS] + args + ["--json", "--quiet"])
+    out, wall, cpu, rss = timed(DS_PREFIX + [DS] + args + ["--json", "--quiet"])
     d = json.loads(out)
     return d, cpu, rss
 

@@ -123,13 +123,16 @@ impl<F: FnMut(&SequentialScan, u64), C: Now> Job for Checkpointed<'_, F, C> {
     }
 }
 
-/// Lower the calling thread's scheduling priority (nice 10): a thread that writes checkpoints
-/// yields the CPU to the scan and the kernel's I/O workers.
+/// Lower the calling thread's scheduling priority: the normal policy (also when the scan runs
+/// under a real-time one, `chrt`) at nice 10, so a thread that writes checkpoints yields the
+/// CPU to the scan and the kernel's I/O workers.
 pub fn background_thread() {
-    // SAFETY: plain system calls on the calling thread; a failure leaves the priority as it was.
+    // SAFETY: plain system calls on the calling thread (id 0 and its tid); a failure leaves
+    // the policy and priority as they were.
     unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+        let normal = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_OTHER, &normal);
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }
 }
 
