@@ -166,8 +166,23 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
         assert!(t0.elapsed() < Duration::from_secs(60));
         std::thread::sleep(Duration::from_millis(10));
     };
+    // A scan that is still running is not resumed.
+    let out = drivescope_cmd()
+        .args([
+            "scan",
+            "--resume",
+            "last",
+            "--quiet",
+            "--store",
+            store.arg(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("still running"), "{stderr}");
     // Then kill it at a random moment of what is left of the scan (most of it).
-    let left = (0.8 * whole_s - first).max(0.0);
+    let left = (0.8 * whole_s - t0.elapsed().as_secs_f64()).max(0.0);
     let wait = random_fraction() * left;
     eprintln!("first checkpoint after {first:.3} s; killing {wait:.3} s later (whole scan {whole_s:.3} s)");
     std::thread::sleep(Duration::from_secs_f64(wait));

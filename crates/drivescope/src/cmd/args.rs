@@ -148,6 +148,25 @@ mod tests {
     }
 
     #[test]
+    fn checkpoint_intervals() {
+        assert_eq!(
+            parse_checkpoint("60s"),
+            Ok(Every(Some(Duration::from_secs(60))))
+        );
+        assert_eq!(
+            parse_checkpoint("5m"),
+            Ok(Every(Some(Duration::from_secs(300))))
+        );
+        assert_eq!(parse_checkpoint("100ms"), Ok(Every(Some(CHECKPOINT_MIN))));
+        assert_eq!(parse_checkpoint("off"), Ok(Every(None)));
+        assert_eq!(parse_checkpoint("OFF"), Ok(Every(None)));
+        assert_eq!(parse_checkpoint("0"), Ok(Every(None)));
+        assert_eq!(parse_checkpoint("0s"), Ok(Every(None)));
+        assert!(parse_checkpoint("99ms").unwrap_err().contains("shortest"));
+        assert!(parse_checkpoint("often").is_err());
+    }
+
+    #[test]
     fn grids() {
         assert_eq!(parse_list("1, 2,4").unwrap().0, vec![1, 2, 4]);
         assert_eq!(parse_list("4096").unwrap().0, vec![4096]);

@@ -80,9 +80,11 @@ pub struct ScanArgs {
     #[arg(long, value_name = "RUN", conflicts_with_all = ["quick", "verify", "offset", "length", "block_size", "queue_depth", "points", "reap"])]
     pub resume: Option<String>,
     /// Save the full scan's progress in the results store this often (60s, 5m; `off` for
-    /// never), as a run that `runs` shows as interrupted until the scan ends and replaces it
-    /// with its result: after a kill, a crash or a power cut, `--resume` continues from there.
-    #[arg(long, value_name = "INTERVAL", default_value = "60s", value_parser = parse_checkpoint)]
+    /// never), as one run that the scan's result replaces when it ends: after a kill, a crash
+    /// or a power cut, `runs` shows it as interrupted and `--resume` continues from there.
+    /// Not with --quick, --verify or --no-store.
+    #[arg(long, value_name = "INTERVAL", default_value = "60s", value_parser = parse_checkpoint,
+          conflicts_with_all = ["quick", "verify", "no_store"])]
     pub checkpoint: Every,
     /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
     #[arg(long)]
