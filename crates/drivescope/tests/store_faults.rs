@@ -46,9 +46,11 @@ struct TmpfsMount(PathBuf);
 impl TmpfsMount {
     fn new(size: u64) -> TmpfsMount {
         require_root();
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
-            "drivescope-store-faults-{}-tmpfs",
-            std::process::id()
+            "drivescope-store-faults-{}-tmpfs-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir).unwrap();
         let st = Command::new("mount")
@@ -286,6 +288,52 @@ fn store_on_a_full_file_system() {
         assert!(t.iops > 0.0 && t.latency.count > 0, "{} measured", t.name);
     }
 
+    std::fs::remove_file(m.0.join("filler")).unwrap();
+    assert_eq!(runs_in(&store), 1, "nothing was written");
+}
+
+#[test]
+fn checkpoints_of_a_scan_on_a_full_file_system() {
+    let m = TmpfsMount::new(3 << 20);
+    let store = m.0.join("runs.sqlite");
+    store_with_one_run(&store);
+    fill(&m.0);
+    // A scan long enough for several checkpoints, none of which can be written.
+    let out = drivescope_cmd()
+        .args(["scan", "null:512G", "--json", "--quiet", "--points", "200"])
+        .args(["--checkpoint", "100ms", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    check_scan_invariants(&doc);
+    assert_eq!(doc["length"], 512u64 << 30);
+    let taken = doc["checkpoints"]["count"].as_u64().unwrap();
+    assert!(taken >= 2, "{taken} checkpoints");
+    // One line for the checkpoints (not one per checkpoint), one for the result.
+    let shown = std::path::absolute(&store).unwrap();
+    let messages: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("drivescope:"))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            format!(
+                "drivescope: a checkpoint was not saved in {}: {}; the scan goes on",
+                shown.display(),
+                Fault::Full
+            ),
+            format!(
+                "drivescope: the run was not saved in {}: {}",
+                shown.display(),
+                Fault::Full
+            )
+        ],
+        "stderr:\n{stderr}"
+    );
     std::fs::remove_file(m.0.join("filler")).unwrap();
     assert_eq!(runs_in(&store), 1, "nothing was written");
 }
