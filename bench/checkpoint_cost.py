@@ -15,9 +15,7 @@ machine's speed drifts from one run to the next.
 
 Both sides save their result in the same store (a temporary directory on the root file system,
 where a results store lives, so each checkpoint pays a real fsync); the rate is the scan's own
-(bytes / duration_ns, store time excluded). While a checkpointed scan runs, the store is read
-every 200 ms to count the checkpoints that reached it (read-only, and only on that side, so it
-counts against checkpointing).
+(bytes / duration_ns, store time excluded).
 
 Usage (root): bench/checkpoint_cost.py [--rounds N] [--size 1024] [--block-size 4K] [--qd 1]
                                        [--every 1s] [--rt]
@@ -25,9 +23,7 @@ Usage (root): bench/checkpoint_cost.py [--rounds N] [--size 1024] [--block-size 
 import argparse
 import os
 import shutil
-import sqlite3
 import tempfile
-import threading
 
 import common
 from common import build, ds, machine, median, tmpfs_loop
@@ -50,33 +46,6 @@ if args.rt:
 print(f"# checkpoint cost — {machine()}")
 
 
-class Watch:
-    """Counts the checkpoints of the newest run while a scan runs: each new `ended_at` of a
-    run in the checkpoint state."""
-
-    def __init__(self, store):
-        self.store, self.seen, self.stop = store, set(), threading.Event()
-        self.thread = threading.Thread(target=self.run)
-
-    def run(self):
-        while not self.stop.wait(0.2):
-            try:
-                db = sqlite3.connect(f"file:{self.store}?mode=ro", uri=True, timeout=0.1)
-                for (ended,) in db.execute("SELECT ended_at FROM runs WHERE state = 'checkpoint'"):
-                    self.seen.add(ended)
-                db.close()
-            except sqlite3.Error:
-                pass  # not created yet, or busy: the next look sees it
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-
-
 store_dir = tempfile.mkdtemp(prefix="drivescope-checkpoint-bench-", dir="/var/tmp")
 store = os.path.join(store_dir, "runs.sqlite")
 try:
@@ -85,12 +54,8 @@ try:
                 "--store", store]
 
         def run(every):
-            if every == "off":
-                d, cpu, _ = ds(base + ["--checkpoint", "off"])
-                return d, cpu, 0
-            with Watch(store) as w:
-                d, cpu, _ = ds(base + ["--checkpoint", every])
-            return d, cpu, len(w.seen)
+            d, _, _ = ds(base + ["--checkpoint", every])
+            return d
 
         run("off")  # warm-up: page cache, store creation
         # Each round: one scan with checkpoints (w) and two without (a, b), in an order that
@@ -104,7 +69,7 @@ try:
             got = {}
             for k in orders[i % 3]:
                 got[k] = run(args.every if k == "w" else "off")
-            (dw, _, n), (da, _, _), (db, _, _) = got["w"], got["a"], got["b"]
+            dw, da, db = got["w"], got["a"], got["b"]
             rw, ra, rb = (d["mb_per_s"]["mean"] for d in (dw, da, db))
             for d in (dw, da, db):
                 assert d["bytes"] == args.size << 20 and not d["interrupted"]
@@ -114,12 +79,13 @@ try:
                 tot[k][0] += d["bytes"]
                 tot[k][1] += d["duration_ns"]
             c = dw["checkpoints"]
+            assert c["count"] > 0 and c["writer_cpu_ns"] > 0, "checkpoints were taken and written"
             direct.append((c["held_ns"] + c["writer_cpu_ns"]) / dw["duration_ns"])
             held.append(c["held_ns"] / max(c["count"], 1))
             cpu.append(c["writer_cpu_ns"] / max(c["count"], 1))
             count.append(c["count"])
             print(f"round {i} ({''.join(orders[i % 3])}): --checkpoint {args.every} {rw:.1f} MB/s "
-                  f"({dw['duration_ns']/1e9:.2f} s, {c['count']} checkpoints, {n} seen in the store, "
+                  f"({dw['duration_ns']/1e9:.2f} s, {c['count']} checkpoints, "
                   f"held {c['held_ns']/1e3:.0f} µs, writer CPU {c['writer_cpu_ns']/1e6:.1f} ms)  "
                   f"off {ra:.1f} and {rb:.1f} MB/s  ratio {ratios[-1]:.4f}  control {controls[-1]:.4f}")
         pooled = (tot["w"][0] / tot["w"][1]) / (tot["off"][0] / tot["off"][1])
