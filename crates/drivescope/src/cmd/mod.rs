@@ -5,6 +5,7 @@ pub mod bench;
 pub mod compare;
 pub mod completions;
 pub mod destructive;
+pub mod diagnose;
 pub mod export;
 pub mod info;
 pub mod lab;
