@@ -15,7 +15,7 @@ pub fn media_curve(d: &DiagnoseRecord) -> Vec<PositionRate> {
     d.warm_up.as_ref().map(stream::curve).unwrap_or_default()
 }
 
-/// The top of a rate curve and the share of its positions within 3 % of it. The top is the median of the
+/// The top of a rate curve and the share of its positions within [`FLAT_WITHIN`] of it. The top is the median of the
 /// fastest [`FLAT_SHARE`] of the positions, so neither a few fast stretches (noise) nor a fast outer zone alone
 /// makes it.
 pub fn flat_top(curve: &[PositionRate]) -> Option<(f64, f64)> {
@@ -28,11 +28,14 @@ pub fn flat_top(curve: &[PositionRate]) -> Option<(f64, f64)> {
     let top = rates[fastest / 2];
     let share = rates
         .iter()
-        .filter(|r| (*r / top - 1.0).abs() <= 0.03)
+        .filter(|r| (*r / top - 1.0).abs() <= FLAT_WITHIN)
         .count() as f64
         / rates.len() as f64;
     Some((top, share))
 }
+
+/// How close to the top a position's rate must be to count as on it (measurement noise of a stretch).
+pub const FLAT_WITHIN: f64 = 0.05;
 
 /// The flat top must cover this share of the positions before the link experiment runs.
 pub const FLAT_SHARE: f64 = 0.3;

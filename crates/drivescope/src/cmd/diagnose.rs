@@ -47,7 +47,12 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     } else {
         &[Rw::Read]
     };
-    let opened = workload::open(&a.w, rws, &stop)?;
+    let opened = workload::open_or(
+        &a.w,
+        rws,
+        &stop,
+        "leave out --destructive for a read-only diagnosis",
+    )?;
     let target = &opened.target;
     let device = crate::identity::of(&a.w.target);
     let mut header = Header::new(

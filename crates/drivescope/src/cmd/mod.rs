@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod bench;
+pub mod cache_check;
 pub mod compare;
 pub mod completions;
 pub mod destructive;
