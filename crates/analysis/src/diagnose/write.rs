@@ -123,7 +123,13 @@ pub fn step(d: &WriteData, curve: &[PositionRate]) -> Option<WriteStep> {
             .fold(Sums::default(), |s, &(x, _, b)| s.add(x, b as f64));
         s.fit().0 / 1e6
     };
-    let burst = raw(1, k + 1);
+    // The burst is short (a fraction of a second): one stall of the host would pull a fit down, so it is the
+    // median of its stretches' rates.
+    let burst = {
+        let mut r: Vec<f64> = d.points[..k].iter().map(|p| p.mb_per_s).collect();
+        r.sort_by(f64::total_cmp);
+        r.get(r.len() / 2).copied().unwrap_or(0.0)
+    };
     let sustained = raw(k + 1, xs.len());
     Some(WriteStep {
         burst_mb_per_s: if burst > 0.0 {

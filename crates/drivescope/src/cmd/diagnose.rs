@@ -82,8 +82,7 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     rec.header.ended_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     if a.w.json {
         print_diagnose(&rec, &mut std::io::stderr())?;
-        serde_json::to_writer_pretty(std::io::stdout().lock(), &rec)?;
-        println!();
+        super::print_json(&rec)?;
     } else {
         print_diagnose(&rec, &mut std::io::stdout())?;
     }

@@ -40,6 +40,13 @@ pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// Print a document as pretty JSON on stdout (a reader that closed the pipe early is no error).
+pub fn print_json<T: serde::Serialize>(doc: &T) -> anyhow::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(doc)?;
+    bytes.push(b'\n');
+    Ok(print_all(&bytes)?)
+}
+
 /// Writes what `exporter` makes of `runs` to `file`, or to stdout. The export is made in full first, so a
 /// failed one leaves no file behind.
 pub fn emit(

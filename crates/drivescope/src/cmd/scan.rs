@@ -205,8 +205,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     };
     if args.json {
         human(&mut std::io::stderr())?;
-        serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
-        println!();
+        super::print_json(rec)?;
     } else {
         human(&mut std::io::stdout())?;
     }

@@ -177,8 +177,7 @@ pub fn output<T: drivescope_record::Record>(
     };
     if w.json {
         human(&mut std::io::stderr())?;
-        serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
-        println!();
+        super::print_json(rec)?;
     } else {
         human(&mut std::io::stdout())?;
     }
