@@ -3,7 +3,7 @@
 use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord};
 
 /// The inner/outer ratios a hard disk shows: zoned recording puts fewer sectors on the inner tracks.
-const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.8;
+const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.85;
 
 /// True when the target's bottom device says it rotates.
 fn rotational(id: Option<&Identity>) -> Option<bool> {

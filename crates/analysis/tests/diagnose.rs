@@ -281,3 +281,25 @@ fn a_saved_raid_cache_diagnosis_shows_both_caches_and_the_zones() {
         ]
     );
 }
+
+#[test]
+fn dips_after_a_warm_up_do_not_move_its_end() {
+    // Host stalls after the step: a second at 0.8× twice.
+    let s = stream_of(256 * MIB, 36.0, |t, o| {
+        let dip = (16.0..17.0).contains(&t) || (22.0..23.0).contains(&t);
+        zoned(o)
+            * if t < 12.0 {
+                0.5
+            } else if dip {
+                0.8
+            } else {
+                1.0
+            }
+    });
+    let curve = stream::curve(&s);
+    let (f, _) = stream::warm_up(&s, &curve);
+    let f = f.expect("a warm-up");
+    assert_eq!(f.confidence, Confidence::High, "{}", f.claim);
+    let secs = f.number("warm_up_s").unwrap();
+    assert!((11.0..=13.0).contains(&secs), "{secs}");
+}

@@ -92,7 +92,7 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
     let cap = m.interface_mb_s.unwrap_or(f64::INFINITY);
     // Zones are visible where the link does not flatten them.
     if !matches!(layout, drivescope_lab::model::ZoneLayout::Steps(ref r) if r.len() == 1)
-        && inner.min(cap) / outer.min(cap) <= 0.8
+        && inner.min(cap) / outer.min(cap) <= 0.85
     {
         e.insert("zones");
     }

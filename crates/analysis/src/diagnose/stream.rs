@@ -140,12 +140,20 @@ pub fn warm_up(s: &StreamData, curve: &[PositionRate]) -> (Option<Finding>, Outc
             ),
         );
     }
-    // The rate has settled from the first bin after which three bins in a row, and nearly all the rest, run at
-    // the settled rate; a lone dip later on (a host hiccup) does not move it.
+    // The start's level: the first bins. A start near the settled rate is no warm-up.
+    let start = median(b.iter().take(3).map(|x| x.norm).collect()).unwrap_or(1.0);
+    // A bin is slow when it is nearer the start's level than the settled rate. The rate has settled from the
+    // first bin after which three bins in a row, and nearly all the rest, are not slow; a dip later on (a host
+    // stall) does not move it.
+    let slow = if start < SLOW {
+        (1.0 + start) / 2.0
+    } else {
+        SLOW
+    };
     let settled_from = (0..b.len()).find(|&j| {
         let rest = &b[j..];
-        rest.iter().take(3).all(|x| x.norm >= SLOW)
-            && rest.iter().filter(|x| x.norm >= SLOW).count() as f64 >= 0.85 * rest.len() as f64
+        rest.iter().take(3).all(|x| x.norm >= slow)
+            && rest.iter().filter(|x| x.norm >= slow).count() as f64 >= 0.8 * rest.len() as f64
     });
     let last_slow = match settled_from {
         Some(0) => None,
