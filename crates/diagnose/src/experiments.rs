@@ -282,19 +282,17 @@ impl Run<'_, '_> {
                     },
                     &mut |_| false,
                 )?;
-                // From the end of the first stretch: the start-up (a seek from where the last experiment left the
-                // head, the queue filling) is not the link's.
-                let (Some(first), Some(last)) = (s.points.first(), s.points.last()) else {
-                    continue;
-                };
-                let bytes: u64 = s.points[1..].iter().map(|p| p.bytes).sum();
-                if last.t_ns <= first.t_ns || bytes == 0 {
+                // The median stretch after the first: neither the start-up (a seek from where the last experiment
+                // left the head, the queue filling) nor a stall of the host is the link's.
+                let mut rates: Vec<f64> = s.points.iter().skip(1).map(|p| p.mb_per_s).collect();
+                if rates.is_empty() {
                     continue;
                 }
+                rates.sort_by(f64::total_cmp);
                 data.shapes.push(ShapeRate {
                     block_size,
                     queue_depth,
-                    mb_per_s: bytes as f64 * 1e3 / (last.t_ns - first.t_ns) as f64,
+                    mb_per_s: rates[rates.len() / 2],
                 });
             }
         }
