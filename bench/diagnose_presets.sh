@@ -13,13 +13,14 @@ PRESETS=${*:-$("$BIN" lab presets | awk 'NR>0 {print $1}')}
 [ -x "$BIN" ] || { echo "build first: cargo build --release (or pass the binary)" >&2; exit 1; }
 
 MNT=$(mktemp -d /tmp/diagnose-presets.XXXXXX)
+OUT=$(mktemp /tmp/diagnose-presets-out.XXXXXX)
 PID=
 LOOP=
 cleanup() {
   [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
   [ -n "$PID" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
   "$BIN" lab cleanup 2>/dev/null || true
-  rm -f "$MNT"/out.json
+  rm -f "$OUT"
   rmdir "$MNT" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -34,9 +35,9 @@ for p in $PRESETS; do
   size=$(blockdev --getsize64 "$LOOP")
   confirm="$(basename "$LOOP") $(awk -v s="$size" 'BEGIN { printf "%.1f MiB", s / 1048576 }')"
   start=$(date +%s.%N)
-  "$BIN" diagnose "$LOOP" --json --quiet --no-store --destructive --confirm "$confirm" >"$MNT/out.json" || true
+  "$BIN" diagnose "$LOOP" --json --quiet --no-store --destructive --confirm "$confirm" >"$OUT" || true
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
-  found=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("; ".join(f["claim"] for f in d.get("findings", [])) or "none")' "$MNT/out.json")
+  found=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("; ".join(f["claim"] for f in d.get("findings", [])) or "none")' "$OUT")
   echo "| $p | $secs | $found |"
   losetup -d "$LOOP"; LOOP=
   kill -INT "$PID"; wait "$PID" 2>/dev/null || true; PID=
