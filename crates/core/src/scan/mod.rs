@@ -25,6 +25,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+/// The most curve bins a scan keeps (`--points`): far more than a chart shows, and a curve
+/// whose memory and document stay small whatever is asked.
+pub const MAX_POINTS: usize = 100_000;
+
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct ScanConfig {
@@ -130,8 +134,11 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
             cfg.queue_depth
         ));
     }
-    if cfg.points == 0 {
-        return invalid("--points must be at least 1".into());
+    if !(1..=MAX_POINTS).contains(&cfg.points) {
+        return invalid(format!(
+            "--points {} is out of range (1..={MAX_POINTS})",
+            cfg.points
+        ));
     }
     let start = cfg.offset.map_or(0, |o| o.resolve(target.size));
     let start = match cfg.offset {

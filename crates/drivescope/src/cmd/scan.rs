@@ -35,7 +35,7 @@ pub struct ScanArgs {
     /// Length of the range: bytes with units or a percentage of the device. Default: to the end.
     #[arg(long, value_parser = parse_size_or_percent)]
     pub length: Option<SizeOrPercent>,
-    /// Curve resolution: number of position bins.
+    /// Curve resolution: number of position bins (at most 100000).
     #[arg(long, default_value_t = 1000)]
     pub points: usize,
     /// Commands at or over this latency go to the slow list (e.g. 50ms, 1s).
