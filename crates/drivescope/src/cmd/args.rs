@@ -1,6 +1,7 @@
 //! Argument types and value parsers that more than one subcommand uses. Subcommand files
 //! import these from here, never from each other.
 
+use drivescope_core::bench::{profile, TestSpec};
 use drivescope_core::engine::{DataPattern, EngineKind, Reap};
 use drivescope_core::units::{self, SizeOrPercent};
 use std::time::Duration;
@@ -82,6 +83,16 @@ pub fn parse_size_or_percent(s: &str) -> Result<SizeOrPercent, String> {
 /// A duration (`3s`, `500ms`, `10m`).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     units::parse_duration(s).map_err(|e| e.to_string())
+}
+
+/// A test name (`SEQ1M Q8T1`, `RND4K`): a bad one is a bad option value, refused by clap.
+pub fn parse_test(s: &str) -> Result<TestSpec, String> {
+    TestSpec::parse(s)
+}
+
+/// A profile name (`default`, `nvme`, `peak`, `realworld`).
+pub fn parse_profile(s: &str) -> Result<String, String> {
+    profile(s).map(|_| s.to_string())
 }
 
 /// Parse a percentage 0..=100.
