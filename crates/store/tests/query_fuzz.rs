@@ -9,7 +9,16 @@ use drivescope_store::{ListFilter, RunId, RunInfo, Store};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-fn store(name: &str) -> (Store, Vec<RunInfo>) {
+/// Removes the test's store directory when dropped.
+struct Dir(std::path::PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn store(name: &str) -> (Store, Vec<RunInfo>, Dir) {
     let dir = std::env::temp_dir().join(format!("drivescope-qfuzz-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut store = Store::open(dir.join("runs.sqlite")).unwrap();
@@ -28,7 +37,7 @@ fn store(name: &str) -> (Store, Vec<RunInfo>) {
     }
     let all = store.list(&ListFilter::default()).unwrap();
     assert_eq!(all.len(), docs.len());
-    (store, all)
+    (store, all, Dir(dir))
 }
 
 fn runner(cases: u32) -> TestRunner {
@@ -85,7 +94,7 @@ fn fields(r: &RunInfo) -> [String; 4] {
 
 #[test]
 fn any_filter_lists_what_it_asks_for() {
-    let (store, all) = store("list");
+    let (store, all, _dir) = store("list");
     runner(256)
         .run(
             &(text(), text(), text(), text(), limit()),
@@ -140,7 +149,7 @@ fn any_filter_lists_what_it_asks_for() {
 
 #[test]
 fn any_run_number_reads_or_is_not_found() {
-    let (store, all) = store("get");
+    let (store, all, _dir) = store("get");
     runner(256)
         .run(&prop_oneof![any::<i64>(), -2i64..12], |n| {
             let known = all.iter().any(|r| r.id == RunId(n));

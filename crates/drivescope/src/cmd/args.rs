@@ -142,6 +142,31 @@ mod tests {
         assert!(parse_list("1,,2").is_err());
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 400, failure_persistence: None, ..Default::default() })]
+
+        /// `--mix`, `--step`, `--qd`, `--threads`, `--profile`: any text is a value in range
+        /// or one line saying what is expected.
+        #[test]
+        fn number_options_never_panic(s in proptest::prelude::prop_oneof![
+            proptest::prelude::any::<String>(),
+            "[0-9, %+-]{0,12}",
+            "[0-9]{1,12}(,[0-9]{0,12}){0,4}",
+        ]) {
+            match parse_pct(&s) {
+                Ok(v) => proptest::prop_assert!(v <= 100),
+                Err(e) => proptest::prop_assert!(!e.contains('\n')),
+            }
+            match parse_list(&s) {
+                Ok(g) => proptest::prop_assert!(!g.0.is_empty() && g.0.iter().all(|v| (1..=4096).contains(v))),
+                Err(e) => proptest::prop_assert!(!e.contains('\n')),
+            }
+            if let Err(e) = parse_profile(&s).and(parse_test(&s).map(|_| String::new())) {
+                proptest::prop_assert!(!e.contains('\n'));
+            }
+        }
+    }
+
     #[test]
     fn sizes_and_durations() {
         assert_eq!(parse_size("64K"), Ok(65536));
