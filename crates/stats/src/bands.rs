@@ -47,7 +47,7 @@ impl Bands {
             .iter()
             .position(|&l| latency_ns < l)
             .unwrap_or(BAND_LIMITS_NS.len());
-        self.counts[i] += n;
+        self.counts[i] = self.counts[i].saturating_add(n);
     }
 
     #[inline]
@@ -58,7 +58,7 @@ impl Bands {
     /// Count `n` failed commands.
     #[inline]
     pub fn record_failed_n(&mut self, n: u64) {
-        self.failed += n;
+        self.failed = self.failed.saturating_add(n);
     }
 
     pub fn merge(&mut self, other: &Bands) {
@@ -151,6 +151,8 @@ mod tests {
         assert_eq!(b.total(), u64::MAX);
         let mut twice = b.clone();
         twice.merge(&b);
+        twice.record(1);
+        twice.record_failed();
         assert_eq!(twice, b);
     }
 }

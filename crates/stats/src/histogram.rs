@@ -87,12 +87,14 @@ impl Histogram {
         }
     }
 
-    /// Record one value (nanoseconds).
+    /// Record one value (nanoseconds). Counts saturate: a histogram continued from a stored
+    /// one (a resumed scan) may start from any numbers.
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.counts[bucket_of(v)] += 1;
-        self.count += 1;
-        self.sum += v as u128;
+        let c = &mut self.counts[bucket_of(v)];
+        *c = c.saturating_add(1);
+        self.count = self.count.saturating_add(1);
+        self.sum = self.sum.saturating_add(v as u128);
         self.sum_sq = self.sum_sq.saturating_add((v as u128) * (v as u128));
         if v < self.min {
             self.min = v;
@@ -107,12 +109,13 @@ impl Histogram {
         if n == 0 {
             return;
         }
-        self.counts[bucket_of(v)] += n;
-        self.count += n;
-        self.sum += v as u128 * n as u128;
+        let c = &mut self.counts[bucket_of(v)];
+        *c = c.saturating_add(n);
+        self.count = self.count.saturating_add(n);
+        self.sum = self.sum.saturating_add(v as u128 * n as u128);
         self.sum_sq = self
             .sum_sq
-            .saturating_add((v as u128) * (v as u128) * n as u128);
+            .saturating_add(((v as u128) * (v as u128)).saturating_mul(n as u128));
         self.min = self.min.min(v);
         self.max = self.max.max(v);
     }
@@ -378,6 +381,10 @@ mod tests {
             .all(|&p| (5..=u64::MAX).contains(&p)));
         let mut twice = h.clone();
         twice.merge(&h);
+        assert_eq!(twice.count(), u64::MAX);
+        // a scan continued from it records on
+        twice.record(5);
+        twice.record_n(u64::MAX, u64::MAX);
         assert_eq!(twice.count(), u64::MAX);
     }
 
