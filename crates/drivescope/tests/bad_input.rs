@@ -400,3 +400,69 @@ fn confirmations_that_do_not_name_the_device() {
     }
     assert_eq!(checksum(dev.path()), before, "the device was written");
 }
+
+/// An interrupted scan of `null:1G` as the store keeps one, its resume point at `next`.
+fn interrupted(next: u64, change: impl FnOnce(&mut drivescope_record::ScanRecord)) -> Document {
+    let mut r = sample::scan(5, 1 << 30, 16, 0, 0, Direction::Read);
+    r.header.target = drivescope_record::TargetInfo {
+        path: "null:1G".into(),
+        kind: drivescope_record::TargetType::Null,
+        size: 1 << 30,
+        logical_block_size: 512,
+    };
+    r.header.device = None;
+    r.engine = drivescope_record::EngineKind::Null;
+    r.interrupted = true;
+    r.covered = next;
+    r.resume = Some(drivescope_record::ResumeState {
+        next_offset: next,
+        last_bin: None,
+        submit_histogram: drivescope_stats::Histogram::new().to_out(),
+    });
+    change(&mut r);
+    r.into()
+}
+
+/// `scan --resume` of a stored run whose resume point or totals no scan writes: refused in one
+/// line, or continued to a whole result.
+#[test]
+fn damaged_resume_points() {
+    let d = TestDir::new("resume");
+    let path = d.file("runs.sqlite");
+    let refused_docs = [
+        interrupted(0, |r| {
+            r.offset = 1 << 20;
+            r.length -= 1 << 20;
+        }),
+        interrupted(1 << 30, |_| {}),
+        interrupted(u64::MAX, |_| {}),
+        interrupted(4097, |_| {}),
+        interrupted(1 << 20, |r| r.block_size = 0),
+        interrupted(1 << 20, |r| r.length = u64::MAX),
+    ];
+    let continued = interrupted(1 << 29, |r| {
+        // counts no run writes, in the parts that the continued scan adds to
+        r.histogram.buckets[0].count = u64::MAX;
+        r.histogram.buckets[1].high_ns = 0;
+        r.bands[0].count = u64::MAX;
+        r.points = 0;
+    });
+    let mut store = Store::open(&path).unwrap();
+    for doc in refused_docs.iter().chain([&continued]) {
+        store.save(doc).unwrap();
+    }
+    drop(store);
+    let s = path.to_str().unwrap();
+    for id in 1..=refused_docs.len() {
+        let args: Vec<String> = ["scan", "--resume", &id.to_string(), "--store", s, "--quiet"]
+            .map(String::from)
+            .into();
+        one_line(&run(&args), &args, 1, "drivescope: ");
+    }
+    let id = (refused_docs.len() + 1).to_string();
+    let out = run(&["scan", "--resume", &id, "--store", s, "--quiet", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["covered"], 1u64 << 30, "{err}");
+}

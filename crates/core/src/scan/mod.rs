@@ -273,7 +273,7 @@ pub fn resume(
             prior.header.target.logical_block_size
         ));
     }
-    let end = prior.offset + prior.length;
+    let end = prior.offset.saturating_add(prior.length);
     if state.next_offset < prior.offset
         || state.next_offset >= end
         || !(state.next_offset - prior.offset).is_multiple_of(prior.block_size.max(1))

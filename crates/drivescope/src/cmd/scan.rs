@@ -128,10 +128,16 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let device = crate::identity::of(&spec);
     if let Some((id, p)) = &prior {
         check_same_device(p, &device, *id)?;
-        if let Some(state) = &p.resume {
+        // a resume point outside the range is refused by the scan, in its own words
+        let done = p
+            .resume
+            .as_ref()
+            .and_then(|s| s.next_offset.checked_sub(p.offset));
+        if let Some(done) = done.filter(|d| *d < p.length && d.is_multiple_of(p.block_size.max(1)))
+        {
             eprintln!(
                 "drivescope: resuming run {id} at {} of {}",
-                units::format_size(state.next_offset - p.offset),
+                units::format_size(done),
                 units::format_size(p.length)
             );
         }
