@@ -29,6 +29,10 @@ use std::time::SystemTime;
 /// whose memory and document stay small whatever is asked.
 pub const MAX_POINTS: usize = 100_000;
 
+/// The shortest interval of a scan's time series: one point per interval is kept, so a
+/// shorter one would grow the series with the run's time (`--interval` and resumed runs).
+pub const MIN_INTERVAL_NS: u64 = 1_000_000;
+
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct ScanConfig {
@@ -84,7 +88,7 @@ impl ScanConfig {
             interval_ns: if r.interval_ns == 0 {
                 1_000_000_000
             } else {
-                r.interval_ns
+                r.interval_ns.max(MIN_INTERVAL_NS)
             },
             quick: None,
             write: r.write,
@@ -378,6 +382,7 @@ fn run_inner<E: Engine>(
                 // Bins wholly before the resumed bin are the first run's points, unchanged.
                 let split = state
                     .last_bin
+                    .filter(|b| b.index < job.curve.bins().len())
                     .map(|b| job.curve.bin_range(b.index).0)
                     .unwrap_or(state.next_offset);
                 let mut merged: Vec<_> = p
@@ -396,9 +401,9 @@ fn run_inner<E: Engine>(
             }
             let mut rec = finish(job.acc, duration_ns, curve, Kind::Scan, &ctx);
             if prior.is_some() {
-                rec.duration_ns += prior_duration;
+                rec.duration_ns = rec.duration_ns.saturating_add(prior_duration);
                 for q in &mut rec.series {
-                    q.t_ns += prior_duration;
+                    q.t_ns = q.t_ns.saturating_add(prior_duration);
                 }
                 prior_series.append(&mut rec.series);
                 rec.series = prior_series;
@@ -492,7 +497,7 @@ fn points_zone_ratio(
         (secs > 0.0).then(|| bytes / secs / 1e6)
     };
     let head = rate(&|p| p.offset < start + edge)?;
-    let tail = rate(&|p| p.offset + p.length > start + len - edge)?;
+    let tail = rate(&|p| p.offset.saturating_add(p.length) > start + len - edge)?;
     (head > 0.0).then_some(tail / head)
 }
 

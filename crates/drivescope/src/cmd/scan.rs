@@ -113,7 +113,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         length: args.length,
         points: args.points,
         slow_ns: args.slow.as_nanos() as u64,
-        interval_ns: (args.interval.as_nanos() as u64).max(1_000_000),
+        interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
         quick: args
             .quick
             .then_some((args.regions, args.dwell.as_nanos() as u64)),
