@@ -48,7 +48,7 @@ enum LabCommand {
         /// Command size the expected rates are stated for.
         #[arg(long, default_value = "64K", value_parser = parse_size)]
         block_size: u64,
-        /// Number of equal-width positions.
+        /// Number of equal-width positions (at most 100000).
         #[arg(long, default_value_t = 100)]
         points: usize,
         /// Accepted for symmetry with other commands: the truth is always JSON.
