@@ -5,6 +5,8 @@
 //! the measurements cannot settle a question they stay silent (or say `inconclusive`), so the same rules run on a
 //! fresh run and on any stored one alike.
 
+pub mod cache_fit;
+pub mod diagnose;
 mod link;
 mod queueing;
 mod soak;
@@ -28,6 +30,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
             out.extend(soak::write_burst(s));
             out.extend(soak::warm_up(s));
         }
+        Document::Diagnose(d) => out.extend(diagnose::assess(d).0),
         Document::Info(_) | Document::Unknown { .. } => {}
     }
     out

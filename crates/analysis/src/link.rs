@@ -80,13 +80,30 @@ pub fn of_bench(b: &BenchRecord) -> Option<Finding> {
     if shapes < 2 {
         return None;
     }
-    let lo = seq.iter().map(|t| t.mb_per_s).reduce(f64::min)?;
-    let hi = seq.iter().map(|t| t.mb_per_s).reduce(f64::max)?;
+    let rates: Vec<f64> = seq.iter().map(|t| t.mb_per_s).collect();
+    of_rates(
+        &rates,
+        block_sizes,
+        b.header.device.as_ref(),
+        "every sequential read",
+    )
+}
+
+/// Sequential read rates of several shapes (`block_sizes` of them distinct) that all top out at one rate: named
+/// as [`of_bench`] says. `what` names the reads in the claim.
+pub fn of_rates(
+    rates: &[f64],
+    block_sizes: usize,
+    device: Option<&Identity>,
+    what: &str,
+) -> Option<Finding> {
+    let lo = rates.iter().copied().reduce(f64::min)?;
+    let hi = rates.iter().copied().reduce(f64::max)?;
     if lo <= 0.0 || hi / lo - 1.0 > FLAT {
         return None;
     }
     let rate = (lo + hi) / 2.0;
-    let known = b.header.device.as_ref().and_then(|id| {
+    let known = device.and_then(|id| {
         let link = id.bottleneck()?;
         let ceiling = link.ceiling_mb_per_s?;
         (rate >= 0.85 * ceiling && rate <= 1.05 * ceiling).then(|| {
@@ -99,7 +116,7 @@ pub fn of_bench(b: &BenchRecord) -> Option<Finding> {
     let (ceiling, name, confidence) = match known {
         Some((c, kind)) => (c, kind, Confidence::High),
         None => {
-            let kinds = path_kinds(b.header.device.as_ref());
+            let kinds = path_kinds(device);
             let (c, name) =
                 usual_ceiling_of(rate, |k| kinds.is_empty() || kinds.iter().any(|p| p == k))?;
             let confidence = if block_sizes >= 2 {
@@ -111,7 +128,7 @@ pub fn of_bench(b: &BenchRecord) -> Option<Finding> {
         }
     };
     let claim = format!(
-        "every sequential read tops out at {lo:.0}–{hi:.0} MB/s, independent of block size and queue depth: \
+        "{what} tops out at {lo:.0}–{hi:.0} MB/s, independent of block size and queue depth: \
          matches {name} (~{})",
         format_rate(ceiling)
     );

@@ -17,7 +17,7 @@ fn random_small(pattern_or_name: &str, block_size: u64) -> bool {
 /// The finding for random `label` reads at QD1 (`q1` IOPS) and at `qd` (`deep` IOPS, `deep_mb_per_s`, one
 /// thread). `top_mb_per_s` is the most any read of the run moved: a deep queue that reaches it (or a usual link
 /// ceiling) was held back by bandwidth, which says nothing about queueing.
-fn judge(
+pub fn judge(
     label: &str,
     qd: u32,
     q1: f64,

@@ -13,8 +13,7 @@ fn bytes_until(s: &SoakRecord, t_ns: u64) -> u64 {
     s.series
         .iter()
         .take_while(|p| p.t_ns <= t_ns)
-        .map(|p| p.bytes)
-        .sum()
+        .fold(0u64, |sum, p| sum.saturating_add(p.bytes))
 }
 
 fn intervals_after(s: &SoakRecord, t_ns: u64) -> usize {

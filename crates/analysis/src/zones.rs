@@ -3,7 +3,7 @@
 use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord};
 
 /// The inner/outer ratios a hard disk shows: zoned recording puts fewer sectors on the inner tracks.
-const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.8;
+const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.85;
 
 /// True when the target's bottom device says it rotates.
 fn rotational(id: Option<&Identity>) -> Option<bool> {
@@ -40,9 +40,29 @@ pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
     }
     let ratio = s.zone_ratio?;
     let rates: Vec<f64> = s.curve.iter().map(|p| p.mb_per_s).collect();
-    let falling = falling_share(&rates);
+    judge(
+        ratio,
+        &rates,
+        &format!("a {}-point scan", s.curve.len()),
+        s.header.device.as_ref(),
+    )
+}
+
+/// Inner/outer of a rate-by-position curve: the mean of its last 5 % over the mean of its first 5 %.
+pub fn ratio(rates: &[f64]) -> Option<f64> {
+    let n = (rates.len() / 20).max(1);
+    if rates.len() < 2 * n {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let head = mean(&rates[..n]);
+    (head > 0.0).then(|| mean(&rates[rates.len() - n..]) / head)
+}
+
+/// A rate-by-position curve (outer to inner) with its inner/outer ratio; `what` names it in the claim.
+pub fn judge(ratio: f64, rates: &[f64], what: &str, device: Option<&Identity>) -> Option<Finding> {
+    let falling = falling_share(rates);
     let numbers = [("zone_ratio", ratio), ("falling_share", falling)];
-    let points = s.curve.len();
     if HDD_RATIO.contains(&ratio) && falling >= 0.6 {
         let confidence = if falling >= 0.8 {
             Confidence::High
@@ -52,13 +72,11 @@ pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
         return Some(Finding::new(
             FindingCode::Zones,
             confidence,
-            format!(
-                "inner/outer {ratio:.2} over a {points}-point scan, falling steadily: typical of a hard disk"
-            ),
+            format!("inner/outer {ratio:.2} over {what}, falling steadily: typical of a hard disk"),
             &numbers,
         ));
     }
-    if rotational(s.header.device.as_ref()) == Some(true) && ratio >= 0.9 {
+    if rotational(device) == Some(true) && ratio >= 0.9 {
         return Some(Finding::new(
             FindingCode::Zones,
             Confidence::Medium,

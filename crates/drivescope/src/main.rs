@@ -31,6 +31,9 @@ enum Command {
     Sweep(cmd::sweep::SweepArgs),
     /// One test sustained over time: rate per interval, steady state, steps.
     Soak(cmd::soak::SoakArgs),
+    /// Explain a device's numbers: bounded experiments for caches, write bursts, queueing, link caps, zones
+    /// and warm-up, printed as findings with their evidence.
+    Diagnose(cmd::diagnose::DiagnoseArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Soak(a) => cmd::soak::run(a),
+        Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Runs(a) => cmd::runs::run(a),

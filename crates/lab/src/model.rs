@@ -15,11 +15,8 @@ pub const SECTOR: u64 = 512;
 /// Errors found while reading or checking a model.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("model file {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("model file {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("model {origin}: {message}")]
     Parse { origin: String, message: String },
     #[error("model '{name}': {message}")]
@@ -236,12 +233,32 @@ fn serial() -> Queue {
     }
 }
 
+/// A TOML error as one line: where (`line 3, column 1`) and what, without the quoted source
+/// lines and caret that `toml` draws under it.
+fn one_line(text: &str, e: &toml::de::Error) -> String {
+    let what = e
+        .message()
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let before = e.span().and_then(|s| text.get(..s.start));
+    match before {
+        Some(before) => {
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            format!("line {line}, column {column}: {what}")
+        }
+        None => what,
+    }
+}
+
 impl Model {
     /// Parse a TOML model and validate it. `origin` names the source in errors.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Model, ModelError> {
         let model: Model = toml::from_str(text).map_err(|e| ModelError::Parse {
             origin: origin.to_string(),
-            message: e.to_string(),
+            message: one_line(text, &e),
         })?;
         model.validate()?;
         Ok(model)
@@ -249,9 +266,9 @@ impl Model {
 
     /// Read a TOML model file and validate it.
     pub fn from_toml_file(path: &Path) -> Result<Model, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| ModelError::Io {
             path: path.display().to_string(),
-            source,
+            error,
         })?;
         Model::from_toml_str(&text, &path.display().to_string())
     }

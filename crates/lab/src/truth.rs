@@ -12,6 +12,7 @@
 use crate::model::{zone_start, Model, QueueMode, ZoneLayout, SECTOR};
 use crate::random_reads::random_read_iops;
 use crate::timing::{media_ns, xfer_ns};
+use drivescope_core::scan::MAX_POINTS;
 use drivescope_record::{Cache, Kind, RateSummary, Spot, Truth, TruthPosition, TruthZone, SCHEMA};
 
 /// Block size of the truth's random-read rates (RND4K).
@@ -101,7 +102,7 @@ impl Model {
                 mb_per_s: rate(offset, length, 1, 1.0),
             })
             .collect();
-        let points = points.clamp(1, (size / block) as usize);
+        let points = points.clamp(1, (size / block).min(MAX_POINTS as u64) as usize);
         let positions: Vec<TruthPosition> = (0..points)
             .map(|i| {
                 let offset = (size as u128 * i as u128 / points as u128) as u64 / SECTOR * SECTOR;

@@ -1,7 +1,9 @@
 //! Property run over the model-file parser: arbitrary and near-valid TOML never panics the
-//! parser or the validator, and a model it accepts can compute its truth. Small budget.
+//! parser or the validator, what it refuses it says in one line, and a model it accepts can
+//! compute its truth for any size, block size and number of points. Small budget.
 
-use drivescope_lab::Model;
+use drivescope_core::scan::MAX_POINTS;
+use drivescope_lab::{presets, Model};
 use proptest::prelude::*;
 
 fn size() -> impl Strategy<Value = String> {
@@ -56,15 +58,49 @@ proptest! {
 
     #[test]
     fn arbitrary_text_never_panics(s in any::<String>()) {
-        let _ = Model::from_toml_str(&s, "fuzz");
+        if let Err(e) = Model::from_toml_str(&s, "fuzz") {
+            prop_assert!(!e.to_string().contains('\n'), "more than one line: {}", e);
+        }
     }
 
+    /// Near-valid model files: parsed and checked, or refused with one line.
     #[test]
     fn near_valid_models_never_panic(s in model_text()) {
-        if let Ok(m) = Model::from_toml_str(&s, "fuzz") {
-            if m.validate().is_ok() {
-                let _ = m.truth();
+        match Model::from_toml_str(&s, "fuzz") {
+            Ok(m) => {
+                if m.validate().is_ok() {
+                    let _ = m.truth();
+                }
             }
+            Err(e) => prop_assert!(!e.to_string().contains('\n'), "more than one line: {}", e),
+        }
+    }
+}
+
+proptest! {
+    // each case computes a truth of up to MAX_POINTS positions: fewer cases
+    #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// `lab truth MODEL --size S --block-size B --points N`: any numbers give a truth or one
+    /// line saying why not.
+    #[test]
+    fn any_size_block_and_points_give_a_truth(
+        preset in prop::sample::select(presets::names().collect::<Vec<_>>()),
+        size in prop_oneof![Just(None), (0u64..(1 << 36)).prop_map(Some), any::<u64>().prop_map(Some)],
+        block in prop_oneof![Just(512u64), 0u64..(1 << 22), any::<u64>()],
+        points in prop_oneof![0usize..3000, MAX_POINTS..4 * MAX_POINTS, any::<usize>()],
+    ) {
+        let m = presets::preset(preset).unwrap();
+        let m = match size {
+            Some(s) => m.with_size(s),
+            None => Ok(m),
+        };
+        match m {
+            Ok(m) => {
+                let t = m.truth_with(block, points);
+                prop_assert!((1..=MAX_POINTS).contains(&t.positions.len()), "{} positions", t.positions.len());
+            }
+            Err(e) => prop_assert!(!e.to_string().contains('\n'), "{}", e),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Any record read back: the typed run of a known kind, or a document this version does not know.
 
 use crate::bench::{BenchRecord, SoakRecord, SweepRecord};
+use crate::diagnose::DiagnoseRecord;
 use crate::header::Header;
 use crate::info::InfoRecord;
 use crate::kind::Kind;
@@ -17,6 +18,7 @@ pub enum Document {
     Bench(Box<BenchRecord>),
     Sweep(Box<SweepRecord>),
     Soak(Box<SoakRecord>),
+    Diagnose(Box<DiagnoseRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -84,6 +86,7 @@ impl Document {
             Kind::Bench => typed(doc, kind, Document::Bench),
             Kind::Sweep => typed(doc, kind, Document::Sweep),
             Kind::Soak => typed(doc, kind, Document::Soak),
+            Kind::Diagnose => typed(doc, kind, Document::Diagnose),
             Kind::Info => typed(doc, kind, Document::Info),
             kind => Document::Unknown {
                 kind,
@@ -113,6 +116,7 @@ impl Document {
             Document::Bench(r) => Some(&r.header),
             Document::Sweep(r) => Some(&r.header),
             Document::Soak(r) => Some(&r.header),
+            Document::Diagnose(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -123,6 +127,7 @@ impl Document {
             Document::Bench(r) => Some(&mut r.header),
             Document::Sweep(r) => Some(&mut r.header),
             Document::Soak(r) => Some(&mut r.header),
+            Document::Diagnose(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -143,6 +148,7 @@ impl Serialize for Document {
             Document::Bench(r) => r.serialize(s),
             Document::Sweep(r) => r.serialize(s),
             Document::Soak(r) => r.serialize(s),
+            Document::Diagnose(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -174,7 +180,13 @@ macro_rules! record {
     )*};
 }
 
-record!(ScanRecord, BenchRecord, SweepRecord, SoakRecord);
+record!(
+    ScanRecord,
+    BenchRecord,
+    SweepRecord,
+    SoakRecord,
+    DiagnoseRecord
+);
 
 macro_rules! from_record {
     ($($t:ty => $v:ident),*) => {$(
@@ -186,7 +198,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {

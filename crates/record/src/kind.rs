@@ -16,6 +16,8 @@ pub enum Kind {
     Sweep,
     /// `drivescope soak`.
     Soak,
+    /// `drivescope diagnose`.
+    Diagnose,
     /// `drivescope info`.
     Info,
     /// `drivescope lab truth`: a lab model's ground truth.
@@ -38,6 +40,7 @@ impl Kind {
             Kind::Bench => "bench",
             Kind::Sweep => "sweep",
             Kind::Soak => "soak",
+            Kind::Diagnose => "diagnose",
             Kind::Info => "info",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",

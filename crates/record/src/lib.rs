@@ -10,6 +10,7 @@
 
 mod bench;
 mod device;
+mod diagnose;
 mod document;
 mod engine;
 mod extents;
@@ -26,6 +27,11 @@ pub use bench::{
     BenchRecord, Load, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };
 pub use device::DeviceSummary;
+pub use diagnose::{
+    CurveSource, DiagnoseRecord, Experiment, LinkData, Outcome, PositionRate, QueueingData,
+    ShapeRate, Skipped, StreamData, StreamPoint, Verdict, WorkingSetData, WorkingSetPoint,
+    WriteData, ZoneData,
+};
 pub use document::{Document, DocumentError, Record};
 pub use engine::{DataPattern, EngineKind, Reap};
 pub use extents::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};

@@ -54,6 +54,8 @@ impl crate::Document {
             D::Bench(r) => r.workload.interrupted,
             D::Sweep(r) => r.workload.interrupted,
             D::Soak(r) => r.workload.interrupted,
+            D::Diagnose(r) if r.device_error.is_some() => return Some(RunState::DeviceLost),
+            D::Diagnose(r) => r.workload.interrupted,
             D::Info(_) | D::Unknown { .. } => return None,
         };
         Some(if interrupted {

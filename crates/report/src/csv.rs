@@ -53,6 +53,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Bench(_) => vec!["tests"],
         Document::Sweep(_) => vec!["cells"],
         Document::Soak(_) => vec!["series", "steps"],
+        Document::Diagnose(_) => vec!["outcomes", "warm_up", "zones", "working_sets", "write"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -89,6 +90,14 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
         Document::Soak(r) => match name {
             "series" => rows(&r.series),
             "steps" => rows(&r.steps),
+            _ => None,
+        },
+        Document::Diagnose(r) => match name {
+            "outcomes" => rows(&r.outcomes),
+            "warm_up" => rows(&r.warm_up.as_ref()?.points),
+            "zones" => rows(&r.zones.as_ref()?.curve),
+            "working_sets" => rows(&r.read_cache.as_ref()?.points),
+            "write" => rows(&r.write_cache.as_ref()?.points),
             _ => None,
         },
         // A kind this version does not know: a list at the dotted path `name`.

@@ -33,6 +33,7 @@ impl Run {
             Document::Scan(r) => r.direction(),
             Document::Sweep(r) => r.rw,
             Document::Soak(r) => r.rw,
+            Document::Diagnose(_) => Direction::Read,
             Document::Bench(r) => r.tests.first().map_or(Direction::Read, |t| t.rw),
             Document::Info(_) | Document::Unknown { .. } => Direction::Read,
         }

@@ -54,6 +54,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Bench(b) => bench(b, &mut out),
         Document::Sweep(s) => sweep(s, &mut out),
         Document::Soak(s) => soak(s, &mut out),
+        Document::Diagnose(d) => diagnose(d, &mut out),
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
@@ -303,6 +304,33 @@ fn generic(d: &Value, out: &mut Vec<Metric>) {
                 Unit::Plain
             };
             push(out, k.clone(), k.clone(), unit, Better::Neither, v.as_f64());
+        }
+    }
+}
+
+/// A diagnosis: the numbers of its findings (cache sizes and rates, the queueing gain, the zone ratio, …).
+fn diagnose(d: &drivescope_record::DiagnoseRecord, out: &mut Vec<Metric>) {
+    for f in &d.header.findings {
+        for (name, value) in &f.evidence.numbers {
+            let (unit, better) = if name.ends_with("mb_per_s") {
+                (Unit::MBps, Better::Higher)
+            } else if name.ends_with("bytes") || name.starts_with("written") {
+                (Unit::Bytes, Better::Higher)
+            } else {
+                (Unit::Plain, Better::Higher)
+            };
+            push(
+                out,
+                format!("diagnose.{}.{name}", f.code.as_str()),
+                format!(
+                    "{} {}",
+                    f.code.as_str().replace('_', " "),
+                    name.replace('_', " ")
+                ),
+                unit,
+                better,
+                Some(*value),
+            );
         }
     }
 }

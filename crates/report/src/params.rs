@@ -49,6 +49,11 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             p.push(("duration_ns", r.duration_ns.to_string()));
             p.push(("interval_ns", r.interval_ns.to_string()));
         }
+        Document::Diagnose(r) => {
+            p.push(("budget_ns", r.budget_ns.to_string()));
+            p.push(("size", r.workload.size.to_string()));
+            p.push(("writes", r.writes.to_string()));
+        }
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => return unknown_params(doc),
     }

@@ -47,7 +47,7 @@ impl Bands {
             .iter()
             .position(|&l| latency_ns < l)
             .unwrap_or(BAND_LIMITS_NS.len());
-        self.counts[i] += n;
+        self.counts[i] = self.counts[i].saturating_add(n);
     }
 
     #[inline]
@@ -58,14 +58,14 @@ impl Bands {
     /// Count `n` failed commands.
     #[inline]
     pub fn record_failed_n(&mut self, n: u64) {
-        self.failed += n;
+        self.failed = self.failed.saturating_add(n);
     }
 
     pub fn merge(&mut self, other: &Bands) {
         for (a, b) in self.counts.iter_mut().zip(other.counts) {
-            *a += b;
+            *a = a.saturating_add(b);
         }
-        self.failed += other.failed;
+        self.failed = self.failed.saturating_add(other.failed);
     }
 
     pub fn failed(&self) -> u64 {
@@ -73,19 +73,22 @@ impl Bands {
     }
 
     pub fn total(&self) -> u64 {
-        self.counts.iter().sum::<u64>() + self.failed
+        self.counts
+            .iter()
+            .fold(self.failed, |sum, &c| sum.saturating_add(c))
     }
 
     /// Rebuild from the serialized form (as [`Bands::to_out`] wrote it; unknown labels are
-    /// ignored).
+    /// ignored, and counts beyond `u64` saturate).
     pub fn from_out(out: &[BandCount]) -> Bands {
         let mut b = Bands::default();
         for c in out {
-            match LABELS.iter().position(|l| *l == c.label) {
-                Some(8) => b.failed += c.count,
-                Some(i) => b.counts[i] += c.count,
-                None => {}
-            }
+            let slot = match LABELS.iter().position(|l| *l == c.label) {
+                Some(8) => &mut b.failed,
+                Some(i) => &mut b.counts[i],
+                None => continue,
+            };
+            *slot = slot.saturating_add(c.count);
         }
         b
     }
@@ -128,5 +131,28 @@ mod tests {
         assert_eq!(out[8].count, 1);
         assert_eq!(b.total(), 6);
         assert_eq!(Bands::from_out(&out), b);
+    }
+
+    #[test]
+    fn counts_no_run_writes_saturate() {
+        let band = |label: &str, count| BandCount {
+            label: label.into(),
+            upper_ns: None,
+            count,
+        };
+        let b = Bands::from_out(&[
+            band("<1ms", u64::MAX),
+            band("<1ms", 1),
+            band("failed", u64::MAX),
+            band("no such band", 5),
+        ]);
+        assert_eq!(b.to_out()[0].count, u64::MAX);
+        assert_eq!(b.failed(), u64::MAX);
+        assert_eq!(b.total(), u64::MAX);
+        let mut twice = b.clone();
+        twice.merge(&b);
+        twice.record(1);
+        twice.record_failed();
+        assert_eq!(twice, b);
     }
 }

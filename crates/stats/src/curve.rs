@@ -23,7 +23,8 @@ pub struct CurveBin {
 impl CurveBin {
     /// Busy span: first submit to last completion, plus an earlier run's share.
     pub fn busy_ns(&self) -> u64 {
-        self.prior_busy_ns + self.last_done_ns.saturating_sub(self.first_submit_ns)
+        self.prior_busy_ns
+            .saturating_add(self.last_done_ns.saturating_sub(self.first_submit_ns))
     }
 
     fn reached(&self) -> bool {
@@ -116,8 +117,9 @@ impl Curve {
         let i = self.bin_of(offset);
         let lat = done_ns.saturating_sub(submit_ns);
         let b = &mut self.bins[i];
-        b.bytes += bytes;
-        b.commands += 1;
+        // saturating: a resumed bin starts from the stored share, whatever it says
+        b.bytes = b.bytes.saturating_add(bytes);
+        b.commands = b.commands.saturating_add(1);
         b.first_submit_ns = b.first_submit_ns.min(submit_ns);
         b.last_done_ns = b.last_done_ns.max(done_ns);
         b.min_ns = b.min_ns.min(lat);

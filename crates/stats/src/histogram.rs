@@ -87,12 +87,14 @@ impl Histogram {
         }
     }
 
-    /// Record one value (nanoseconds).
+    /// Record one value (nanoseconds). Counts saturate: a histogram continued from a stored
+    /// one (a resumed scan) may start from any numbers.
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.counts[bucket_of(v)] += 1;
-        self.count += 1;
-        self.sum += v as u128;
+        let c = &mut self.counts[bucket_of(v)];
+        *c = c.saturating_add(1);
+        self.count = self.count.saturating_add(1);
+        self.sum = self.sum.saturating_add(v as u128);
         self.sum_sq = self.sum_sq.saturating_add((v as u128) * (v as u128));
         if v < self.min {
             self.min = v;
@@ -107,12 +109,13 @@ impl Histogram {
         if n == 0 {
             return;
         }
-        self.counts[bucket_of(v)] += n;
-        self.count += n;
-        self.sum += v as u128 * n as u128;
+        let c = &mut self.counts[bucket_of(v)];
+        *c = c.saturating_add(n);
+        self.count = self.count.saturating_add(n);
+        self.sum = self.sum.saturating_add(v as u128 * n as u128);
         self.sum_sq = self
             .sum_sq
-            .saturating_add((v as u128) * (v as u128) * n as u128);
+            .saturating_add(((v as u128) * (v as u128)).saturating_mul(n as u128));
         self.min = self.min.min(v);
         self.max = self.max.max(v);
     }
@@ -120,11 +123,11 @@ impl Histogram {
     /// Add another histogram's counts to this one.
     pub fn merge(&mut self, other: &Histogram) {
         for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
-            *a += *b;
+            *a = a.saturating_add(*b);
         }
-        self.count += other.count;
-        self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
+        self.count = self.count.saturating_add(other.count);
+        self.sum = self.sum.saturating_add(other.sum);
+        self.sum_sq = self.sum_sq.saturating_add(other.sum_sq);
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
     }
@@ -179,7 +182,7 @@ impl Histogram {
         let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
         let mut seen = 0u64;
         for (idx, &c) in self.counts.iter().enumerate() {
-            seen += c;
+            seen = seen.saturating_add(c);
             if seen >= rank {
                 let (low, width) = bucket_bounds(idx);
                 let mid = low + (width - 1) / 2;
@@ -233,17 +236,23 @@ impl Histogram {
     }
 
     /// Rebuild from the serialized form (counts only: mean and stddev from bucket midpoints).
+    /// A form that no histogram writes (a bucket ending before it starts, counts beyond `u64`)
+    /// still gives a histogram: such a bucket is taken as its lower bound, and sums saturate.
     pub fn from_out(out: &HistogramOut) -> Histogram {
         let mut h = Histogram::new();
-        for b in &out.buckets {
+        for b in out.buckets.iter().filter(|b| b.count > 0) {
             let idx = bucket_of(b.low_ns);
-            let mid = b.low_ns + (b.high_ns - b.low_ns).saturating_sub(1) / 2;
-            h.counts[idx] += b.count;
-            h.count += b.count;
-            h.sum += mid as u128 * b.count as u128;
-            h.sum_sq += (mid as u128) * (mid as u128) * b.count as u128;
+            let last = b.high_ns.saturating_sub(1).max(b.low_ns);
+            let mid = b.low_ns + (last - b.low_ns) / 2;
+            let n = b.count as u128;
+            h.counts[idx] = h.counts[idx].saturating_add(b.count);
+            h.count = h.count.saturating_add(b.count);
+            h.sum = h.sum.saturating_add(mid as u128 * n);
+            h.sum_sq = h
+                .sum_sq
+                .saturating_add((mid as u128 * mid as u128).saturating_mul(n));
             h.min = h.min.min(b.low_ns);
-            h.max = h.max.max(b.high_ns - 1);
+            h.max = h.max.max(last);
         }
         h
     }
@@ -345,6 +354,40 @@ mod tests {
         assert!(json.contains("\"low_ns\":1000,"));
     }
 
+    #[test]
+    fn a_form_no_histogram_writes_still_reads() {
+        let b = |low_ns, high_ns, count| BucketOut {
+            low_ns,
+            high_ns,
+            count,
+        };
+        let out = HistogramOut {
+            unit: "ns".into(),
+            sub_buckets: 64,
+            buckets: vec![
+                b(1000, 10, 3),
+                b(u64::MAX, 0, u64::MAX),
+                b(5, 5, u64::MAX),
+                b(0, 0, 0),
+            ],
+        };
+        let h = Histogram::from_out(&out);
+        assert_eq!(h.count(), u64::MAX);
+        assert_eq!((h.min(), h.max()), (Some(5), Some(u64::MAX)));
+        let s = h.summary();
+        assert!(s
+            .percentiles_ns
+            .values()
+            .all(|&p| (5..=u64::MAX).contains(&p)));
+        let mut twice = h.clone();
+        twice.merge(&h);
+        assert_eq!(twice.count(), u64::MAX);
+        // a scan continued from it records on
+        twice.record(5);
+        twice.record_n(u64::MAX, u64::MAX);
+        assert_eq!(twice.count(), u64::MAX);
+    }
+
     proptest! {
         #[test]
         fn quantile_error_within_0_8_percent(values in proptest::collection::vec(1u64..100_000_000_000, 1..400), q in 0.0f64..1.0) {
@@ -370,6 +413,28 @@ mod tests {
             prop_assert_eq!(ha.count(), (a.len() + b.len()) as u64);
             prop_assert_eq!(ha.min(), hall.min());
             prop_assert_eq!(ha.max(), hall.max());
+        }
+
+        /// Any serialized form (a stored document's) reads back without a panic, and its
+        /// percentiles lie between its minimum and maximum.
+        #[test]
+        fn any_serialized_form_reads(buckets in proptest::collection::vec(
+            (any::<u64>(), any::<u64>(), prop_oneof![0u64..1000, any::<u64>()]), 0..6)) {
+            let out = HistogramOut {
+                unit: "ns".into(),
+                sub_buckets: 64,
+                buckets: buckets.into_iter()
+                    .map(|(low_ns, high_ns, count)| BucketOut { low_ns, high_ns, count })
+                    .collect(),
+            };
+            let h = Histogram::from_out(&out);
+            let s = h.summary();
+            if let (Some(min), Some(max)) = (h.min(), h.max()) {
+                prop_assert!(s.percentiles_ns.values().all(|p| (min..=max).contains(p)));
+            }
+            let mut twice = h.clone();
+            twice.merge(&h);
+            prop_assert_eq!(twice.count(), h.count().saturating_mul(2));
         }
     }
 }

@@ -6,8 +6,10 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// SQLite's words once: not chained as a source, whose own source repeats them
+    /// (`file is not a database: Error code 26: file is not a database`).
     #[error("store: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
     #[error("store: {0}: {1}")]
     Io(PathBuf, std::io::Error),
     #[error("store: no data directory: neither XDG_DATA_HOME nor HOME is set (use --store PATH)")]
@@ -22,4 +24,10 @@ pub enum Error {
     TooNew { found: i64, known: i64 },
     #[error("store: {0}")]
     Unsupported(String),
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Error {
+        Error::Sqlite(e)
+    }
 }

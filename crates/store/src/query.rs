@@ -141,11 +141,16 @@ impl Store {
         );
         let mut args: Vec<Sql> = Vec::new();
         if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
-            args.push(Sql::Text(format!("%{}%", dev.to_lowercase())));
+            // instr, not LIKE: the text is found as it is written, `%` and `_` included
+            args.push(Sql::Text(dev.to_lowercase()));
             let n = args.len();
+            let has = |col: &str| format!("instr(lower(coalesce(r.{col},'')), ?{n}) > 0");
             sql += &format!(
-                " AND (lower(coalesce(r.device_model,'')) LIKE ?{n} OR lower(coalesce(r.device_serial,'')) LIKE ?{n}
-                   OR lower(coalesce(r.device_name,'')) LIKE ?{n} OR lower(coalesce(r.target_path,'')) LIKE ?{n})"
+                " AND ({} OR {} OR {} OR {})",
+                has("device_model"),
+                has("device_serial"),
+                has("device_name"),
+                has("target_path")
             );
         }
         if let Some(kind) = filter.kind.as_deref().filter(|s| !s.is_empty()) {
@@ -163,7 +168,8 @@ impl Store {
         }
         sql += " ORDER BY r.started_at DESC, r.id DESC";
         if let Some(limit) = filter.limit {
-            sql += &format!(" LIMIT {limit}");
+            // SQLite's LIMIT is an i64: a larger one asks for every run
+            sql += &format!(" LIMIT {}", i64::try_from(limit).unwrap_or(i64::MAX));
         }
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(rusqlite::params_from_iter(args), info_from_row)?;

@@ -185,8 +185,10 @@ impl ShownSize {
         let Some(written) = self.digits.checked_mul(unit) else {
             return false;
         };
-        let exact = bytes as u128 * scale;
-        if 2 * exact.abs_diff(written) > unit {
+        let Some(exact) = (bytes as u128).checked_mul(scale) else {
+            return false;
+        };
+        if exact.abs_diff(written) > unit / 2 {
             return false;
         }
         let rounded = (written + scale / 2) / scale;
@@ -310,6 +312,9 @@ mod tests {
         ] {
             assert!(!names(bad, bytes), "{bad:?} should not name {bytes}");
         }
+        // the smallest step written, against the largest sizes: decided, not overflowed
+        let tiny = ShownSize::parse("0.0000000000000000001 B").unwrap();
+        assert!(!tiny.names(u64::MAX) && !tiny.names(1 << 63));
         for junk in [
             "",
             "GiB",

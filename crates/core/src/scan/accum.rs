@@ -318,14 +318,15 @@ impl Accum {
                 .store(self.failed.total(), Ordering::Relaxed);
             return false;
         }
-        self.commands += 1;
+        // saturating: a resumed scan starts from the stored totals, whatever they say
+        self.commands = self.commands.saturating_add(1);
         self.submit_hist.record(c.submit_latency_ns());
         self.progress
             .commands
             .store(self.commands, Ordering::Relaxed);
         match c.result {
             Ok(n) => {
-                self.bytes += n as u64;
+                self.bytes = self.bytes.saturating_add(n as u64);
                 self.hist.record(lat);
                 self.bands.record(lat);
                 self.series.record(c.done_ns, n as u64, lat);
@@ -346,7 +347,7 @@ impl Accum {
                 true
             }
             Err(errno) => {
-                self.failed_commands += 1;
+                self.failed_commands = self.failed_commands.saturating_add(1);
                 self.bands.record_failed();
                 self.series.record(c.done_ns, 0, lat);
                 if self.lost.is_some() {

@@ -43,7 +43,10 @@ impl<K: Copy + Eq> Spans<K> {
         if self.cut.is_some_and(|c| offset >= c) || len == 0 {
             return;
         }
-        let end = offset + len;
+        // past the end of any device: only a damaged stored list holds such a span
+        let Some(end) = offset.checked_add(len) else {
+            return;
+        };
         let before = self
             .map
             .range(..=offset)
@@ -68,12 +71,12 @@ impl<K: Copy + Eq> Spans<K> {
         let mut start = offset;
         if let Some((s, b)) = join_before {
             start = s;
-            span.count += b.count;
+            span.count = span.count.saturating_add(b.count);
             span.max_ns = span.max_ns.max(b.max_ns);
         }
         if let Some(a) = join_after {
             span.end = a.end;
-            span.count += a.count;
+            span.count = span.count.saturating_add(a.count);
             span.max_ns = span.max_ns.max(a.max_ns);
         }
         if join_before.is_none() && join_after.is_none() && self.map.len() >= self.cap {

@@ -29,6 +29,14 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+/// The most curve bins a scan keeps (`--points`): far more than a chart shows, and a curve
+/// whose memory and document stay small whatever is asked.
+pub const MAX_POINTS: usize = 100_000;
+
+/// The shortest interval of a scan's time series: one point per interval is kept, so a
+/// shorter one would grow the series with the run's time (`--interval` and resumed runs).
+pub const MIN_INTERVAL_NS: u64 = 1_000_000;
+
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct ScanConfig {
@@ -84,7 +92,7 @@ impl ScanConfig {
             interval_ns: if r.interval_ns == 0 {
                 1_000_000_000
             } else {
-                r.interval_ns
+                r.interval_ns.max(MIN_INTERVAL_NS)
             },
             quick: None,
             write: r.write,
@@ -134,8 +142,11 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
             cfg.queue_depth
         ));
     }
-    if cfg.points == 0 {
-        return invalid("--points must be at least 1".into());
+    if !(1..=MAX_POINTS).contains(&cfg.points) {
+        return invalid(format!(
+            "--points {} is out of range (1..={MAX_POINTS})",
+            cfg.points
+        ));
     }
     let start = cfg.offset.map_or(0, |o| o.resolve(target.size));
     let start = match cfg.offset {
@@ -275,7 +286,7 @@ pub fn resume(
             prior.header.target.logical_block_size
         ));
     }
-    let end = prior.offset + prior.length;
+    let end = prior.offset.saturating_add(prior.length);
     if state.next_offset < prior.offset
         || state.next_offset >= end
         || !(state.next_offset - prior.offset).is_multiple_of(prior.block_size.max(1))
@@ -494,6 +505,7 @@ fn sequential_record(
         // Bins wholly before the resumed bin are the first run's points, unchanged.
         let split = state
             .last_bin
+            .filter(|b| b.index < job.curve.bins().len())
             .map(|b| job.curve.bin_range(b.index).0)
             .unwrap_or(state.next_offset);
         let mut merged: Vec<_> = p
@@ -512,9 +524,9 @@ fn sequential_record(
     }
     let mut rec = finish(&job.acc, duration_ns, curve, Kind::Scan, ctx);
     if let Some((p, _)) = prior {
-        rec.duration_ns += prior_duration;
+        rec.duration_ns = rec.duration_ns.saturating_add(prior_duration);
         for q in &mut rec.series {
-            q.t_ns += prior_duration;
+            q.t_ns = q.t_ns.saturating_add(prior_duration);
         }
         prior_series.append(&mut rec.series);
         rec.series = prior_series;
@@ -547,7 +559,7 @@ fn points_zone_ratio(
         (secs > 0.0).then(|| bytes / secs / 1e6)
     };
     let head = rate(&|p| p.offset < start + edge)?;
-    let tail = rate(&|p| p.offset + p.length > start + len - edge)?;
+    let tail = rate(&|p| p.offset.saturating_add(p.length) > start + len - edge)?;
     (head > 0.0).then_some(tail / head)
 }
 

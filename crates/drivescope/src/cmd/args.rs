@@ -1,6 +1,7 @@
 //! Argument types and value parsers that more than one subcommand uses. Subcommand files
 //! import these from here, never from each other.
 
+use drivescope_core::bench::{profile, TestSpec};
 use drivescope_core::engine::{DataPattern, EngineKind, Reap};
 use drivescope_core::units::{self, SizeOrPercent};
 use std::time::Duration;
@@ -110,6 +111,16 @@ pub fn parse_checkpoint(s: &str) -> Result<Every, String> {
     Ok(Every(Some(d)))
 }
 
+/// A test name (`SEQ1M Q8T1`, `RND4K`): a bad one is a bad option value, refused by clap.
+pub fn parse_test(s: &str) -> Result<TestSpec, String> {
+    TestSpec::parse(s)
+}
+
+/// A profile name (`default`, `nvme`, `peak`, `realworld`).
+pub fn parse_profile(s: &str) -> Result<String, String> {
+    profile(s).map(|_| s.to_string())
+}
+
 /// Parse a percentage 0..=100.
 pub fn parse_pct(s: &str) -> Result<u8, String> {
     match s.trim().trim_end_matches('%').parse::<u8>() {
@@ -174,6 +185,31 @@ mod tests {
         assert!(parse_list("4097").is_err());
         assert!(parse_list("").is_err());
         assert!(parse_list("1,,2").is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 400, failure_persistence: None, ..Default::default() })]
+
+        /// `--mix`, `--step`, `--qd`, `--threads`, `--profile`: any text is a value in range
+        /// or one line saying what is expected.
+        #[test]
+        fn number_options_never_panic(s in proptest::prelude::prop_oneof![
+            proptest::prelude::any::<String>(),
+            "[0-9, %+-]{0,12}",
+            "[0-9]{1,12}(,[0-9]{0,12}){0,4}",
+        ]) {
+            match parse_pct(&s) {
+                Ok(v) => proptest::prop_assert!(v <= 100),
+                Err(e) => proptest::prop_assert!(!e.contains('\n')),
+            }
+            match parse_list(&s) {
+                Ok(g) => proptest::prop_assert!(!g.0.is_empty() && g.0.iter().all(|v| (1..=4096).contains(v))),
+                Err(e) => proptest::prop_assert!(!e.contains('\n')),
+            }
+            if let Err(e) = parse_profile(&s).and(parse_test(&s).map(|_| String::new())) {
+                proptest::prop_assert!(!e.contains('\n'));
+            }
+        }
     }
 
     #[test]

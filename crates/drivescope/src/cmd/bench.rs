@@ -1,6 +1,6 @@
 //! `drivescope bench`: CrystalDiskMark's profiles and custom tests.
 
-use super::args::{parse_duration, parse_pct, RwArg};
+use super::args::{parse_duration, parse_pct, parse_profile, parse_test, RwArg};
 use super::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::{self, profile, BenchOptions, TestSpec};
@@ -15,11 +15,11 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub w: WorkloadArgs,
     /// default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), nvme, peak or realworld.
-    #[arg(long, default_value = "default")]
+    #[arg(long, default_value = "default", value_parser = parse_profile)]
     pub profile: String,
     /// A custom test such as 'RND16K Q4T2' (repeatable; replaces the profile's tests).
-    #[arg(long = "test", value_name = "TEST")]
-    pub tests: Vec<String>,
+    #[arg(long = "test", value_name = "TEST", value_parser = parse_test)]
+    pub tests: Vec<TestSpec>,
     /// read, write, both, or mix.
     #[arg(long, value_enum, default_value = "both")]
     pub rw: RwArg,
@@ -41,11 +41,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     let tests: Vec<TestSpec> = if a.tests.is_empty() {
         profile(&a.profile).map_err(anyhow::Error::msg)?
     } else {
-        a.tests
-            .iter()
-            .map(|t| TestSpec::parse(t))
-            .collect::<Result<_, _>>()
-            .map_err(anyhow::Error::msg)?
+        a.tests.clone()
     };
     if a.runs == 0 || a.duration.is_zero() {
         anyhow::bail!("--runs and --duration must be above 0");

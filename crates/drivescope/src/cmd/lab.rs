@@ -48,7 +48,7 @@ enum LabCommand {
         /// Command size the expected rates are stated for.
         #[arg(long, default_value = "64K", value_parser = parse_size)]
         block_size: u64,
-        /// Number of equal-width positions.
+        /// Number of equal-width positions (at most 100000).
         #[arg(long, default_value_t = 100)]
         points: usize,
         /// Accepted for symmetry with other commands: the truth is always JSON.
@@ -87,7 +87,7 @@ pub fn run(args: LabArgs) -> Result<ExitCode> {
         } => {
             let m = load(&model, size)?;
             let t = m.truth_with(block_size, points);
-            println!("{}", serde_json::to_string_pretty(&t)?);
+            super::print_all(format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }
         LabCommand::Serve {
@@ -110,7 +110,7 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
     if let Some(name) = toml {
         let text = presets::preset_toml(&name)
             .with_context(|| format!("no preset '{name}' (see `drivescope lab presets`)"))?;
-        print!("{text}");
+        super::print_all(text.as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     if json {
@@ -120,12 +120,15 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
             .collect();
         let doc =
             serde_json::json!({"schema": "drivescope/1", "kind": "lab_presets", "presets": list});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        super::print_all(format!("{}\n", serde_json::to_string_pretty(&doc)?).as_bytes())?;
     } else {
+        // A reader that stops early (`| head`) is no error.
+        let mut text = String::new();
         for p in presets::PRESETS {
             let size = format_size(p.model().size);
-            println!("{:<16} {size:>9}  {}", p.name, p.summary);
+            text += &format!("{:<16} {size:>9}  {}\n", p.name, p.summary);
         }
+        super::print_all(text.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

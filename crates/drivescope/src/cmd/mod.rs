@@ -2,10 +2,12 @@
 
 pub mod args;
 pub mod bench;
+pub mod cache_check;
 pub mod checkpoints;
 pub mod compare;
 pub mod completions;
 pub mod destructive;
+pub mod diagnose;
 pub mod export;
 pub mod info;
 pub mod lab;
@@ -37,6 +39,13 @@ pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r,
     }
+}
+
+/// Print a document as pretty JSON on stdout (a reader that closed the pipe early is no error).
+pub fn print_json<T: serde::Serialize>(doc: &T) -> anyhow::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(doc)?;
+    bytes.push(b'\n');
+    Ok(print_all(&bytes)?)
 }
 
 /// Writes what `exporter` makes of `runs` to `file`, or to stdout. The export is made in full first, so a

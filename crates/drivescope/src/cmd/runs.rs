@@ -53,7 +53,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        super::print_all(format!("{}\n", serde_json::to_string_pretty(&list)?).as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     if runs.is_empty() {

@@ -37,7 +37,7 @@ pub struct ScanArgs {
     /// Length of the range: bytes with units or a percentage of the device. Default: to the end.
     #[arg(long, value_parser = parse_size_or_percent)]
     pub length: Option<SizeOrPercent>,
-    /// Curve resolution: number of position bins.
+    /// Curve resolution: number of position bins (at most 100000).
     #[arg(long, default_value_t = 1000)]
     pub points: usize,
     /// Commands at or over this latency go to the slow list (e.g. 50ms, 1s).
@@ -123,7 +123,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         length: args.length,
         points: args.points,
         slow_ns: args.slow.as_nanos() as u64,
-        interval_ns: (args.interval.as_nanos() as u64).max(1_000_000),
+        interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
         quick: args
             .quick
             .then_some((args.regions, args.dwell.as_nanos() as u64)),
@@ -138,14 +138,20 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let device = crate::identity::of(&spec);
     if let Some((id, p)) = &prior {
         check_same_device(p, &device, *id)?;
-        if let Some(state) = &p.resume {
+        // a resume point outside the range is refused by the scan, in its own words
+        let done = p
+            .resume
+            .as_ref()
+            .and_then(|s| s.next_offset.checked_sub(p.offset));
+        if let Some(done) = done.filter(|d| *d < p.length && d.is_multiple_of(p.block_size.max(1)))
+        {
             let from = match &p.checkpoint {
                 Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
                 None => String::new(),
             };
             eprintln!(
                 "drivescope: resuming run {id} at {} of {}{from}",
-                units::format_size(state.next_offset - p.offset),
+                units::format_size(done),
                 units::format_size(p.length)
             );
         }
@@ -235,8 +241,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     };
     if args.json {
         human(&mut std::io::stderr())?;
-        serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
-        println!();
+        super::print_json(rec)?;
     } else {
         human(&mut std::io::stdout())?;
     }

@@ -1,6 +1,6 @@
 //! `drivescope soak`: one test sustained over time, with its steps.
 
-use super::args::{parse_duration, parse_pct, RwArg};
+use super::args::{parse_duration, parse_pct, parse_test, RwArg};
 use super::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, TestSpec};
@@ -15,8 +15,8 @@ pub struct SoakArgs {
     #[command(flatten)]
     pub w: WorkloadArgs,
     /// The test, e.g. 'SEQ1M Q8T1'.
-    #[arg(long = "test", default_value = "SEQ1M Q8T1")]
-    pub test: String,
+    #[arg(long = "test", default_value = "SEQ1M Q8T1", value_parser = parse_test)]
+    pub test: TestSpec,
     /// read, write or mix.
     #[arg(long, value_enum, default_value = "read")]
     pub rw: RwArg,
@@ -35,7 +35,7 @@ pub struct SoakArgs {
 }
 
 pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
-    let test = TestSpec::parse(&a.test).map_err(anyhow::Error::msg)?;
+    let test = a.test;
     let rw = workload::one_rw(a.rw, a.mix, "soak")?;
     if a.duration.is_zero() || a.interval.is_zero() || a.interval > a.duration {
         anyhow::bail!(

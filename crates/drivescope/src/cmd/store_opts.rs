@@ -141,3 +141,83 @@ pub fn load(store: &Store, runs: &[String]) -> anyhow::Result<Vec<drivescope_rep
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drivescope_record::Direction;
+    use drivescope_report::sample;
+    use proptest::prelude::*;
+
+    /// A store of `runs` sample scans, in a directory removed when dropped.
+    struct Stored(Store, std::path::PathBuf);
+
+    impl Drop for Stored {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.1);
+        }
+    }
+
+    fn store(name: &str, runs: usize) -> Stored {
+        let dir =
+            std::env::temp_dir().join(format!("drivescope-resolve-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut store = Store::open(dir.join("runs.sqlite")).unwrap();
+        for seed in 0..runs as u64 {
+            let doc = sample::scan(seed + 1, 1 << 30, 4, 0, 0, Direction::Read);
+            store.save(&doc.into()).unwrap();
+        }
+        Stored(store, dir)
+    }
+
+    /// Run names as people type them: numbers, `last`, near misses, anything.
+    fn run_name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            any::<i64>().prop_map(|n| n.to_string()),
+            "[+-]?[0-9]{0,24}",
+            "(last|LAST|Last| last|last )(~[0-9]{0,3}|-[0-9]|\\^)?",
+            "0x[0-9a-f]{1,4}|[0-9]+\\.[0-9]|[0-9]e[0-9]",
+        ]
+    }
+
+    #[test]
+    fn last_is_the_newest_and_numbers_are_themselves() {
+        let stored = store("names", 3);
+        let s = &stored.0;
+        assert_eq!(resolve(s, "last").unwrap(), RunId(3));
+        assert_eq!(resolve(s, "2").unwrap(), RunId(2));
+        let empty = store("empty", 0);
+        let e = resolve(&empty.0, "last").unwrap_err();
+        assert_eq!(format!("{e:#}"), "the store holds no runs yet");
+    }
+
+    #[test]
+    fn any_run_name_resolves_or_says_why_in_one_line() {
+        let stored = store("fuzz", 3);
+        let s = &stored.0;
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: 400,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(&run_name(), |name| {
+                match resolve(s, &name) {
+                    Ok(id) if name == "last" => prop_assert_eq!(id, RunId(3)),
+                    Ok(id) => prop_assert_eq!(Ok(id.0), name.parse::<i64>()),
+                    Err(e) => {
+                        let line = format!("{e:#}");
+                        prop_assert!(!line.contains('\n'), "{}", line);
+                        prop_assert!(line.contains(&format!("{name:?}")), "{}", line);
+                    }
+                }
+                if let Err(e) = load(s, std::slice::from_ref(&name)) {
+                    let line = format!("{e:#}");
+                    prop_assert!(!line.contains('\n'), "{}", line);
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+}

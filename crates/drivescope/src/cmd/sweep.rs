@@ -1,6 +1,6 @@
 //! `drivescope sweep`: the queue-depth × threads grid and the queueing gain.
 
-use super::args::{parse_duration, parse_list, parse_pct, Grid, RwArg};
+use super::args::{parse_duration, parse_list, parse_pct, parse_test, Grid, RwArg};
 use super::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::{self, SweepOptions, TestSpec};
@@ -15,8 +15,8 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub w: WorkloadArgs,
     /// Access pattern and block size: RND4K, SEQ1M, RND16K, …
-    #[arg(long, default_value = "RND4K")]
-    pub pattern: String,
+    #[arg(long, default_value = "RND4K", value_parser = parse_test)]
+    pub pattern: TestSpec,
     /// read, write or mix.
     #[arg(long, value_enum, default_value = "read")]
     pub rw: RwArg,
@@ -35,7 +35,7 @@ pub struct SweepArgs {
 }
 
 pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
-    let spec = TestSpec::parse(&a.pattern).map_err(anyhow::Error::msg)?;
+    let spec = a.pattern;
     let rw = workload::one_rw(a.rw, a.mix, "sweep")?;
     let (qds, threads) = (a.qd.0, a.threads.0);
     let stop = Arc::new(AtomicBool::new(false));

@@ -56,6 +56,16 @@ pub struct Opened {
 
 /// Open the target for tests in `rws`; create and fill a test file for a directory.
 pub fn open(a: &WorkloadArgs, rws: &[Rw], stop: &AtomicBool) -> anyhow::Result<Opened> {
+    open_or(a, rws, stop, "use --rw read")
+}
+
+/// [`open`], where a refused device write suggests `read_only` instead.
+pub fn open_or(
+    a: &WorkloadArgs,
+    rws: &[Rw],
+    stop: &AtomicBool,
+    read_only: &str,
+) -> anyhow::Result<Opened> {
     if a.size == 0 {
         anyhow::bail!("--size must be above 0");
     }
@@ -89,7 +99,7 @@ pub fn open(a: &WorkloadArgs, rws: &[Rw], stop: &AtomicBool) -> anyhow::Result<O
             let target = super::destructive::open(&a.target, &a.destructive, &a.store.protected())
                 .map_err(|e| match e.downcast::<super::Refused>() {
                     Ok(r) => {
-                        anyhow::Error::new(super::Refused(format!("{} (or use --rw read)", r.0)))
+                        anyhow::Error::new(super::Refused(format!("{} (or {read_only})", r.0)))
                     }
                     Err(e) => e,
                 })?;
@@ -158,6 +168,8 @@ pub fn output<T: drivescope_record::Record>(
 ) -> anyhow::Result<std::process::ExitCode> {
     let mut rec = rec.clone();
     drivescope_analysis::annotate(&mut rec);
+    let earlier = super::cache_check::findings(&rec.clone().into(), &w.store);
+    rec.header_mut().findings.extend(earlier);
     let rec = &rec;
     let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
         print(rec, out)?;
@@ -165,8 +177,7 @@ pub fn output<T: drivescope_record::Record>(
     };
     if w.json {
         human(&mut std::io::stderr())?;
-        serde_json::to_writer_pretty(std::io::stdout().lock(), rec)?;
-        println!();
+        super::print_json(rec)?;
     } else {
         human(&mut std::io::stdout())?;
     }

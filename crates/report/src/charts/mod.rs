@@ -3,6 +3,7 @@
 
 mod bench;
 mod curve;
+mod diagnose;
 mod histogram;
 mod regions;
 mod series;
@@ -41,6 +42,9 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(series::chart(r, i));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        out.extend(diagnose::charts(r, i));
     }
     out
 }

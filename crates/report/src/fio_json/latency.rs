@@ -152,7 +152,7 @@ pub fn percentiles(s: &LatencySummary, h: &HistogramOut) -> Ordered<u64> {
 
 /// The value a bucket `[low, high)` stands for: its midpoint, as our percentiles report it.
 pub fn bin_value(low: u64, high: u64) -> u64 {
-    low + (high - low).saturating_sub(1) / 2
+    low + high.saturating_sub(low).saturating_sub(1) / 2
 }
 
 /// One bin per non-empty bucket, keyed by its midpoint in ns (buckets above fio's top bin go into it), in
@@ -165,7 +165,7 @@ pub fn bins(h: &HistogramOut) -> Ordered<u64> {
         }
         let at = bin_value(b.low_ns, b.high_ns).min(FIO_TOP_BIN_NS);
         match out.last_mut() {
-            Some((last, n)) if *last == at => *n += b.count,
+            Some((last, n)) if *last == at => *n = n.saturating_add(b.count),
             _ => out.push((at, b.count)),
         }
     }

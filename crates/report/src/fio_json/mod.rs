@@ -125,6 +125,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Diagnose(_) => {
+            return Err(Unsupported {
+                kind: Kind::Diagnose,
+                why: None,
+            })
+        }
         Document::Unknown { kind, why, .. } => {
             return Err(Unsupported {
                 kind: kind.clone(),

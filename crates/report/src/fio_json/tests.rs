@@ -80,6 +80,29 @@ fn bins_hold_every_count_at_the_bucket_midpoints() {
 }
 
 #[test]
+fn buckets_no_histogram_writes_give_bins() {
+    use drivescope_stats::{BucketOut, HistogramOut};
+    let b = |low_ns, high_ns, count| BucketOut {
+        low_ns,
+        high_ns,
+        count,
+    };
+    // ending before they start, or holding more than u64 together (a damaged document)
+    let out = HistogramOut {
+        unit: "ns".into(),
+        sub_buckets: 64,
+        buckets: vec![b(5000, 10, 2), b(u64::MAX, 0, u64::MAX), b(u64::MAX, 1, 1)],
+    };
+    let got = bins(&out);
+    assert_eq!(
+        got.0,
+        [("5000".into(), 2), (FIO_TOP_BIN_NS.to_string(), u64::MAX)]
+    );
+    let lat = Lat::with_histogram(&Histogram::from_out(&out).summary(), &out);
+    assert!(lat.percentile.is_some());
+}
+
+#[test]
 fn no_commands_no_bins() {
     let h = Histogram::new();
     let lat = serde_json::to_value(Lat::with_histogram(&h.summary(), &h.to_out())).unwrap();

@@ -77,6 +77,12 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         }
         writeln!(out, "{}", mark(r.workload.direct))?;
     }
+    // A result inflated by a cache is said under the numbers it inflates, where a reader of the table sees it.
+    for f in r.header.findings.iter().filter(|f| {
+        f.code == drivescope_record::FindingCode::ReadCache && f.number("test_bytes").is_some()
+    }) {
+        writeln!(out, "  !! READ RESULTS FROM A CACHE: {}", f.claim)?;
+    }
     writeln!(out)?;
     writeln!(
         out,

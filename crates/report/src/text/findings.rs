@@ -3,7 +3,7 @@
 use drivescope_record::{Confidence, Finding};
 use std::io::Write;
 
-fn mark(c: Confidence) -> &'static str {
+pub(crate) fn mark(c: Confidence) -> &'static str {
     match c {
         Confidence::High | Confidence::Medium => "✔",
         Confidence::Low => "?",

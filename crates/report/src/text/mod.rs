@@ -4,6 +4,7 @@
 
 mod bench;
 mod compare;
+mod diagnose;
 mod extents;
 mod findings;
 mod info;
@@ -16,6 +17,7 @@ mod sweep;
 
 pub use bench::{bench_line, print_bench};
 pub use compare::table as compare_table;
+pub use diagnose::print_diagnose;
 pub use findings::print_findings;
 pub use info::info;
 pub use runs::{runs, ListedRun};
@@ -66,6 +68,10 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
         Document::Bench(r) => print_bench(r, out)?,
         Document::Sweep(r) => print_sweep(r, out)?,
         Document::Soak(r) => print_soak(r, out)?,
+        Document::Diagnose(r) => {
+            print_diagnose(r, out)?;
+            return writeln!(out, "({} · {} · {})", run.label(), run.kind(), run.device());
+        }
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {

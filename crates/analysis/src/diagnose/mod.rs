@@ -1,0 +1,206 @@
+//! The findings of a diagnosis, computed from the measurements it keeps.
+
+pub mod stream;
+pub mod working_set;
+pub mod write;
+
+use drivescope_record::{
+    DiagnoseRecord, Experiment, Finding, LinkData, Outcome, PositionRate, QueueingData, Verdict,
+    ZoneData,
+};
+use drivescope_units::format_rate;
+
+/// The curve a diagnosis measured the media rate by position with: the warm-up stream's settled part.
+pub fn media_curve(d: &DiagnoseRecord) -> Vec<PositionRate> {
+    d.warm_up.as_ref().map(stream::curve).unwrap_or_default()
+}
+
+/// The top of a rate curve and the share of its positions within [`FLAT_WITHIN`] of it. The top is the median of the
+/// fastest [`FLAT_SHARE`] of the positions, so neither a few fast stretches (noise) nor a fast outer zone alone
+/// makes it.
+pub fn flat_top(curve: &[PositionRate]) -> Option<(f64, f64)> {
+    let mut rates: Vec<f64> = curve.iter().map(|p| p.mb_per_s).collect();
+    if rates.is_empty() {
+        return None;
+    }
+    rates.sort_by(|a, b| b.total_cmp(a));
+    let fastest = ((rates.len() as f64 * FLAT_SHARE).ceil() as usize).clamp(1, rates.len());
+    let top = rates[fastest / 2];
+    let share = rates
+        .iter()
+        .filter(|r| (*r / top - 1.0).abs() <= FLAT_WITHIN)
+        .count() as f64
+        / rates.len() as f64;
+    Some((top, share))
+}
+
+/// How close to the top a position's rate must be to count as on it (measurement noise of a stretch).
+pub const FLAT_WITHIN: f64 = 0.05;
+
+/// The flat top must cover this share of the positions before the link experiment runs.
+pub const FLAT_SHARE: f64 = 0.3;
+
+fn zones(z: &ZoneData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
+    let rates: Vec<f64> = z.curve.iter().map(|p| p.mb_per_s).collect();
+    let what = match z.source {
+        drivescope_record::CurveSource::Stream => format!("{} positions", rates.len()),
+        drivescope_record::CurveSource::QuickScan => format!("a {}-point quick scan", rates.len()),
+    };
+    let ratio = crate::zones::ratio(&rates);
+    let f = ratio.and_then(|r| crate::zones::judge(r, &rates, &what, d.header.device.as_ref()));
+    let text = match (&f, ratio) {
+        (Some(f), _) => f.claim.clone(),
+        (None, Some(r)) => format!("inner/outer {r:.2} over {what}: no zoned fall"),
+        (None, None) => "too few positions to judge".into(),
+    };
+    let verdict = match (&f, ratio) {
+        (Some(_), _) => Verdict::Found,
+        (None, Some(_)) => Verdict::NotFound,
+        (None, None) => Verdict::Inconclusive,
+    };
+    (
+        f,
+        Outcome {
+            experiment: Experiment::Zones,
+            verdict,
+            text,
+        },
+    )
+}
+
+fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
+    if l.shapes.is_empty() {
+        return (
+            None,
+            Outcome {
+                experiment: Experiment::Link,
+                verdict: Verdict::NotFound,
+                text: format!(
+                    "none: the rate changes with position ({} top over only {:.0} % of positions)",
+                    format_rate(l.top_mb_per_s),
+                    l.top_share * 100.0
+                ),
+            },
+        );
+    }
+    let mut rates: Vec<f64> = l.shapes.iter().map(|s| s.mb_per_s).collect();
+    rates.push(l.top_mb_per_s);
+    let mut sizes: Vec<u64> = l.shapes.iter().map(|s| s.block_size).collect();
+    sizes.push(1 << 20);
+    sizes.sort_unstable();
+    sizes.dedup();
+    let f = crate::link::of_rates(
+        &rates,
+        sizes.len(),
+        d.header.device.as_ref(),
+        "every read test",
+    );
+    let text = match &f {
+        Some(f) => f.claim.clone(),
+        None => {
+            let shapes: Vec<String> = l
+                .shapes
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} Q{}: {}",
+                        drivescope_units::format_size(s.block_size),
+                        s.queue_depth,
+                        format_rate(s.mb_per_s)
+                    )
+                })
+                .collect();
+            format!(
+                "none: {} over {:.0} % of positions, {} (no usual link matches)",
+                format_rate(l.top_mb_per_s),
+                l.top_share * 100.0,
+                shapes.join(", ")
+            )
+        }
+    };
+    let verdict = if f.is_some() {
+        Verdict::Found
+    } else {
+        Verdict::NotFound
+    };
+    (
+        f,
+        Outcome {
+            experiment: Experiment::Link,
+            verdict,
+            text,
+        },
+    )
+}
+
+fn queueing(q: &QueueingData, top: Option<f64>) -> (Option<Finding>, Outcome) {
+    let f = crate::queueing::judge(
+        "RND4K",
+        q.queue_depth,
+        q.q1_iops,
+        q.deep_iops,
+        q.deep_mb_per_s,
+        top,
+    );
+    let gain = if q.q1_iops > 0.0 {
+        q.deep_iops / q.q1_iops
+    } else {
+        0.0
+    };
+    let (verdict, text) = match &f {
+        Some(f) => (Verdict::Found, f.claim.clone()),
+        None => (
+            Verdict::NotFound,
+            format!(
+                "RND4K Q{} / Q1 = {gain:.2} ({:.0} / {:.0} IOPS): the path keeps several commands in flight",
+                q.queue_depth, q.deep_iops, q.q1_iops
+            ),
+        ),
+    };
+    (
+        f,
+        Outcome {
+            experiment: Experiment::Queueing,
+            verdict,
+            text,
+        },
+    )
+}
+
+/// Every finding a diagnosis supports and one outcome line per experiment, in the experiments' order.
+pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
+    let curve = media_curve(d);
+    let top = flat_top(&curve).map(|(t, _)| t);
+    let mut found = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut take = |(f, o): (Option<Finding>, Outcome)| {
+        found.extend(f);
+        outcomes.push(o);
+    };
+    for e in Experiment::ALL {
+        let r = match e {
+            Experiment::WarmUp => d.warm_up.as_ref().map(|s| stream::warm_up(s, &curve)),
+            Experiment::Zones => d.zones.as_ref().map(|z| zones(z, d)),
+            Experiment::Link => d.link.as_ref().map(|l| link(l, d)),
+            Experiment::Queueing => d.queueing.as_ref().map(|q| queueing(q, top)),
+            Experiment::ReadCache => d.read_cache.as_ref().map(working_set::assess),
+            Experiment::WriteCache => d.write_cache.as_ref().map(|w| write::assess(w, &curve)),
+        };
+        match r {
+            Some(r) => take(r),
+            None => {
+                if let Some(s) = d.skipped.iter().find(|s| s.experiment == e) {
+                    take((
+                        None,
+                        Outcome {
+                            experiment: e,
+                            verdict: Verdict::Skipped,
+                            text: s.why.clone(),
+                        },
+                    ))
+                }
+            }
+        }
+    }
+    (found, outcomes)
+}

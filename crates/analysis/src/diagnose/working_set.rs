@@ -1,0 +1,142 @@
+//! A read cache: a working set read a second time runs far faster than the media while it fits, and at the
+//! media rate once it does not.
+
+use drivescope_record::{
+    Confidence, Experiment, Finding, FindingCode, Outcome, Verdict, WorkingSetData, WorkingSetPoint,
+};
+use drivescope_units::{format_rate, format_size};
+
+/// A re-read this much faster than the media is served from a cache.
+pub const CACHED: f64 = 1.5;
+/// The bracket around the cache size is refined until its ends are within this ratio.
+pub const REFINED: f64 = 1.3;
+
+/// Whether the second read of a working set came from a cache.
+pub fn cached(p: &WorkingSetPoint) -> bool {
+    let base = p.media_mb_per_s.unwrap_or(p.first_mb_per_s);
+    base > 0.0 && p.again_mb_per_s >= CACHED * base
+}
+
+/// The largest working set that was cached and the smallest larger one that was not.
+pub fn bracket(points: &[WorkingSetPoint]) -> (Option<&WorkingSetPoint>, Option<&WorkingSetPoint>) {
+    let lo = points.iter().filter(|p| cached(p)).max_by_key(|p| p.size);
+    let hi = points
+        .iter()
+        .filter(|p| !cached(p) && lo.is_none_or(|l| p.size > l.size))
+        .min_by_key(|p| p.size);
+    (lo, hi)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+pub fn assess(d: &WorkingSetData) -> (Option<Finding>, Outcome) {
+    let outcome = |verdict, text: String| Outcome {
+        experiment: Experiment::ReadCache,
+        verdict,
+        text,
+    };
+    let (lo, hi) = bracket(&d.points);
+    let cache_rate = median(
+        d.points
+            .iter()
+            .filter(|p| cached(p))
+            .map(|p| p.again_mb_per_s)
+            .collect(),
+    );
+    match (lo, hi) {
+        (None, None) => (
+            None,
+            outcome(Verdict::Inconclusive, "no working set was measured".into()),
+        ),
+        (None, Some(h)) => (
+            None,
+            outcome(
+                Verdict::NotFound,
+                format!(
+                    "none: reading {} again ran at {} like the first time",
+                    format_size(h.size),
+                    format_rate(h.again_mb_per_s)
+                ),
+            ),
+        ),
+        (Some(l), None) => {
+            let media = l.media_mb_per_s.unwrap_or(l.first_mb_per_s);
+            let whole = l.size >= d.limit;
+            let (confidence, claim) = if whole {
+                (
+                    Confidence::Low,
+                    format!(
+                        "re-reads of the whole {} region run at {}, media {}: a read cache of at least {}",
+                        format_size(d.limit),
+                        format_rate(cache_rate),
+                        format_rate(media),
+                        format_size(l.size)
+                    ),
+                )
+            } else {
+                (
+                    Confidence::Inconclusive,
+                    format!(
+                        "re-reads still run at {} with {} (media {}): the budget ended before the cache's size was \
+                         found",
+                        format_rate(cache_rate),
+                        format_size(l.size),
+                        format_rate(media)
+                    ),
+                )
+            };
+            let f = Finding::new(
+                FindingCode::ReadCache,
+                confidence,
+                claim,
+                &[
+                    ("cache_mb_per_s", cache_rate),
+                    ("media_mb_per_s", media),
+                    ("lower_bytes", l.size as f64),
+                ],
+            );
+            let v = if whole {
+                Verdict::Found
+            } else {
+                Verdict::Inconclusive
+            };
+            let text = f.claim.clone();
+            (Some(f), outcome(v, text))
+        }
+        (Some(l), Some(h)) => {
+            let size = ((l.size as f64) * (h.size as f64)).sqrt();
+            let confidence = if h.size as f64 / l.size as f64 <= REFINED + 1e-9 {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            };
+            let media = h.again_mb_per_s;
+            let f = Finding::new(
+                FindingCode::ReadCache,
+                confidence,
+                format!(
+                    "~{} at {} in front of ~{} media (working set {}: {}; {}: {})",
+                    format_size(size as u64),
+                    format_rate(cache_rate),
+                    format_rate(media),
+                    format_size(l.size),
+                    format_rate(l.again_mb_per_s),
+                    format_size(h.size),
+                    format_rate(h.again_mb_per_s)
+                ),
+                &[
+                    ("cache_bytes", size),
+                    ("cache_mb_per_s", cache_rate),
+                    ("media_mb_per_s", media),
+                    ("lower_bytes", l.size as f64),
+                    ("upper_bytes", h.size as f64),
+                ],
+            );
+            let text = f.claim.clone();
+            (Some(f), outcome(Verdict::Found, text))
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! The experiments, each sized to what it sees and to the time left.
+
+use crate::stream::{stream, StreamSpec, Streamed};
+use crate::{Budget, DiagnoseOptions};
+use drivescope_analysis::diagnose::{
+    flat_top, media_curve, stream as stream_rules, working_set, write, FLAT_SHARE,
+};
+use drivescope_core::bench::{run_once, Access, RunOptions, Rw, TestSpec};
+use drivescope_core::engine::{EngineError, Reap};
+use drivescope_core::scan::{self, ScanConfig};
+use drivescope_core::target::Target;
+use drivescope_record::{
+    CurveSource, DiagnoseRecord, Experiment, LinkData, PositionRate, QueueingData, ShapeRate,
+    Skipped, StreamData, StreamPoint, WorkingSetData, WorkingSetPoint, WriteData, ZoneData,
+};
+use drivescope_units::{format_rate, format_size};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+const MIB: u64 = 1 << 20;
+/// The largest region the streams cover (a pass over it takes seconds on a hard disk).
+const STREAM_REGION: u64 = 1 << 30;
+/// Kept free for the short experiments that follow the long ones.
+const SHORT_RESERVE: Duration = Duration::from_secs(6);
+/// Positions the stream region is cut into (as the analysis cuts it).
+const SLOTS: u64 = drivescope_analysis::diagnose::stream::SLOTS;
+
+pub(crate) struct Run<'a, 'b> {
+    pub target: &'a Target,
+    pub o: &'a DiagnoseOptions,
+    pub budget: Budget,
+    pub stop: &'a AtomicBool,
+    pub say: &'b mut dyn FnMut(Experiment, &str),
+}
+
+fn failed(errno: i32) -> EngineError {
+    EngineError::Io(std::io::Error::from_raw_os_error(errno))
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.0} s", d.as_secs_f64())
+}
+
+impl Run<'_, '_> {
+    /// Block size and region of the streams: 1 MiB commands (smaller on a small region) over up to 1 GiB, a
+    /// whole number of slots.
+    fn geometry(&self) -> (u64, u64) {
+        let size = self.o.size.min(STREAM_REGION);
+        let bs = (size / SLOTS / 4).clamp(4096, MIB) / 4096 * 4096;
+        let region = size / (SLOTS * bs) * SLOTS * bs;
+        (bs, region)
+    }
+
+    fn write_reserve(&self) -> Duration {
+        if self.o.writes {
+            (self.budget.total() / 5).min(Duration::from_secs(20))
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    fn skip(rec: &mut DiagnoseRecord, e: Experiment, why: String) {
+        rec.skipped.push(Skipped { experiment: e, why });
+    }
+
+    pub fn experiment(
+        &mut self,
+        e: Experiment,
+        rec: &mut DiagnoseRecord,
+    ) -> Result<(), EngineError> {
+        let (bs, region) = self.geometry();
+        if region == 0 {
+            Self::skip(
+                rec,
+                e,
+                format!("the region ({}) is too small", format_size(self.o.size)),
+            );
+            return Ok(());
+        }
+        if self.budget.left().is_zero() {
+            Self::skip(
+                rec,
+                e,
+                format!("the {} budget was spent", secs(self.budget.total())),
+            );
+            return Ok(());
+        }
+        match e {
+            Experiment::WarmUp => self.warm_up(rec, bs, region),
+            Experiment::Zones => self.zones(rec),
+            Experiment::Link => self.link(rec, region),
+            Experiment::Queueing => self.queueing(rec),
+            Experiment::ReadCache => self.read_cache(rec, bs, region),
+            Experiment::WriteCache => self.write_cache(rec, bs, region),
+        }
+    }
+
+    fn stream(
+        &self,
+        spec: StreamSpec,
+        enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
+    ) -> Result<Streamed, EngineError> {
+        let s = stream(
+            self.target,
+            self.o.engine,
+            self.o.data,
+            spec,
+            self.stop,
+            250_000_000,
+            enough,
+        )?;
+        match s.errno {
+            Some(e) => Err(failed(e)),
+            None => Ok(s),
+        }
+    }
+
+    fn warm_up(
+        &mut self,
+        rec: &mut DiagnoseRecord,
+        bs: u64,
+        region: u64,
+    ) -> Result<(), EngineError> {
+        let window = (self.budget.total() / 5)
+            .clamp(Duration::from_secs(2), Duration::from_secs(36))
+            .min(self.budget.left());
+        (self.say)(
+            Experiment::WarmUp,
+            &format!(
+                "sequential reads over {} for {}",
+                format_size(region),
+                secs(window)
+            ),
+        );
+        let s = self.stream(
+            StreamSpec {
+                region,
+                block_size: bs,
+                queue_depth: 4,
+                write: false,
+                stretch: region / SLOTS,
+                max_ns: window.as_nanos() as u64,
+                max_bytes: u64::MAX,
+            },
+            &mut |_| false,
+        )?;
+        rec.warm_up = Some(StreamData {
+            block_size: bs,
+            queue_depth: 4,
+            region,
+            duration_ns: s.duration_ns,
+            points: s.points,
+        });
+        Ok(())
+    }
+
+    fn zones(&mut self, rec: &mut DiagnoseRecord) -> Result<(), EngineError> {
+        if !self.o.block_device {
+            Self::skip(
+                rec,
+                Experiment::Zones,
+                "a file: its positions are not the device's".into(),
+            );
+            return Ok(());
+        }
+        if self.o.whole_device {
+            let curve = media_curve(rec);
+            if !curve.is_empty() {
+                rec.zones = Some(ZoneData {
+                    source: CurveSource::Stream,
+                    curve,
+                });
+                return Ok(());
+            }
+        }
+        let share = (self.budget.total() / 6).min(self.budget.left().saturating_sub(SHORT_RESERVE));
+        let dwell = (share / 256).clamp(Duration::from_millis(20), Duration::from_secs(3));
+        if share < Duration::from_secs(5) {
+            Self::skip(
+                rec,
+                Experiment::Zones,
+                "too little budget left for a quick scan".into(),
+            );
+            return Ok(());
+        }
+        (self.say)(
+            Experiment::Zones,
+            &format!("quick scan of 256 regions, {} ms each", dwell.as_millis()),
+        );
+        let cfg = ScanConfig {
+            quick: Some((256, dwell.as_nanos() as u64)),
+            engine: self.o.engine,
+            ..ScanConfig::default()
+        };
+        let scan = scan::run(
+            self.target,
+            &cfg,
+            Arc::new(Default::default()),
+            self.stop,
+            None,
+            None,
+        )
+        .map_err(|e| EngineError::Io(std::io::Error::other(e.to_string())))?;
+        rec.zones = Some(ZoneData {
+            source: CurveSource::QuickScan,
+            curve: scan
+                .curve
+                .iter()
+                .map(|p| PositionRate {
+                    offset: p.offset,
+                    length: p.length,
+                    mb_per_s: p.mb_per_s,
+                })
+                .collect(),
+        });
+        Ok(())
+    }
+
+    fn timed(&self, spec: TestSpec, region: u64, d: Duration) -> Result<f64, EngineError> {
+        let r = run_once(
+            self.target,
+            &spec,
+            Rw::Read,
+            &RunOptions {
+                engine: self.o.engine,
+                reap: Reap::Auto,
+                data: self.o.data,
+                duration_ns: d.as_nanos() as u64,
+                region,
+                series_interval_ns: None,
+                seed: 0x5EED,
+            },
+            self.stop,
+        )?;
+        // A bad sector or two is the device's business; most commands failing is a failed device.
+        if r.errors * 2 > r.commands {
+            return Err(failed(r.first_errno.unwrap_or(libc::EIO)));
+        }
+        Ok(if spec.access == Access::Rnd {
+            r.iops()
+        } else {
+            r.mb_per_s()
+        })
+    }
+
+    fn link(&mut self, rec: &mut DiagnoseRecord, region: u64) -> Result<(), EngineError> {
+        let curve = media_curve(rec);
+        let Some((top, share)) = flat_top(&curve) else {
+            Self::skip(
+                rec,
+                Experiment::Link,
+                "no rate by position was measured".into(),
+            );
+            return Ok(());
+        };
+        let mut data = LinkData {
+            top_mb_per_s: top,
+            top_share: share,
+            shapes: Vec::new(),
+        };
+        if share >= FLAT_SHARE {
+            (self.say)(
+                Experiment::Link,
+                &format!(
+                    "{} over {:.0} % of positions: reads of other shapes",
+                    format_rate(top),
+                    share * 100.0
+                ),
+            );
+            for (block_size, queue_depth) in [(MIB, 8), (512 << 10, 16)] {
+                let stretch = region / SLOTS;
+                let block_size = block_size.min(stretch);
+                let s = self.stream(
+                    StreamSpec {
+                        region,
+                        block_size,
+                        queue_depth,
+                        write: false,
+                        stretch,
+                        max_ns: 1_500_000_000,
+                        max_bytes: u64::MAX,
+                    },
+                    &mut |_| false,
+                )?;
+                // The median stretch after the first: neither the start-up (a seek from where the last experiment
+                // left the head, the queue filling) nor a stall of the host is the link's.
+                let mut rates: Vec<f64> = s.points.iter().skip(1).map(|p| p.mb_per_s).collect();
+                if rates.is_empty() {
+                    continue;
+                }
+                rates.sort_by(f64::total_cmp);
+                data.shapes.push(ShapeRate {
+                    block_size,
+                    queue_depth,
+                    mb_per_s: rates[rates.len() / 2],
+                });
+            }
+        }
+        rec.link = Some(data);
+        Ok(())
+    }
+
+    fn queueing(&mut self, rec: &mut DiagnoseRecord) -> Result<(), EngineError> {
+        (self.say)(Experiment::Queueing, "RND4K at Q1 and Q32");
+        let region = self.o.size / 4096 * 4096;
+        let spec = |queue_depth| TestSpec {
+            access: Access::Rnd,
+            block_size: 4096,
+            queue_depth,
+            threads: 1,
+        };
+        let d = Duration::from_millis(1500);
+        let q1 = self.timed(spec(1), region, d)?;
+        let deep = self.timed(spec(32), region, d)?;
+        rec.queueing = Some(QueueingData {
+            block_size: 4096,
+            queue_depth: 32,
+            q1_iops: q1,
+            deep_iops: deep,
+            deep_mb_per_s: deep * 4096.0 / 1e6,
+        });
+        Ok(())
+    }
+
+    /// Read `[0, size)` once and again: the point, or None when the time ran out first.
+    fn working_set(
+        &mut self,
+        bs: u64,
+        size: u64,
+        curve: &[PositionRate],
+        until: Duration,
+    ) -> Result<Option<WorkingSetPoint>, EngineError> {
+        let mut rates = Vec::new();
+        for _ in 0..2 {
+            let left = self.budget.left().saturating_sub(until);
+            let s = self.stream(
+                StreamSpec {
+                    region: size,
+                    block_size: bs,
+                    queue_depth: 4,
+                    write: false,
+                    stretch: size,
+                    max_ns: left.as_nanos() as u64,
+                    max_bytes: size,
+                },
+                &mut |_| false,
+            )?;
+            if s.bytes + s.errors * bs < size || s.duration_ns == 0 {
+                return Ok(None);
+            }
+            rates.push(s.bytes as f64 * 1e3 / s.duration_ns as f64);
+        }
+        Ok(Some(WorkingSetPoint {
+            size,
+            first_mb_per_s: rates[0],
+            again_mb_per_s: rates[1],
+            media_mb_per_s: stream_rules::media_rate(curve, size),
+        }))
+    }
+
+    fn read_cache(
+        &mut self,
+        rec: &mut DiagnoseRecord,
+        bs: u64,
+        region: u64,
+    ) -> Result<(), EngineError> {
+        let curve = media_curve(rec);
+        let until = self.write_reserve();
+        let mut data = WorkingSetData {
+            block_size: bs,
+            queue_depth: 4,
+            limit: region,
+            points: Vec::new(),
+        };
+        (self.say)(Experiment::ReadCache, "working sets read twice, doubling");
+        let align = |s: u64| (s / bs).max(4) * bs;
+        let mut size = align((8 * MIB).min(region / 8));
+        let result = (|| -> Result<(), EngineError> {
+            // Double until a working set is not cached (or the region is reached)...
+            loop {
+                let Some(p) = self.working_set(bs, size, &curve, until)? else {
+                    return Ok(());
+                };
+                data.points.push(p);
+                if !working_set::cached(&p) || size >= region {
+                    break;
+                }
+                size = (size * 2).min(region);
+            }
+            // ...then narrow the step between the last cached and the first uncached one.
+            loop {
+                let (Some(lo), Some(hi)) = working_set::bracket(&data.points) else {
+                    return Ok(());
+                };
+                if hi.size as f64 / lo.size as f64 <= working_set::REFINED {
+                    return Ok(());
+                }
+                let mid = align(((lo.size as f64) * (hi.size as f64)).sqrt() as u64);
+                if mid <= lo.size || mid >= hi.size {
+                    return Ok(());
+                }
+                let Some(p) = self.working_set(bs, mid, &curve, until)? else {
+                    return Ok(());
+                };
+                data.points.push(p);
+            }
+        })();
+        rec.read_cache = Some(data);
+        result
+    }
+
+    fn write_cache(
+        &mut self,
+        rec: &mut DiagnoseRecord,
+        bs: u64,
+        region: u64,
+    ) -> Result<(), EngineError> {
+        if !self.o.writes {
+            Self::skip(rec, Experiment::WriteCache, self.o.no_writes_why.clone());
+            return Ok(());
+        }
+        let curve = media_curve(rec);
+        let window = self.budget.left().min(Duration::from_secs(30));
+        (self.say)(
+            Experiment::WriteCache,
+            &format!(
+                "sequential writes over {} for up to {}",
+                format_size(region),
+                secs(window)
+            ),
+        );
+        let stretch = (region / 256 / bs).max(1) * bs;
+        let view = |points: &[StreamPoint]| WriteData {
+            block_size: bs,
+            queue_depth: 4,
+            region,
+            written: points.iter().map(|p| p.bytes).sum(),
+            duration_ns: points.last().map_or(0, |p| p.t_ns),
+            points: points.to_vec(),
+        };
+        let mut enough = |points: &[StreamPoint]| {
+            let d = view(points);
+            match write::step(&d, &curve) {
+                Some(s) => write::settled(&s),
+                None => d.duration_ns >= 5_000_000_000 && d.written >= region,
+            }
+        };
+        let s = self.stream(
+            StreamSpec {
+                region,
+                block_size: bs,
+                queue_depth: 4,
+                write: true,
+                stretch,
+                max_ns: window.as_nanos() as u64,
+                max_bytes: u64::MAX,
+            },
+            &mut enough,
+        )?;
+        let mut d = view(&s.points);
+        d.duration_ns = s.duration_ns;
+        rec.write_cache = Some(d);
+        Ok(())
+    }
+}

@@ -1,0 +1,98 @@
+//! `drivescope diagnose`: bounded experiments that explain a device's numbers, printed as findings.
+
+use super::args::parse_duration;
+use super::workload::{self, WorkloadArgs};
+use clap::Args;
+use drivescope_core::bench::Rw;
+use drivescope_core::scan::hostname;
+use drivescope_core::target::TargetType;
+use drivescope_diagnose::{diagnose, DiagnoseOptions};
+use drivescope_record::{Header, Kind};
+use drivescope_report::text::print_diagnose;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+#[derive(Args)]
+pub struct DiagnoseArgs {
+    #[command(flatten)]
+    pub w: WorkloadArgs,
+    /// Time the whole diagnosis may take (a small device finishes sooner). An experiment the budget cuts short
+    /// says so instead of guessing.
+    #[arg(long, default_value = "3m", value_parser = parse_duration)]
+    pub budget: Duration,
+}
+
+pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
+    if a.budget.is_zero() {
+        anyhow::bail!("--budget must be above 0");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let is_dir = !a.w.target.starts_with("null:") && Path::new(&a.w.target).is_dir();
+    let probe = drivescope_core::target::Target::open_read(&a.w.target).ok();
+    let block = probe.as_ref().is_some_and(|t| t.kind == TargetType::Block);
+    let device_size = probe.as_ref().map_or(0, |t| t.size);
+    drop(probe);
+    let writes = is_dir || (block && a.w.destructive.destructive);
+    let no_writes_why = if block {
+        "read-only: write experiments on a device need --destructive and --confirm".to_string()
+    } else {
+        "an existing file is only read; give a directory for write experiments".to_string()
+    };
+    let rws: &[Rw] = if writes {
+        &[Rw::Read, Rw::Write]
+    } else {
+        &[Rw::Read]
+    };
+    let opened = workload::open_or(
+        &a.w,
+        rws,
+        &stop,
+        "leave out --destructive for a read-only diagnosis",
+    )?;
+    let target = &opened.target;
+    let device = crate::identity::of(&a.w.target);
+    let mut header = Header::new(
+        Kind::Diagnose,
+        target.info(),
+        hostname(),
+        humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+    );
+    header.device = device;
+    let o = DiagnoseOptions {
+        engine: opened.common.engine,
+        data: opened.common.data,
+        size: opened.common.size,
+        budget: a.budget,
+        writes,
+        no_writes_why,
+        whole_device: block && opened.common.size >= device_size,
+        block_device: block,
+    };
+    let quiet = a.w.quiet;
+    let mut say = |e: drivescope_record::Experiment, what: &str| {
+        if !quiet {
+            eprintln!("drivescope: {}: {what}", e.label());
+        }
+    };
+    let mut rec = diagnose(target, header, &o, &stop, &mut say);
+    rec.header.ended_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    if a.w.json {
+        print_diagnose(&rec, &mut std::io::stderr())?;
+        super::print_json(&rec)?;
+    } else {
+        print_diagnose(&rec, &mut std::io::stdout())?;
+    }
+    // Saved after the results are out, so a store problem never costs a measurement.
+    a.w.store.save(&rec.clone().into());
+    Ok(if rec.device_error.is_some() {
+        ExitCode::from(super::EXIT_DEVICE_LOST)
+    } else if stop.load(Ordering::Relaxed) {
+        ExitCode::from(super::EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

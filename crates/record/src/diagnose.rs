@@ -1,0 +1,224 @@
+//! `drivescope diagnose`: the experiments it ran on a device, their raw numbers, and what they showed.
+//!
+//! The record keeps the measurements themselves (a sequential stream over time, re-read rates by working set,
+//! a sustained write, queue depths, block sizes); the findings are computed from them by the analysis rules,
+//! so a stored diagnosis can be read again by a newer version.
+
+use crate::bench::Workload;
+use crate::header::Header;
+use serde::{Deserialize, Serialize};
+
+/// The experiments of a diagnosis, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Experiment {
+    /// Sequential reads over time from the first command: a slow start, and the rate by position.
+    WarmUp,
+    /// Rate by position from outer to inner.
+    Zones,
+    /// Sequential reads of several shapes where the rate is flat: a link that caps them.
+    Link,
+    /// Random 4 KiB reads at queue depth 1 and 32.
+    Queueing,
+    /// Re-reads of growing working sets: a read cache and its size.
+    ReadCache,
+    /// A sustained sequential write: a write cache (or SLC cache) and the rate behind it.
+    WriteCache,
+}
+
+impl Experiment {
+    pub const ALL: [Experiment; 6] = [
+        Experiment::WarmUp,
+        Experiment::Zones,
+        Experiment::Link,
+        Experiment::Queueing,
+        Experiment::ReadCache,
+        Experiment::WriteCache,
+    ];
+
+    /// The name people read.
+    pub fn label(self) -> &'static str {
+        match self {
+            Experiment::WarmUp => "warm-up",
+            Experiment::Zones => "zones",
+            Experiment::Link => "link cap",
+            Experiment::Queueing => "queueing",
+            Experiment::ReadCache => "read cache",
+            Experiment::WriteCache => "write cache",
+        }
+    }
+}
+
+/// An experiment that did not run, or stopped early, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub experiment: Experiment,
+    pub why: String,
+}
+
+/// One stretch of a sequential stream: when it ended (from the stream's first command), where it read, how
+/// fast, and in which pass over the region.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StreamPoint {
+    pub t_ns: u64,
+    /// Mean offset of the stretch's commands.
+    pub offset: u64,
+    pub bytes: u64,
+    pub mb_per_s: f64,
+    /// 0 for the first pass over the region, 1 for the second, …
+    pub pass: u32,
+}
+
+/// The rate over one stretch of positions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PositionRate {
+    pub offset: u64,
+    pub length: u64,
+    pub mb_per_s: f64,
+}
+
+/// Sequential reads over `[0, region)`, pass after pass, from the device's first command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamData {
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub region: u64,
+    pub duration_ns: u64,
+    pub points: Vec<StreamPoint>,
+}
+
+/// Where the rate-by-position curve came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CurveSource {
+    /// The settled part of the warm-up stream (the stream covered the whole device).
+    Stream,
+    /// A 256-region quick scan.
+    QuickScan,
+}
+
+/// Rate by position over the whole device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ZoneData {
+    pub source: CurveSource,
+    pub curve: Vec<PositionRate>,
+}
+
+/// One sequential read test of the link experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ShapeRate {
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub mb_per_s: f64,
+}
+
+/// Sequential reads of several shapes over the stretch where the rate curve is flat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkData {
+    /// The flat top of the rate curve: its rate, and the share of positions that reach it.
+    pub top_mb_per_s: f64,
+    pub top_share: f64,
+    pub shapes: Vec<ShapeRate>,
+}
+
+/// Random reads at queue depth 1 and deeper.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct QueueingData {
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub q1_iops: f64,
+    pub deep_iops: f64,
+    pub deep_mb_per_s: f64,
+}
+
+/// One working set: read once (it may then be cached), read again and timed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WorkingSetPoint {
+    pub size: u64,
+    /// The first read of the working set.
+    pub first_mb_per_s: f64,
+    /// The timed second read.
+    pub again_mb_per_s: f64,
+    /// The media rate over the same positions (from the warm-up stream), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_mb_per_s: Option<f64>,
+}
+
+/// Re-reads of working sets that double, then bisect around a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkingSetData {
+    pub block_size: u64,
+    pub queue_depth: u32,
+    /// The largest working set the experiment could use (the region).
+    pub limit: u64,
+    /// In the order measured.
+    pub points: Vec<WorkingSetPoint>,
+}
+
+/// A sustained sequential write over `[0, region)`, wrapping around.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteData {
+    pub block_size: u64,
+    pub queue_depth: u32,
+    pub region: u64,
+    pub written: u64,
+    pub duration_ns: u64,
+    /// Stretches of the write in the order written (time from the first command, position, rate).
+    pub points: Vec<StreamPoint>,
+}
+
+/// A diagnosis (`"kind": "diagnose"`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DiagnoseRecord {
+    #[serde(flatten)]
+    pub header: Header,
+    #[serde(flatten)]
+    pub workload: Workload,
+    /// The time the run was allowed.
+    pub budget_ns: u64,
+    pub elapsed_ns: u64,
+    /// Whether write experiments were allowed (a test file, or a device offered with --destructive).
+    pub writes: bool,
+    /// The device failed or went away during the run: the error, with what was measured before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_up: Option<StreamData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZoneData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queueing: Option<QueueingData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_cache: Option<WorkingSetData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<WriteData>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skipped>,
+    /// What each experiment showed, including what it ruled out, one line each (from the analysis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outcomes: Vec<Outcome>,
+}
+
+/// What one experiment showed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub experiment: Experiment,
+    pub verdict: Verdict,
+    pub text: String,
+}
+
+/// How an experiment ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// It found the behaviour (a finding says what).
+    Found,
+    /// It ran to a conclusion and the behaviour is not there.
+    NotFound,
+    /// It could not settle the question (budget, noise): said, never guessed.
+    Inconclusive,
+    /// It did not run.
+    Skipped,
+}

@@ -1,0 +1,92 @@
+//! A diagnosis as `drivescope diagnose` prints it: one line per experiment, the findings first-class.
+
+use super::findings::mark;
+use drivescope_record::{Confidence, DiagnoseRecord, Experiment, FindingCode, Verdict};
+use drivescope_units::format_size;
+use std::io::Write;
+
+/// The name of a finding as the diagnosis lists it.
+fn finding_label(code: &FindingCode) -> String {
+    match code {
+        FindingCode::ReadCache => "read cache".into(),
+        FindingCode::WriteBurst => "write cache".into(),
+        FindingCode::NoQueueing => "no queueing".into(),
+        FindingCode::LinkCap => "link cap".into(),
+        FindingCode::Zones => "zones".into(),
+        FindingCode::WarmUp => "warm-up".into(),
+        FindingCode::Other(s) => s.replace('_', " "),
+    }
+}
+
+/// The experiment a finding comes from.
+fn experiment_of(code: &FindingCode) -> Option<Experiment> {
+    Some(match code {
+        FindingCode::ReadCache => Experiment::ReadCache,
+        FindingCode::WriteBurst => Experiment::WriteCache,
+        FindingCode::NoQueueing => Experiment::Queueing,
+        FindingCode::LinkCap => Experiment::Link,
+        FindingCode::Zones => Experiment::Zones,
+        FindingCode::WarmUp => Experiment::WarmUp,
+        FindingCode::Other(_) => return None,
+    })
+}
+
+pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "diagnosis of {} ({} used, {:.0} s of a {:.0} s budget{})",
+        r.header.target.path,
+        format_size(r.workload.size),
+        r.elapsed_ns as f64 / 1e9,
+        r.budget_ns as f64 / 1e9,
+        if r.writes {
+            ", with writes"
+        } else {
+            ", read-only"
+        }
+    )?;
+    for e in Experiment::ALL {
+        let findings: Vec<_> = r
+            .header
+            .findings
+            .iter()
+            .filter(|f| experiment_of(&f.code) == Some(e))
+            .collect();
+        for f in &findings {
+            let sure = match f.confidence {
+                Confidence::Low => " (low confidence)",
+                Confidence::Inconclusive => " (inconclusive)",
+                _ => "",
+            };
+            writeln!(
+                out,
+                "  {} {:<12} {}{sure}",
+                mark(f.confidence),
+                finding_label(&f.code),
+                f.claim
+            )?;
+        }
+        if !findings.is_empty() {
+            continue;
+        }
+        if let Some(o) = r.outcomes.iter().find(|o| o.experiment == e) {
+            let (m, prefix) = match o.verdict {
+                Verdict::Found => ("✔", ""),
+                Verdict::NotFound => ("·", ""),
+                Verdict::Inconclusive => ("?", "inconclusive: "),
+                Verdict::Skipped => ("–", "skipped: "),
+            };
+            writeln!(out, "  {m} {:<12} {prefix}{}", e.label(), o.text)?;
+        }
+    }
+    if let Some(err) = &r.device_error {
+        writeln!(
+            out,
+            "  ✘ device error: {err}; the findings above are from before it"
+        )?;
+    }
+    if r.workload.interrupted {
+        writeln!(out, "  (interrupted: the findings above are from what ran)")?;
+    }
+    Ok(())
+}
