@@ -16,7 +16,8 @@ pub struct CurveBin {
     pub last_done_ns: u64,
     pub min_ns: u64,
     pub max_ns: u64,
-    /// Busy time spent in this bin by an earlier, interrupted run that this one resumes.
+    /// Busy time counted apart from the span: an earlier, interrupted run's share of the bin,
+    /// and the latencies of commands issued out of the range's order (a scan's later passes).
     pub prior_busy_ns: u64,
 }
 
@@ -131,6 +132,30 @@ impl Curve {
         let b = &mut self.bins[i];
         b.first_submit_ns = b.first_submit_ns.min(submit_ns);
         b.last_done_ns = b.last_done_ns.max(done_ns);
+    }
+
+    /// Record a command issued out of the range's order (a scan's later pass over what the
+    /// first pass skipped): its bytes count, and its own latency is added to the bin's busy time
+    /// (the time between it and the bin's other commands is not). `ok` is false for a failed
+    /// command, which takes time but moves no bytes.
+    pub fn record_apart(&mut self, offset: u64, bytes: u64, latency_ns: u64, ok: bool) {
+        let i = self.bin_of(offset);
+        let b = &mut self.bins[i];
+        b.prior_busy_ns += latency_ns;
+        if ok {
+            b.bytes += bytes;
+            b.commands += 1;
+            b.min_ns = b.min_ns.min(latency_ns);
+            b.max_ns = b.max_ns.max(latency_ns);
+        }
+    }
+
+    /// The state of every bin a command reached, to continue them in a resumed run.
+    pub fn states(&self) -> Vec<BinState> {
+        (0..self.bins.len())
+            .filter(|&i| self.bins[i].reached())
+            .map(|i| self.bin_state(i))
+            .collect()
     }
 
     /// The state of bin `i`, to continue it in a resumed run.
@@ -279,5 +304,36 @@ mod tests {
         assert!((p[9].mb_per_s - 500.0).abs() < 1e-9);
         assert_eq!(p[0].min_ns, 1_000_000);
         assert!((c.zone_ratio(0.05).unwrap() - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn commands_apart_add_their_own_latency_not_the_time_between() {
+        // One bin of 4 commands: two read in order (1 ms each), two much later out of order
+        // (1 ms each, one failed after 500 ms): the bin's busy time is the in-order span plus
+        // the later commands' own latencies.
+        let bs = 1_000_000u64;
+        let mut c = Curve::new(0, 4 * bs, bs, 1);
+        c.record(0, bs, 0, 1_000_000);
+        c.record(bs, bs, 1_000_000, 2_000_000);
+        c.record_apart(3 * bs, bs, 1_000_000, true);
+        c.record_apart(2 * bs, 0, 500_000_000, false);
+        let p = &c.points()[0];
+        // 3 MB in 503 ms.
+        assert!(
+            (p.mb_per_s - 3e6 / 0.503 / 1e6).abs() < 1e-9,
+            "{}",
+            p.mb_per_s
+        );
+        assert_eq!((p.min_ns, p.max_ns), (1_000_000, 1_000_000));
+        let s = c.states();
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            (s[0].bytes, s[0].commands, s[0].busy_ns),
+            (3 * bs, 3, 503_000_000)
+        );
+        // A curve continued from those states gives the same point.
+        let mut d = Curve::new(0, 4 * bs, bs, 1);
+        d.add_prior(&s[0]);
+        assert_eq!(d.points(), c.points());
     }
 }

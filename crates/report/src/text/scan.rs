@@ -215,6 +215,7 @@ mod tests {
                 last_lba: 4098,
                 errno: 61,
                 count: 3,
+                ..Default::default()
             },
         ];
         let t = text(&r);
