@@ -5,6 +5,8 @@ mod accum;
 mod extent_tests;
 mod extents;
 mod passes;
+#[cfg(test)]
+mod passes_tests;
 mod quick;
 mod record;
 #[cfg(test)]

@@ -51,6 +51,24 @@ pub struct PassParams {
     pub retries: u32,
 }
 
+/// A failure waiting for its probe's answer.
+#[derive(Debug, Clone)]
+struct Awaiting {
+    offset: u64,
+    len: u64,
+    what: Failure,
+}
+
+#[derive(Debug, Clone)]
+enum Failure {
+    /// A command over the range: in the map as failed; untried again if the device is gone.
+    Command,
+    /// A sector read alone: marked bad and listed once the probe reads fine.
+    Sector(Event),
+    /// A failed sector read again: it stays bad.
+    Again,
+}
+
 /// The passes' state.
 #[derive(Debug)]
 pub struct Passes {
@@ -64,9 +82,9 @@ pub struct Passes {
     max_skip: u64,
     cut: Option<u64>,
     cut_failed: u64,
-    /// Probes to issue, and the failed commands waiting for one (their offsets).
+    /// Probes to issue, and the failures waiting for one.
     probes: VecDeque<Cmd>,
-    awaiting: VecDeque<u64>,
+    awaiting: VecDeque<Awaiting>,
     /// A run of commands being read forward: (next offset, end).
     run: Option<(u64, u64)>,
     /// Where the next run from a good end starts its doubling: (that end, run length).
@@ -160,10 +178,16 @@ impl Passes {
         !self.awaiting.is_empty() || !self.probes.is_empty()
     }
 
-    /// Forget the probes (the device is gone).
+    /// The device is gone: forget the probes; the commands whose failures waited for one are
+    /// untried (the device may have been gone when they failed), the sectors are not listed.
     pub fn clear(&mut self) {
         self.probes.clear();
-        self.awaiting.clear();
+        for a in std::mem::take(&mut self.awaiting) {
+            if let Failure::Command = a.what {
+                self.map
+                    .set(a.offset, a.offset + a.len, Some(State::untried()));
+            }
+        }
     }
 
     /// The first pass's next command, if it has one left.
@@ -199,23 +223,45 @@ impl Passes {
         self.cmd(offset, self.p.sector, tag)
     }
 
-    /// A failure: read `good` (a sector that read fine) before going on.
-    fn after_failure(&mut self, failed_at: u64, good: Option<u64>) {
-        if let Some(g) = good {
-            self.probes.push_back(Cmd {
-                offset: g,
-                len: self.p.sector as u32,
-                tag: TAG_PROBE,
-                write: false,
-            });
-            self.awaiting.push_back(failed_at);
+    /// A failure: read `good` (a sector that read fine) before going on; with no such sector
+    /// yet, the failure stands at once.
+    fn after_failure(&mut self, a: Awaiting, acc: &mut Accum) {
+        match acc.last_good {
+            Some(g) => {
+                self.probes.push_back(Cmd {
+                    offset: g,
+                    len: self.p.sector as u32,
+                    tag: TAG_PROBE,
+                    write: false,
+                });
+                self.awaiting.push_back(a);
+            }
+            None => self.stands(a, acc),
         }
     }
 
-    /// A probe answered. Returns the failed offset it was for, when it failed too.
-    pub fn probed(&mut self, ok: bool) -> Option<Option<u64>> {
-        let failed = self.awaiting.pop_front();
-        (!ok).then_some(failed)
+    /// A failure whose probe read fine (or that had none): a sector is marked bad and listed.
+    fn stands(&mut self, a: Awaiting, acc: &mut Accum) {
+        if let Failure::Sector(e) = a.what {
+            let errno = e.errno.unwrap_or(0);
+            self.map
+                .set(a.offset, a.offset + a.len, Some(State::bad(errno)));
+            self.touched(a.offset);
+            acc.failed_sector(e);
+        }
+    }
+
+    /// A probe answered; when it failed too, the device is gone (`acc` says so).
+    pub fn probed(&mut self, c: &Completion, acc: &mut Accum) {
+        let Some(a) = self.awaiting.pop_front() else {
+            return;
+        };
+        if c.result.is_ok() {
+            self.stands(a, acc);
+        } else {
+            acc.probed(c, Some(a.offset));
+            self.awaiting.push_front(a);
+        }
     }
 
     /// Lower the later passes' cursors to the entry before `offset`, which just changed.
@@ -227,7 +273,7 @@ impl Passes {
     }
 
     /// A first-pass command completed (`ok`: it read fine).
-    pub fn first_completed(&mut self, c: &Completion, acc: &Accum) {
+    pub fn first_completed(&mut self, c: &Completion, acc: &mut Accum) {
         let (off, len) = (c.cmd.offset, c.cmd.len as u64);
         let Err(errno) = c.result else {
             if off >= self.skip_from {
@@ -236,6 +282,8 @@ impl Passes {
             return;
         };
         if acc.lost.is_some() {
+            // Failed while the device was going: not known bad.
+            self.map.set(off, off + len, Some(State::untried()));
             return;
         }
         if self.cut.is_some_and(|cut| off >= cut) {
@@ -265,7 +313,15 @@ impl Passes {
                 self.skip_from = to;
             }
         }
-        self.after_failure(off, acc.last_good);
+        let what = Failure::Command;
+        self.after_failure(
+            Awaiting {
+                offset: off,
+                len,
+                what,
+            },
+            acc,
+        );
     }
 
     /// The next command of the passes after the first (one at a time), or `None` when they
@@ -406,7 +462,7 @@ impl Passes {
     }
 
     /// A command of the later passes completed (already counted in `acc`'s statistics).
-    pub fn gap_completed(&mut self, c: &Completion, acc: &Accum) {
+    pub fn gap_completed(&mut self, c: &Completion, acc: &mut Accum) {
         let (off, len) = (c.cmd.offset, c.cmd.len as u64);
         match c.result {
             Ok(_) => {
@@ -428,7 +484,15 @@ impl Passes {
                         Some(State::failed(errno, c.latency_ns(), off)),
                     );
                     self.touched(off);
-                    self.after_failure(off, acc.last_good);
+                    let what = Failure::Command;
+                    self.after_failure(
+                        Awaiting {
+                            offset: off,
+                            len,
+                            what,
+                        },
+                        acc,
+                    );
                 }
             }
         }
@@ -467,21 +531,27 @@ impl Passes {
                 if acc.lost.is_some() {
                     return;
                 }
-                self.map.set(off, off + s, Some(State::bad(errno)));
-                self.touched(off);
-                acc.failed_sector(Event {
+                let e = Event {
                     offset: off,
                     lba: off / s,
                     latency_ns: c.latency_ns(),
                     errno: Some(errno),
-                });
-                self.after_failure(off, acc.last_good);
+                };
+                let what = Failure::Sector(e);
+                self.after_failure(
+                    Awaiting {
+                        offset: off,
+                        len: s,
+                        what,
+                    },
+                    acc,
+                );
             }
         }
     }
 
     /// A retry of a failed sector completed.
-    pub fn retry_completed(&mut self, c: &Completion, acc: &Accum) {
+    pub fn retry_completed(&mut self, c: &Completion, acc: &mut Accum) {
         let off = c.cmd.offset;
         self.retry_cursor = off + self.p.sector;
         match c.result {
@@ -489,7 +559,18 @@ impl Passes {
                 self.map.set(off, off + self.p.sector, None);
                 self.touched(off);
             }
-            Err(_) if acc.lost.is_none() => self.after_failure(off, acc.last_good),
+            Err(_) if acc.lost.is_none() => {
+                let what = Failure::Again;
+                let s = self.p.sector;
+                self.after_failure(
+                    Awaiting {
+                        offset: off,
+                        len: s,
+                        what,
+                    },
+                    acc,
+                );
+            }
             Err(_) => {}
         }
     }

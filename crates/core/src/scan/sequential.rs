@@ -154,7 +154,7 @@ impl Job for SequentialScan {
                     self.curve
                         .record_failed(c.cmd.offset, c.submit_ns, c.done_ns);
                 }
-                self.passes.first_completed(c, &self.acc);
+                self.passes.first_completed(c, &mut self.acc);
                 self.acc.progress.position.store(
                     (c.cmd.offset + c.cmd.len as u64 - self.params.start)
                         .max(self.acc.progress.position.load(Ordering::Relaxed)),
@@ -169,14 +169,9 @@ impl Job for SequentialScan {
                     c.latency_ns(),
                     ok,
                 );
-                self.passes.gap_completed(c, &self.acc);
+                self.passes.gap_completed(c, &mut self.acc);
             }
-            TAG_PROBE => {
-                if let Some(failed_at) = self.passes.probed(c.result.is_ok()) {
-                    self.acc.probed(c, failed_at);
-                    self.passes.clear();
-                }
-            }
+            TAG_PROBE => self.passes.probed(c, &mut self.acc),
             TAG_RETRY | TAG_AGAIN => {
                 self.acc.gone(c);
                 if c.result.is_ok() {
@@ -185,7 +180,7 @@ impl Job for SequentialScan {
                 if c.cmd.tag == TAG_RETRY {
                     self.passes.sector_completed(c, &mut self.acc);
                 } else {
-                    self.passes.retry_completed(c, &self.acc);
+                    self.passes.retry_completed(c, &mut self.acc);
                 }
             }
             _ => {}
