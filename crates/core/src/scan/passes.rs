@@ -34,9 +34,9 @@ pub const FIRST_PASS_CAP: usize = EXTENT_LIST_CAP;
 pub const MAP_CAP: usize = 2 * EXTENT_LIST_CAP;
 
 /// The longest skip of the first pass: a thousandth of the range (one curve bin at the default
-/// 1000 points), and at least one command.
+/// 1000 points), at least 1 MiB, in whole commands (at least one).
 pub fn max_skip(length: u64, block_size: u64) -> u64 {
-    (length / 1000 / block_size * block_size).max(block_size)
+    ((length / 1000).max(1 << 20) / block_size * block_size).max(block_size)
 }
 
 /// What the passes work on.
@@ -80,6 +80,8 @@ pub struct Passes {
     skip: u64,
     skip_from: u64,
     max_skip: u64,
+    /// Where the first pass went on after its last skip.
+    pub jumped_to: Option<u64>,
     cut: Option<u64>,
     cut_failed: u64,
     /// Probes to issue, and the failures waiting for one.
@@ -114,6 +116,7 @@ impl Passes {
             next_off: p.start,
             skip: 0,
             skip_from: p.start,
+            jumped_to: None,
             max_skip: max_skip(p.end - p.start, p.block_size),
             cut: None,
             cut_failed: 0,
@@ -311,6 +314,7 @@ impl Passes {
                 }
                 self.next_off = to;
                 self.skip_from = to;
+                self.jumped_to = Some(to);
             }
         }
         let what = Failure::Command;

@@ -96,10 +96,13 @@ fn the_first_pass_skips_over_a_dead_area_and_trimming_finds_its_edges() {
     assert!(!rec.interrupted);
 
     // The first pass: in order, one command skipped after the first failure, two after the
-    // next, doubling to the longest skip (a thousandth of the range), back to none once a
-    // command reads fine.
+    // next, doubling to the longest skip (a thousandth of the range, at least 1 MiB), back
+    // to none once a command reads fine.
     let longest = max_skip(GIB, BS) / BS;
     assert_eq!(longest, 16);
+    assert_eq!(max_skip(4 * GIB, BS) / BS, 65);
+    assert_eq!(max_skip(256 * MIB, BS) / BS, 16);
+    assert_eq!(max_skip(256 * MIB, 4 * MIB), 4 * MIB);
     let first: Vec<u64> = calls
         .iter()
         .filter(|c| c.at_ns < s.first_pass_ns && c.len as u64 == BS)
@@ -468,10 +471,22 @@ fn a_scan_stopped_while_scraping_resumes_with_the_budget_it_had_left() {
 #[test]
 fn the_curve_has_every_bin_clear_of_the_area_at_the_devices_rate() {
     // 4000 points of 4 commands: the first pass skips whole bins past the area's end, which
-    // trimming reads later; each is on the curve at the rate of its commands.
+    // trimming reads later; each is on the curve at the rate of its commands. A command that
+    // does not follow the one before pays an 8 ms seek, which the rate leaves out (the head
+    // starts at the range's start).
     let t = target(GIB);
+    let mut head = 0;
+    let dev = Scripted::new(move |c: &Call| {
+        let seek = if c.offset == head { 0 } else { 8_000_000 };
+        head = c.offset + c.len as u64;
+        if failing(c) {
+            Reply::err(FAIL_NS + seek, libc::EIO)
+        } else {
+            Reply::ok(latency(c) + seek)
+        }
+    });
     let rec = scan(
-        &device(),
+        &dev,
         &t,
         &ScanConfig {
             points: 4000,

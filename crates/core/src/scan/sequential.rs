@@ -35,6 +35,9 @@ pub struct SequentialScan {
     pub acc: Accum,
     /// This run's clock when the job last saw it.
     now_ns: u64,
+    /// Where the last command of the later passes ended and when, while nothing else came
+    /// between.
+    run_end: Option<(u64, u64)>,
 }
 
 impl SequentialScan {
@@ -66,6 +69,7 @@ impl SequentialScan {
             acc,
             params,
             now_ns: 0,
+            run_end: None,
         }
     }
 
@@ -148,8 +152,14 @@ impl Job for SequentialScan {
         match c.cmd.tag {
             TAG_MAIN => {
                 if self.acc.command(c) {
-                    self.curve
-                        .record(c.cmd.offset, c.cmd.len as u64, c.issue_ns, c.done_ns);
+                    if self.passes.jumped_to == Some(c.cmd.offset) {
+                        // The first command after a skip: its time holds the jump.
+                        self.curve
+                            .record_unpaced(c.cmd.offset, c.cmd.len as u64, c.latency_ns());
+                    } else {
+                        self.curve
+                            .record(c.cmd.offset, c.cmd.len as u64, c.issue_ns, c.done_ns);
+                    }
                 } else {
                     self.curve
                         .record_failed(c.cmd.offset, c.submit_ns, c.done_ns);
@@ -163,16 +173,27 @@ impl Job for SequentialScan {
             }
             TAG_GAP => {
                 let ok = self.acc.command(c);
-                self.curve.record_apart(
-                    c.cmd.offset,
-                    if ok { c.cmd.len as u64 } else { 0 },
-                    c.latency_ns(),
-                    ok,
-                );
+                // A command that continues a run of them is busy from the last one's end, as
+                // in the first pass (a drive reads ahead while the host turns around); the
+                // first of a run follows a jump.
+                let (off, len, lat) = (c.cmd.offset, c.cmd.len as u64, c.latency_ns());
+                match self.run_end {
+                    Some((end, done)) if ok && end == off => {
+                        let busy = c.done_ns.saturating_sub(done);
+                        self.curve.record_apart(off, len, busy, lat, true);
+                    }
+                    _ if ok => self.curve.record_unpaced(off, len, lat),
+                    _ => self.curve.record_apart(off, 0, lat, lat, false),
+                }
+                self.run_end = ok.then_some((c.cmd.offset + c.cmd.len as u64, c.done_ns));
                 self.passes.gap_completed(c, &mut self.acc);
             }
-            TAG_PROBE => self.passes.probed(c, &mut self.acc),
+            TAG_PROBE => {
+                self.run_end = None;
+                self.passes.probed(c, &mut self.acc)
+            }
             TAG_RETRY | TAG_AGAIN => {
+                self.run_end = None;
                 self.acc.gone(c);
                 if c.result.is_ok() {
                     self.acc.last_good = Some(c.cmd.offset);
