@@ -250,3 +250,71 @@ fn with_no_error_budget_every_bad_sector_is_mapped_and_listed() {
     assert_eq!(rows.into_iter().collect::<BTreeSet<u64>>(), want);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
+    let _one = one_at_a_time();
+    // 1 MiB from 8 MiB + 5 sectors fails after 0.3 s; first pass and trimming take about
+    // 2.5 s, then scraping has a 10 s budget. SIGINT at 6 s stops it in scraping.
+    let bad_at = 8 * MIB + 5 * SECTOR;
+    let toml = format!(
+        "name = \"bad-resume\"\nsize = \"32M\"\nzones = {{ rates_mb_s = [500] }}\n\
+         overhead = \"5us\"\nbad = [{{ offset = {bad_at}, length = \"1M\", latency = \"300ms\" }}]\n"
+    );
+    let model = Model::from_toml_str(&toml, "test").unwrap();
+    let dev = start(&model);
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let child = drivescope_cmd()
+        .args(["scan", &path, "--error-budget", "10s", "--json", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = json_of(&out);
+    assert_eq!(first["interrupted"], true);
+    // The first pass and trimming were over: the edges are known already.
+    assert_eq!(u(&first["covered"]), 32 * MIB);
+    assert_eq!(u(&first["resume"]["next_offset"]), 32 * MIB);
+    assert_eq!(first["resume"]["passes"]["pass"], "scrape");
+    let used = u(&first["resume"]["passes"]["budget_used_ns"]);
+    assert!(used > 0 && used < 10_000_000_000, "{used}");
+
+    let out = drivescope(&["scan", "--resume", "last", "--json", "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = json_of(&out);
+    assert_eq!(d["interrupted"], false);
+    assert!(d["resumed_from"].is_u64());
+    let e = &d["failed_extents"].as_array().unwrap()[0];
+    assert_eq!(
+        (u(&e["first_lba"]), u(&e["last_lba"])),
+        (bad_at / SECTOR, (bad_at + MIB) / SECTOR - 1)
+    );
+    let s = &d["surface"];
+    assert_eq!(u(&s["good"]) + u(&s["failed"]) + u(&s["untried"]), 32 * MIB);
+    assert_eq!(u(&s["good"]), 31 * MIB);
+    // Both parts together kept to the budget (to within a failing read and its probe).
+    assert_eq!(u(&s["budget_ns"]), 10_000_000_000);
+    assert_eq!(s["budget_ran_out"], true);
+    let p = &first["resume"]["passes"];
+    let trimming = u(&p["error_handling_ns"]) - u(&p["budget_used_ns"]);
+    let spent = u(&s["error_handling_ns"]) - trimming;
+    assert!(
+        (10_000_000_000..10_800_000_000).contains(&spent),
+        "{spent} ns within the budget"
+    );
+    assert_eq!(u(&s["first_pass_ns"]), u(&p["first_pass_ns"]));
+}
