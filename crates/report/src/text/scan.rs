@@ -212,8 +212,8 @@ fn surface(r: &ScanRecord, s: &Surface, out: &mut dyn Write) -> std::io::Result<
         format_size(s.untried),
         pct(s.untried)
     )?;
-    if s.failed + s.untried == 0 && s.error_handling_ns == 0 {
-        return Ok(());
+    if s.failed + s.untried == 0 && r.failed_commands == 0 && r.failed_total == 0 {
+        return Ok(()); // nothing failed: no error handling to speak of
     }
     let budget = match s.budget_ns {
         None => "no limit".to_string(),
@@ -365,6 +365,7 @@ mod tests {
         c.surface = Some(Surface {
             good: 1 << 30,
             first_pass_ns: 5_000_000_000,
+            error_handling_ns: 2_000,
             budget_ns: Some(60_000_000_000),
             ..Surface::default()
         });
