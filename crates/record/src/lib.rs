@@ -20,6 +20,7 @@ mod info;
 mod kind;
 mod lab_truth;
 mod scan;
+mod surface;
 mod verify;
 
 pub use bench::{
@@ -40,6 +41,7 @@ pub use info::InfoRecord;
 pub use kind::Kind;
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use scan::{Event, RateSummary, Region, ResumeState, ScanRecord};
+pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.
