@@ -149,8 +149,15 @@ impl Passes {
         self.next_off = next_off;
         self.skip_from = next_off;
         let Some(s) = state else {
+            // Stored numbers are clamped to the range: a document no scan wrote must not overflow.
             for &(off, len, errno) in bad {
-                self.map.set(off, off + len, Some(State::bad(errno)));
+                let (lo, hi) = (
+                    off.max(self.p.start),
+                    off.saturating_add(len).min(self.p.end),
+                );
+                if lo < hi {
+                    self.map.set(lo, hi, Some(State::bad(errno)));
+                }
             }
             return;
         };
