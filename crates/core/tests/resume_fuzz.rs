@@ -38,8 +38,12 @@ fn interrupted() -> ScanRecord {
             busy_ns: 300_000_000,
             min_ns: 200_000,
             max_ns: 9_000_000,
+            unpaced_bytes: 0,
+            unpaced_ns: 0,
         }),
         submit_histogram: r.histogram.clone(),
+        bins: Vec::new(),
+        passes: None,
     });
     r
 }
@@ -221,6 +225,8 @@ fn a_partly_done_bin_continues_from_any_numbers() {
         busy_ns: u64::MAX,
         min_ns: 0,
         max_ns: u64::MAX,
+        unpaced_bytes: u64::MAX,
+        unpaced_ns: u64::MAX,
     });
     let rec = resume(&prior).unwrap();
     assert_eq!(rec.covered, SIZE);

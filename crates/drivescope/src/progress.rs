@@ -100,6 +100,8 @@ pub struct Status {
     pub eta: Duration,
     pub slow: u64,
     pub failed: u64,
+    /// A full scan's pass (see `Progress::pass`).
+    pub pass: u8,
 }
 
 impl Status {
@@ -133,6 +135,7 @@ impl Status {
             eta,
             slow: p.slow.load(Ordering::Relaxed),
             failed: p.failed.load(Ordering::Relaxed),
+            pass: p.pass.load(Ordering::Relaxed),
         }
     }
 
@@ -143,13 +146,19 @@ impl Status {
             Total::Bytes(n) => format!("{} of {}", format_size(self.done), format_size(n)),
             Total::Regions(n) => format!("region {} of {n}", self.done),
         };
+        // After the first pass, the position stands at the end: say what is going on instead.
+        let when = match self.pass {
+            1 => "trimming failed areas".to_string(),
+            2 => "scraping failed areas (within --error-budget)".to_string(),
+            3 => "retrying failed sectors (within --error-budget)".to_string(),
+            _ => format!("ETA {}", hms(self.eta)),
+        };
         format!(
-            "{:5.1}%  {pos}  {:.1} MB/s  slow {}  failed {}  ETA {}",
+            "{:5.1}%  {pos}  {:.1} MB/s  slow {}  failed {}  {when}",
             self.frac * 100.0,
             self.rate_mb_s,
             self.slow,
             self.failed,
-            hms(self.eta)
         )
     }
 }
@@ -198,6 +207,13 @@ mod tests {
         assert_eq!(
             line(c(2000, 2000, 0, 0), Total::Bytes(1000), 1),
             "100.0%  2.0 KiB of 1000 B  0.0 MB/s  slow 0  failed 0  ETA 0:00:00"
+        );
+        // After the first pass of a full scan: what it is doing instead of an ETA.
+        let p = c(1000, 900, 0, 3);
+        p.pass.store(2, Ordering::Relaxed);
+        assert_eq!(
+            line(p, Total::Bytes(1000), 1),
+            "100.0%  1000 B of 1000 B  0.0 MB/s  slow 0  failed 3  scraping failed areas (within --error-budget)"
         );
         // ETA in hours.
         assert_eq!(

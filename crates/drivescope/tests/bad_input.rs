@@ -418,6 +418,8 @@ fn interrupted(next: u64, change: impl FnOnce(&mut drivescope_record::ScanRecord
         next_offset: next,
         last_bin: None,
         submit_histogram: drivescope_stats::Histogram::new().to_out(),
+        bins: Vec::new(),
+        passes: None,
     });
     change(&mut r);
     r.into()

@@ -9,8 +9,10 @@ use std::borrow::Cow;
 /// `ScanRecord::failed_extents_cut`).
 pub const EXTENT_LIST_CAP: usize = 10_000;
 
-/// Adjacent failed sectors with the same errno.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Adjacent failed sectors with the same errno; in a scan whose error handling was bounded, a
+/// stretch from one failed sector (or command) to the last, which may hold parts of failed
+/// commands whose sectors were not each read (`unscraped`) and parts never read (`untried`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailedExtent {
     /// Byte offset of the first sector.
     pub offset: u64,
@@ -19,8 +21,18 @@ pub struct FailedExtent {
     pub first_lba: u64,
     pub last_lba: u64,
     pub errno: i32,
-    /// Failed sectors in the extent.
+    /// Failed sectors in the extent, each read on its own.
     pub count: u64,
+    /// Bytes of the extent in failed commands whose sectors were not each read.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub unscraped: u64,
+    /// Bytes of the extent never read (between failures; listed in `untried_extents` too).
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub untried: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Adjacent slow commands (each starts where the one before ends).
@@ -63,10 +75,36 @@ impl ScanRecord {
                 last_lba: e.lba,
                 errno,
                 count: 1,
+                ..FailedExtent::default()
             });
         }
         out.truncate(EXTENT_LIST_CAP);
         Cow::Owned(out)
+    }
+
+    /// Runs of sectors that failed on their own, in position order: what a resumed scan's
+    /// `--failed-list` starts with. From the resume state's areas when it has them (extents
+    /// may hold untried parts and failed commands not read sector by sector), else the
+    /// extents (older documents re-read every failed command at once).
+    pub fn failed_sector_runs(&self) -> Vec<FailedExtent> {
+        let sector = (self.header.target.logical_block_size as u64).max(1);
+        match self.resume.as_ref().and_then(|r| r.passes.as_ref()) {
+            Some(p) => p
+                .areas
+                .iter()
+                .filter(|a| a.kind == crate::AreaKind::Bad)
+                .map(|a| FailedExtent {
+                    offset: a.offset,
+                    length: a.length,
+                    first_lba: a.offset / sector,
+                    last_lba: (a.offset + a.length - 1) / sector,
+                    errno: a.errno,
+                    count: a.length / sector,
+                    ..FailedExtent::default()
+                })
+                .collect(),
+            None => self.failed_extents_or_derived().into_owned(),
+        }
     }
 
     /// The slow regions; for a document written before `slow_regions` existed, those of its

@@ -21,6 +21,7 @@ mod kind;
 mod lab_truth;
 mod scan;
 mod state;
+mod surface;
 mod verify;
 
 pub use bench::{
@@ -42,6 +43,7 @@ pub use kind::Kind;
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use state::RunState;
+pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.

@@ -3,6 +3,7 @@
 use crate::engine::{EngineKind, Reap};
 use crate::extents::{FailedExtent, SlowRegion};
 use crate::header::{Direction, Header};
+use crate::surface::{ErrorBudget, PassState, Surface, UntriedExtent};
 use crate::verify::VerifyReport;
 use drivescope_stats::{
     BandCount, BinState, CurvePoint, HistogramOut, LatencySummary, SeriesPoint,
@@ -94,6 +95,22 @@ pub struct ScanRecord {
     /// this offset.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub slow_regions_cut: Option<u64>,
+    /// Stretches never read (or written), in position order (at most 10 000).
+    #[serde(default)]
+    pub untried_extents: Vec<UntriedExtent>,
+    /// Set when `untried_extents` reached its cap: where the list stops.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub untried_extents_cut: Option<u64>,
+    /// How much of the range is good, failed and untried, and the time error handling took
+    /// (full scans; absent in documents from before the field).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub surface: Option<Surface>,
+    /// `--error-budget` of a full scan (absent for quick scans and older documents).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error_budget: Option<ErrorBudget>,
+    /// `--retries`: passes over the failed sectors within the error budget.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub retries: u32,
     pub series: Vec<SeriesPoint>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub regions: Option<Vec<Region>>,
@@ -165,6 +182,17 @@ pub struct ResumeState {
     pub last_bin: Option<BinState>,
     /// Submission latencies so far (the document keeps only their summary).
     pub submit_histogram: HistogramOut,
+    /// Every curve bin reached so far (later passes add to bins behind `next_offset`); absent
+    /// in documents from before the field, which continue from `last_bin` alone.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub bins: Vec<BinState>,
+    /// Where the first pass and the passes after it stand.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub passes: Option<PassState>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl ScanRecord {

@@ -15,13 +15,17 @@ pub struct Extent {
 }
 
 /// Sector counts of a verify pass.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerifyTotals {
     pub ok: u64,
     pub wrong: u64,
     pub misplaced: u64,
     pub lost: u64,
     pub unreadable: u64,
+    /// Sectors not read back: the read-back left them untried, or they lie in failed commands
+    /// whose sectors were not each read (absent in documents from before the field).
+    #[serde(default)]
+    pub unchecked: u64,
 }
 
 /// The `verify` section of a write-scan document (see docs/json.md).

@@ -99,6 +99,7 @@ mod tests {
                 last_lba: 2,
                 errno: 61,
                 count: 2,
+                ..Default::default()
             },
             512,
         );

@@ -152,6 +152,11 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
         failed_extents_cut: None,
         slow_regions: Vec::new(),
         slow_regions_cut: None,
+        untried_extents: Vec::new(),
+        untried_extents_cut: None,
+        surface: None,
+        error_budget: None,
+        retries: 0,
         series: Vec::new(),
         regions: None,
         write,
@@ -473,6 +478,7 @@ pub fn failed_extent(first_lba: u64, sectors: u64) -> drivescope_record::FailedE
         last_lba: first_lba + sectors - 1,
         errno: 5,
         count: sectors,
+        ..Default::default()
     }
 }
 

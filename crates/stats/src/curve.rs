@@ -3,7 +3,9 @@
 //! range with no gap and no overlap, and their number never exceeds the command count.
 //!
 //! A bin's rate is its bytes over its busy span (first submit to last completion), so it is
-//! wall-clock based like the run's overall rate.
+//! wall-clock based like the run's overall rate. A command that follows a jump (it does not
+//! continue the one before it) is *unpaced*: its time holds the positioning, so a bin's rate
+//! comes from its paced commands, and from the unpaced ones only when it has no other.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,8 +18,13 @@ pub struct CurveBin {
     pub last_done_ns: u64,
     pub min_ns: u64,
     pub max_ns: u64,
-    /// Busy time spent in this bin by an earlier, interrupted run that this one resumes.
+    /// Busy time counted apart from the span: an earlier, interrupted run's share of the bin,
+    /// and the time of commands issued out of the range's order (a scan's later passes).
     pub prior_busy_ns: u64,
+    /// Bytes and latency of unpaced commands (after a jump), which the bin's rate takes only
+    /// when it has no paced bytes.
+    pub unpaced_bytes: u64,
+    pub unpaced_ns: u64,
 }
 
 impl CurveBin {
@@ -30,6 +37,15 @@ impl CurveBin {
     fn reached(&self) -> bool {
         self.last_done_ns > 0 || self.commands > 0 || self.prior_busy_ns > 0
     }
+
+    /// Bytes and time the bin's rate is made of: its paced commands', else all of them.
+    pub fn rate_parts(&self) -> (u64, u64) {
+        if self.bytes > 0 {
+            (self.bytes, self.busy_ns())
+        } else {
+            (self.unpaced_bytes, self.unpaced_ns + self.busy_ns())
+        }
+    }
 }
 
 /// What an interrupted run leaves of a bin, to be continued by a resumed run.
@@ -41,6 +57,10 @@ pub struct BinState {
     pub busy_ns: u64,
     pub min_ns: u64,
     pub max_ns: u64,
+    #[serde(default)]
+    pub unpaced_bytes: u64,
+    #[serde(default)]
+    pub unpaced_ns: u64,
 }
 
 impl Default for CurveBin {
@@ -53,6 +73,8 @@ impl Default for CurveBin {
             min_ns: u64::MAX,
             max_ns: 0,
             prior_busy_ns: 0,
+            unpaced_bytes: 0,
+            unpaced_ns: 0,
         }
     }
 }
@@ -135,6 +157,51 @@ impl Curve {
         b.last_done_ns = b.last_done_ns.max(done_ns);
     }
 
+    /// Record a command issued out of the range's order (a scan's later pass over what the
+    /// first pass skipped): its bytes count, and `busy_ns` is added to the bin's busy time (its
+    /// latency, or for a command that continues a run, the time since the one before it
+    /// completed; the time between it and the bin's other commands is not counted). `ok` is
+    /// false for a failed command, which takes time but moves no bytes.
+    pub fn record_apart(
+        &mut self,
+        offset: u64,
+        bytes: u64,
+        busy_ns: u64,
+        latency_ns: u64,
+        ok: bool,
+    ) {
+        let i = self.bin_of(offset);
+        let b = &mut self.bins[i];
+        b.prior_busy_ns += busy_ns;
+        if ok {
+            b.bytes += bytes;
+            b.commands += 1;
+            b.min_ns = b.min_ns.min(latency_ns);
+            b.max_ns = b.max_ns.max(latency_ns);
+        }
+    }
+
+    /// Record a successful command that follows a jump (the first after a skip, or of a
+    /// later pass's run): its latency holds the positioning, so it is kept apart from the
+    /// bin's pace (see the module's notes).
+    pub fn record_unpaced(&mut self, offset: u64, bytes: u64, latency_ns: u64) {
+        let i = self.bin_of(offset);
+        let b = &mut self.bins[i];
+        b.unpaced_bytes += bytes;
+        b.unpaced_ns += latency_ns;
+        b.commands += 1;
+        b.min_ns = b.min_ns.min(latency_ns);
+        b.max_ns = b.max_ns.max(latency_ns);
+    }
+
+    /// The state of every bin a command reached, to continue them in a resumed run.
+    pub fn states(&self) -> Vec<BinState> {
+        (0..self.bins.len())
+            .filter(|&i| self.bins[i].reached())
+            .map(|i| self.bin_state(i))
+            .collect()
+    }
+
     /// The state of bin `i`, to continue it in a resumed run.
     pub fn bin_state(&self, i: usize) -> BinState {
         let b = &self.bins[i];
@@ -145,6 +212,8 @@ impl Curve {
             busy_ns: b.busy_ns(),
             min_ns: b.min_ns,
             max_ns: b.max_ns,
+            unpaced_bytes: b.unpaced_bytes,
+            unpaced_ns: b.unpaced_ns,
         }
     }
 
@@ -157,6 +226,8 @@ impl Curve {
             b.prior_busy_ns += s.busy_ns;
             b.min_ns = b.min_ns.min(s.min_ns);
             b.max_ns = b.max_ns.max(s.max_ns);
+            b.unpaced_bytes += s.unpaced_bytes;
+            b.unpaced_ns += s.unpaced_ns;
         }
     }
 
@@ -180,11 +251,11 @@ impl Curve {
             .map(|i| {
                 let b = &self.bins[i];
                 let (offset, length) = self.bin_range(i);
-                let span = b.busy_ns();
+                let (bytes, span) = b.rate_parts();
                 CurvePoint {
                     offset,
                     length,
-                    mb_per_s: rate(b.bytes, span),
+                    mb_per_s: rate(bytes, span),
                     min_ns: if b.commands > 0 { b.min_ns } else { 0 },
                     max_ns: b.max_ns,
                 }
@@ -217,8 +288,9 @@ impl Curve {
             let (off, len) = self.bin_range(i);
             let b = &self.bins[i];
             if keep(off, len) && b.commands > 0 {
-                bytes += b.bytes;
-                span += b.busy_ns();
+                let (by, ns) = b.rate_parts();
+                bytes += by;
+                span += ns;
             }
         }
         (span > 0).then(|| rate(bytes, span))
@@ -281,5 +353,62 @@ mod tests {
         assert!((p[9].mb_per_s - 500.0).abs() < 1e-9);
         assert_eq!(p[0].min_ns, 1_000_000);
         assert!((c.zone_ratio(0.05).unwrap() - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn commands_apart_add_their_own_latency_not_the_time_between() {
+        // One bin of 4 commands: two read in order (1 ms each), two much later out of order
+        // (1 ms each, one failed after 500 ms): the bin's busy time is the in-order span plus
+        // the later commands' own latencies.
+        let bs = 1_000_000u64;
+        let mut c = Curve::new(0, 4 * bs, bs, 1);
+        c.record(0, bs, 0, 1_000_000);
+        c.record(bs, bs, 1_000_000, 2_000_000);
+        c.record_apart(3 * bs, bs, 1_000_000, 1_000_000, true);
+        c.record_apart(2 * bs, 0, 500_000_000, 500_000_000, false);
+        let p = &c.points()[0];
+        // 3 MB in 503 ms.
+        assert!(
+            (p.mb_per_s - 3e6 / 0.503 / 1e6).abs() < 1e-9,
+            "{}",
+            p.mb_per_s
+        );
+        assert_eq!((p.min_ns, p.max_ns), (1_000_000, 1_000_000));
+        let s = c.states();
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            (s[0].bytes, s[0].commands, s[0].busy_ns),
+            (3 * bs, 3, 503_000_000)
+        );
+        // A curve continued from those states gives the same point.
+        let mut d = Curve::new(0, 4 * bs, bs, 1);
+        d.add_prior(&s[0]);
+        assert_eq!(d.points(), c.points());
+    }
+
+    #[test]
+    fn commands_after_a_jump_set_the_rate_only_of_bins_with_no_other() {
+        // Bin 0: a paced command at 1 ms and one after a jump at 9 ms; bin 1: only one after a
+        // jump, at 9 ms.
+        let bs = 1_000_000u64;
+        let mut c = Curve::new(0, 4 * bs, bs, 2);
+        c.record(0, bs, 0, 1_000_000);
+        c.record_unpaced(bs, bs, 9_000_000);
+        c.record_unpaced(2 * bs, bs, 9_000_000);
+        let p = c.points();
+        assert_eq!(p.len(), 2);
+        assert!((p[0].mb_per_s - 1000.0).abs() < 1e-9, "{}", p[0].mb_per_s);
+        assert!(
+            (p[1].mb_per_s - 1e3 / 9.0).abs() < 1e-9,
+            "{}",
+            p[1].mb_per_s
+        );
+        assert_eq!((p[0].min_ns, p[0].max_ns), (1_000_000, 9_000_000));
+        // Continued from its states, the same.
+        let mut d = Curve::new(0, 4 * bs, bs, 2);
+        for s in c.states() {
+            d.add_prior(&s);
+        }
+        assert_eq!(d.points(), p);
     }
 }

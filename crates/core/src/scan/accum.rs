@@ -1,6 +1,7 @@
 //! What every scan accumulates from its completions: histogram, bands, series, slow and
-//! failed lists, totals. Failed commands are re-read in logical-sector steps (see
-//! [`Retries`]) so the failed list names the exact LBAs.
+//! failed lists, totals. A quick scan re-reads its failed commands in logical-sector steps
+//! (see [`Retries`]) so the failed list names the exact LBAs; a full scan orders its re-reads
+//! in passes (see `passes`).
 
 use super::extents::{FailedSpans, SlowSpans};
 use crate::engine::{Cmd, Completion};
@@ -8,7 +9,7 @@ pub use drivescope_record::Event;
 use drivescope_record::EXTENT_LIST_CAP;
 use drivescope_stats::{Bands, Capped, Histogram, Series};
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// Most entries kept in the slow and failed lists; the rest are counted.
@@ -25,6 +26,10 @@ pub const TAG_RETRY: u32 = 1;
 /// Tag of a one-sector read of a place that read fine before, issued after a failure to tell
 /// a bad spot from a device that has gone away.
 pub const TAG_PROBE: u32 = 2;
+/// Tag of a command of a full scan's later passes over what its first pass skipped.
+pub const TAG_GAP: u32 = 3;
+/// Tag of a failed sector read again (a retry pass).
+pub const TAG_AGAIN: u32 = 4;
 
 /// Errors that mean the device itself is gone, not a bad spot.
 fn is_gone(errno: i32) -> bool {
@@ -43,6 +48,8 @@ pub struct Progress {
     pub slow: AtomicU64,
     /// Position reached (byte offset of the last completed main command's end).
     pub position: AtomicU64,
+    /// A full scan's pass: 0 first, 1 trimming, 2 scraping, 3 retrying, 4 done.
+    pub pass: AtomicU8,
 }
 
 #[derive(Debug)]
@@ -268,16 +275,50 @@ impl Accum {
     }
 
     /// A failed-list entry: listed, joined into its extent, passed to the sink.
-    fn failed_sector(&mut self, e: Event) {
+    pub fn failed_sector(&mut self, e: Event) {
         self.failed_extents
             .sector(e.offset, self.sector, e.errno.unwrap_or(0));
         if let Some(sink) = self.sink.as_mut() {
             sink(&e);
         }
         self.failed.push(e);
+        self.progress
+            .failed
+            .store(self.failed.total(), Ordering::Relaxed);
     }
 
-    /// Account a completion. Returns true for a successful main command.
+    /// A probe answered: when it failed, the device is gone (`failed_at`: the failure it was
+    /// for).
+    pub fn probed(&mut self, c: &Completion, failed_at: Option<u64>) {
+        if self.lost.is_some() || c.result.is_ok() {
+            return;
+        }
+        self.lost = Some(format!(
+            "the device stopped responding: a command failed{} and a sector that \
+             read fine before (LBA {}) failed too; it is gone or has failed",
+            failed_at.map_or(String::new(), |o| format!(
+                " at LBA {} (offset {o})",
+                o / self.sector
+            )),
+            c.cmd.offset / self.sector,
+        ));
+    }
+
+    /// A sector re-read failed with an error that says the device is gone: mark it lost.
+    pub fn gone(&mut self, c: &Completion) {
+        if let Err(errno) = c.result {
+            if self.lost.is_none() && is_gone(errno) {
+                self.lost = Some(format!(
+                    "the device is gone ({} at LBA {})",
+                    std::io::Error::from_raw_os_error(errno),
+                    c.cmd.offset / self.sector
+                ));
+            }
+        }
+    }
+
+    /// Account a completion (a quick scan's, whose failed commands are re-read at once in
+    /// sectors). Returns true for a successful main command.
     #[inline]
     pub fn record(&mut self, c: &Completion) -> bool {
         let lat = c.latency_ns();
@@ -285,15 +326,7 @@ impl Accum {
             if self.lost.is_none() {
                 if c.result.is_err() {
                     let failed = self.retries.awaiting.front().map(|(f, _)| f.cmd.offset);
-                    self.lost = Some(format!(
-                        "the device stopped responding: a command failed{} and a sector that \
-                         read fine before (LBA {}) failed too; it is gone or has failed",
-                        failed.map_or(String::new(), |o| format!(
-                            " at LBA {} (offset {o})",
-                            o / self.sector
-                        )),
-                        c.cmd.offset / self.sector,
-                    ));
+                    self.probed(c, failed);
                     self.retries.clear();
                 } else {
                     self.retries.probed(true);
@@ -313,11 +346,28 @@ impl Accum {
             if let Some(e) = self.retries.finish(c) {
                 self.failed_sector(e);
             }
-            self.progress
-                .failed
-                .store(self.failed.total(), Ordering::Relaxed);
             return false;
         }
+        let was_lost = self.lost.is_some();
+        let ok = self.command(c);
+        if let Err(errno) = c.result {
+            if self.lost.is_some() {
+                if !was_lost {
+                    self.retries.clear();
+                }
+            } else {
+                self.retries.failed(c, errno, self.last_good);
+            }
+        }
+        ok
+    }
+
+    /// Account a command over the range (not a sector re-read or a probe): counts, latency,
+    /// bands, series, slow list. Returns true when it succeeded; an error that says the
+    /// device is gone marks it lost.
+    #[inline]
+    pub fn command(&mut self, c: &Completion) -> bool {
+        let lat = c.latency_ns();
         // saturating: a resumed scan starts from the stored totals, whatever they say
         self.commands = self.commands.saturating_add(1);
         self.submit_hist.record(c.submit_latency_ns());
@@ -346,22 +396,11 @@ impl Accum {
                 self.last_good = Some(c.cmd.offset + n as u64 - self.sector);
                 true
             }
-            Err(errno) => {
+            Err(_) => {
                 self.failed_commands = self.failed_commands.saturating_add(1);
                 self.bands.record_failed();
                 self.series.record(c.done_ns, 0, lat);
-                if self.lost.is_some() {
-                    // The device is gone: no sector list for what failed after that.
-                } else if is_gone(errno) {
-                    self.lost = Some(format!(
-                        "the device is gone ({} at LBA {})",
-                        std::io::Error::from_raw_os_error(errno),
-                        c.cmd.offset / self.sector
-                    ));
-                    self.retries.clear();
-                } else {
-                    self.retries.failed(c, errno, self.last_good);
-                }
+                self.gone(c);
                 false
             }
         }

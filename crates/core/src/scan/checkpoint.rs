@@ -76,13 +76,17 @@ impl<'c, F: FnMut(&SequentialScan, u64), C: Now> Checkpointed<'c, F, C> {
     fn settle(&mut self, now_ns: u64, in_flight: usize) -> Option<Next> {
         let scan = &mut self.scan;
         let end = scan.params.start + scan.params.length;
-        if scan.acc.lost.is_some() || scan.next_offset() >= end {
-            // The device is gone, or only the last commands are left: the run ends soon and
-            // saves its own document.
+        if scan.acc.lost.is_some()
+            || scan.next_offset() >= end
+            || scan.passes.pass != drivescope_record::Pass::First
+        {
+            // The device is gone, or only the last commands of the first pass are left, or the
+            // passes over failed areas have begun (bounded by their budget; their state is
+            // saved when the run stops): the run saves its own document.
             self.due_ns = u64::MAX;
             return None;
         }
-        if in_flight == 0 && scan.acc.retries.is_idle() {
+        if in_flight == 0 && scan.acc.retries.is_idle() && !scan.passes.awaiting() {
             let since = self.held_since.take().unwrap_or(now_ns);
             if scan.next_offset() > scan.params.start {
                 (self.snapshot)(scan, now_ns);
@@ -95,6 +99,9 @@ impl<'c, F: FnMut(&SequentialScan, u64), C: Now> Checkpointed<'c, F, C> {
         }
         // Sector re-reads still go out (as they would without a snapshot to take); the time
         // a new main command waits is what the snapshot costs.
+        if let Some(c) = scan.passes.probe() {
+            return Some(Next::Issue(c));
+        }
         if let Some(c) = scan.acc.retries.next() {
             return Some(Next::Issue(c));
         }

@@ -125,9 +125,11 @@ fn assert_settled(s: &ScanRecord, what: &str) {
     let state = s.resume.as_ref().expect("a snapshot can be resumed");
     assert_eq!(s.covered, state.next_offset - s.offset, "{what}");
     assert!(s.covered > 0 && s.covered < s.length, "{what}");
+    // The first pass skips ahead after a failure: what it skipped is untried, not read.
+    let untried: u64 = s.untried_extents.iter().map(|e| e.length).sum();
     assert_eq!(
         s.commands,
-        s.covered / BS,
+        (s.covered - untried) / BS,
         "{what}: commands before the point"
     );
     assert_eq!(
@@ -175,7 +177,8 @@ fn every_snapshot_holds_what_came_before_it_and_resumes_to_the_whole_scan() {
         // Held while the queue drains (virtual time stands still while a snapshot is built).
         assert!(cost.held_ns < rec.duration_ns);
         assert_eq!(cost.held_ns > 0, qd > 1, "QD{qd}: held {} ns", cost.held_ns);
-        assert!(snaps.len() >= 8, "QD{qd}: {} snapshots", snaps.len());
+        // None once the first pass is over (the passes over failed areas save their state when the run stops).
+        assert!(snaps.len() >= 5, "QD{qd}: {} snapshots", snaps.len());
         for w in snaps.windows(2) {
             assert!(w[1].duration_ns >= w[0].duration_ns + every);
             assert!(w[1].covered > w[0].covered);
@@ -205,9 +208,15 @@ fn every_snapshot_holds_what_came_before_it_and_resumes_to_the_whole_scan() {
 fn a_snapshot_after_every_command_at_qd1_and_none_after_the_last_is_out() {
     // Due at every turn: one snapshot after each command (re-reads included) but the last.
     let (rec, snaps) = checkpointed(&cfg(1), None, 1);
+    // After each command but the last, except where a failure's probe was still out or the first pass
+    // skipped ahead.
     let covered: Vec<u64> = snaps.iter().map(|s| s.covered).collect();
-    let want: Vec<u64> = (1..SIZE / BS).map(|n| n * BS).collect();
-    assert_eq!(covered, want);
+    assert!(covered.windows(2).all(|w| w[0] < w[1]), "{covered:?}");
+    assert!(covered.len() as u64 >= (SIZE / BS) * 9 / 10, "{covered:?}");
+    assert!(
+        covered.iter().all(|c| *c % BS == 0 && *c < SIZE),
+        "{covered:?}"
+    );
     for s in &snaps {
         assert_settled(s, &format!("snapshot at {}", s.covered));
     }

@@ -148,6 +148,7 @@ impl FailedSpans {
                 last_lba: (sp.end - 1) / sector,
                 errno: sp.key,
                 count: sp.count,
+                ..FailedExtent::default()
             })
             .collect()
     }

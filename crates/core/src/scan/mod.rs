@@ -7,16 +7,23 @@ mod checkpoint_tests;
 #[cfg(test)]
 mod extent_tests;
 mod extents;
+mod passes;
+#[cfg(test)]
+mod passes_tests;
 mod quick;
 mod record;
 #[cfg(test)]
 mod scripted_tests;
 mod sequential;
+mod surface;
 pub mod verify;
 
 pub use accum::{Event, FailedSink, Progress, LIST_CAP};
 pub use checkpoint::Checkpoints;
-pub use drivescope_record::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
+pub use drivescope_record::{
+    ErrorBudget, FailedExtent, SlowRegion, Surface, UntriedExtent, EXTENT_LIST_CAP,
+};
+pub use passes::max_skip;
 pub use quick::{QuickParams, QuickScan, Region};
 pub use record::{Checkpoint, CheckpointCost, RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
@@ -24,7 +31,7 @@ pub use sequential::{ScanParams, SequentialScan};
 use crate::engine::{self, Engine, EngineConfig, EngineError, EngineKind, Live, Now, Reap};
 use crate::target::{Target, TargetType};
 use crate::units::{format_size, SizeOrPercent};
-use drivescope_record::{Header, Kind};
+use drivescope_record::{Header, Kind, Pass};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -57,6 +64,10 @@ pub struct ScanConfig {
     pub verify: Option<u64>,
     /// How to wait for completions (resolved with [`engine::resolve_scan_reap`]).
     pub reap: Reap,
+    /// Full scan: time for scraping and retries after the first pass and trimming.
+    pub error_budget: ErrorBudget,
+    /// Full scan: passes over the failed sectors, within the error budget.
+    pub retries: u32,
 }
 
 impl Default for ScanConfig {
@@ -74,6 +85,8 @@ impl Default for ScanConfig {
             write: false,
             verify: None,
             reap: Reap::Auto,
+            error_budget: ErrorBudget::Auto,
+            retries: 0,
         }
     }
 }
@@ -98,6 +111,8 @@ impl ScanConfig {
             write: r.write,
             verify: None,
             reap: r.reap,
+            error_budget: r.error_budget.unwrap_or_default(),
+            retries: r.retries,
         }
     }
 }
@@ -287,9 +302,12 @@ pub fn resume(
         ));
     }
     let end = prior.offset.saturating_add(prior.length);
+    let first_done = state.passes.as_ref().is_some_and(|s| s.pass != Pass::First);
     if state.next_offset < prior.offset
-        || state.next_offset >= end
-        || !(state.next_offset - prior.offset).is_multiple_of(prior.block_size.max(1))
+        || state.next_offset > end
+        || (state.next_offset == end && !first_done)
+        || (state.next_offset < end
+            && !(state.next_offset - prior.offset).is_multiple_of(prior.block_size.max(1)))
     {
         return invalid("the stored resume point is not inside the run's range".into());
     }
@@ -374,13 +392,28 @@ fn run_hooked<E: Engine>(
                 slow_ns: cfg.slow_ns,
                 interval_ns: cfg.interval_ns,
                 write: cfg.write,
+                budget: cfg.error_budget,
+                retries: cfg.retries,
             };
             let mut job = SequentialScan::new(params, progress.clone());
             if let Some((p, state)) = prior {
                 job = job.starting_at(state.next_offset);
-                if let Some(b) = &state.last_bin {
-                    job.curve.add_prior(b);
+                if state.bins.is_empty() {
+                    if let Some(b) = &state.last_bin {
+                        job.curve.add_prior(b);
+                    }
+                } else {
+                    for b in &state.bins {
+                        job.curve.add_prior(b);
+                    }
                 }
+                let bad: Vec<(u64, u64, i32)> = p
+                    .failed_extents_or_derived()
+                    .iter()
+                    .map(|e| (e.offset, e.length, e.errno))
+                    .collect();
+                job.passes
+                    .resume(state.next_offset, state.passes.as_ref(), &bad);
                 job.acc.absorb(p, &state.submit_histogram);
             }
             job.acc.sink = hooks.sink;
@@ -412,12 +445,13 @@ fn run_hooked<E: Engine>(
             };
             let mut rec = sequential_record(&job, clock.now_ns(), prior, &ctx);
             rec.checkpoints = cost;
-            let complete = rec.covered == plan.length && rec.device_lost.is_none();
+            let complete = job.finished();
             if let (Some(pattern), true) = (pattern, complete) {
                 let t0 = clock.now_ns();
                 let read = SequentialScan::new(
                     ScanParams {
                         write: false,
+                        retries: 0,
                         ..params
                     },
                     Arc::new(Progress::default()),
@@ -431,6 +465,9 @@ fn run_hooked<E: Engine>(
                 }
                 rec.device_lost = rec.device_lost.or(lost);
                 rec.verify = Some(report);
+            }
+            if !complete {
+                rec.interrupted = true;
             }
             rec
         }
@@ -486,11 +523,13 @@ fn sequential_record(
     let plan = ctx.plan;
     let next_offset = job.next_offset();
     let covered = next_offset - plan.start;
-    let complete = covered == plan.length && job.acc.lost.is_none();
+    let complete = job.finished();
     let resume_state = (!complete && covered > 0).then(|| ResumeState {
         next_offset,
         last_bin: Some(job.curve.bin_state(job.curve.bin_of(next_offset - 1))),
         submit_histogram: job.acc.submit_hist.to_out(),
+        bins: job.curve.states(),
+        passes: Some(job.passes.state(duration_ns)),
     });
     let mut curve = job.curve.points();
     let mut zone_ratio = if complete {
@@ -499,25 +538,33 @@ fn sequential_record(
         None
     };
     let lost = job.acc.lost.clone();
+    let lbs = ctx.target.logical_block_size as u64;
+    let surface = job.passes.surface(duration_ns);
+    let map_cut = job.passes.cut();
+    let (failed_extents, failed_cut) = job.passes.map.extents(lbs, EXTENT_LIST_CAP);
+    let (untried_extents, untried_cut) = job.passes.map.untried(lbs, EXTENT_LIST_CAP);
     let mut prior_duration = 0;
     let mut prior_series = Vec::new();
     if let Some((p, state)) = prior {
-        // Bins wholly before the resumed bin are the first run's points, unchanged.
-        let split = state
-            .last_bin
-            .filter(|b| b.index < job.curve.bins().len())
-            .map(|b| job.curve.bin_range(b.index).0)
-            .unwrap_or(state.next_offset);
-        let mut merged: Vec<_> = p
-            .curve
-            .iter()
-            .filter(|q| q.offset < split)
-            .cloned()
-            .collect();
-        merged.append(&mut curve);
-        curve = merged;
-        if complete {
-            zone_ratio = points_zone_ratio(&curve, plan.start, plan.length, 0.05);
+        // Documents from before `bins` continued the curve from the last bin alone: bins wholly before the
+        // resumed bin are the first run's points, unchanged.
+        if state.bins.is_empty() {
+            let split = state
+                .last_bin
+                .filter(|b| b.index < job.curve.bins().len())
+                .map(|b| job.curve.bin_range(b.index).0)
+                .unwrap_or(state.next_offset);
+            let mut merged: Vec<_> = p
+                .curve
+                .iter()
+                .filter(|q| q.offset < split)
+                .cloned()
+                .collect();
+            merged.append(&mut curve);
+            curve = merged;
+            if complete {
+                zone_ratio = points_zone_ratio(&curve, plan.start, plan.length, 0.05);
+            }
         }
         prior_duration = p.duration_ns;
         prior_series = p.series.clone();
@@ -537,7 +584,22 @@ fn sequential_record(
     rec.covered = covered;
     rec.device_lost = lost;
     rec.resume = resume_state;
+    rec.failed_extents = failed_extents;
+    rec.failed_extents_cut = min_some(failed_cut, map_cut);
+    rec.untried_extents = untried_extents;
+    rec.untried_extents_cut = min_some(untried_cut, map_cut);
+    rec.surface = Some(surface);
+    rec.error_budget = Some(ctx.cfg.error_budget);
+    rec.retries = ctx.cfg.retries;
     rec
+}
+
+/// The lower of two cut offsets, either of which may be absent.
+fn min_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Zone ratio from curve points (a resumed scan, whose first part is known only as points):
@@ -618,6 +680,11 @@ fn finish(
         failed_extents_cut: acc.failed_extents.cut(),
         slow_regions: acc.slow_regions.regions(),
         slow_regions_cut: acc.slow_regions.cut(),
+        untried_extents: Vec::new(),
+        untried_extents_cut: None,
+        surface: None,
+        error_budget: None,
+        retries: 0,
         series: acc.series.clone().finish(duration_ns),
         regions: None,
         write: ctx.cfg.write,

@@ -93,34 +93,67 @@ fn bad_sectors_are_listed_by_lba_and_the_totals_agree() {
     assert_eq!(rec.bytes, 252 * BS);
     assert_eq!(rec.covered, 16 * MIB);
     assert!(!rec.interrupted && rec.device_lost.is_none());
-    // Each failed command: one probe of a sector that read fine before, then its 128
-    // sectors, one at a time.
+    // The first pass skips the command after each failure (8, 16 and 65); trimming reads
+    // them back: 8 and 65 read fine, 16 fails. Every sector of the four failed commands is
+    // then read once: from the good edges inward to the first failure, and the two sectors
+    // left between the failures of each spot (scraping). Every failure (3 in the first pass,
+    // 1 later command, 8 sectors) is followed by a probe.
+    let s = rec.surface.as_ref().unwrap();
+    assert_eq!((s.failed, s.unscraped, s.untried), (9 * SECTOR, 0, 0));
+    assert_eq!(s.good, 16 * MIB - 9 * SECTOR);
+    assert!(!s.budget_ran_out);
     assert_eq!(
         rec.duration_ns,
-        256 * 100_000 + 4 * 50_000 + 4 * 128 * 50_000
+        256 * 100_000 + 4 * 128 * 50_000 + 12 * 50_000
     );
-    // The probe is the last sector of the last command that read fine (for command 16, that
-    // is still command 14's).
-    let failed_cmds = [7 * BS, 15 * BS, 16 * BS, flaky];
-    let probes: Vec<u64> = dev
-        .calls()
+    assert_eq!(s.first_pass_ns, 253 * 100_000 + 3 * 50_000);
+    assert_eq!(s.first_pass_ns + s.error_handling_ns, rec.duration_ns);
+    let calls = dev.calls();
+    let failing = |c: &Call| {
+        touches(c.offset, c.len, &bad)
+            || (c.offset == flaky && c.len as u64 == BS && c.attempt == 0)
+    };
+    assert_eq!(probes_after_failures(&calls, failing), 12);
+    // The first pass, in order, skipping one command after each failure.
+    let first: Vec<u64> = calls
         .iter()
-        .filter(|c| c.len as u64 == SECTOR && !failed_cmds.contains(&(c.offset / BS * BS)))
-        .map(|c| c.offset)
+        .filter(|c| c.len as u64 == BS)
+        .take(253)
+        .map(|c| c.offset / BS)
         .collect();
-    assert_eq!(
-        probes,
-        vec![
-            7 * BS - SECTOR,
-            15 * BS - SECTOR,
-            15 * BS - SECTOR,
-            flaky - SECTOR
-        ]
-    );
+    let want: Vec<u64> = (0..256).filter(|i| ![8, 16, 65].contains(i)).collect();
+    assert_eq!(first, want);
+}
+
+/// Checks that each failed call (by `failing`) is followed by a one-sector read of a place an
+/// earlier call read fine (a probe), and returns how many there were. At QD1 only.
+pub(super) fn probes_after_failures(calls: &[Call], failing: impl Fn(&Call) -> bool) -> usize {
+    let mut n = 0;
+    for (i, c) in calls.iter().enumerate() {
+        if !failing(c) || i + 1 == calls.len() {
+            continue;
+        }
+        let p = &calls[i + 1];
+        assert_eq!(
+            p.len as u64, SECTOR,
+            "after the failure at {}: {p:?}",
+            c.offset
+        );
+        assert!(!p.write);
+        let read_before = calls[..i]
+            .iter()
+            .any(|q| !failing(q) && q.offset <= p.offset && p.offset < q.offset + q.len as u64);
+        assert!(
+            read_before,
+            "the probe {p:?} reads a place that read fine before"
+        );
+        n += 1;
+    }
+    n
 }
 
 #[test]
-fn a_failure_before_any_good_read_is_split_without_a_probe() {
+fn a_failure_before_any_good_read_goes_on_without_a_probe() {
     let dev = Scripted::new(|c: &Call| {
         if c.offset == 0 {
             Reply::err(1_000, libc::EIO)
@@ -133,8 +166,13 @@ fn a_failure_before_any_good_read_is_split_without_a_probe() {
     let lbas: Vec<u64> = rec.failed.iter().map(|e| e.lba).collect();
     assert_eq!(lbas, vec![0]);
     assert_eq!((rec.failed_commands, rec.commands), (1, 16));
-    // 16 commands and 128 sector re-reads, nothing else.
-    assert_eq!(dev.calls().len(), 16 + 128);
+    // 16 commands (the first pass skips command 1; trimming reads it), the 128 sectors of
+    // command 0 (sector 0 fails first: the range's start is an edge), and one probe after
+    // sector 0's failure, when something had read fine.
+    let calls = dev.calls();
+    assert_eq!(calls.len(), 16 + 128 + 1);
+    assert_eq!((calls[0].offset, calls[1].offset), (0, 2 * BS));
+    assert_eq!(probes_after_failures(&calls[1..], |c| c.offset == 0), 1);
     assert_eq!(rec.bytes, 15 * BS);
 }
 
@@ -264,11 +302,19 @@ fn a_device_that_fails_everywhere_is_told_from_a_bad_spot_by_its_probe() {
         let first_bad = calls.iter().find(|c| c.at_ns >= dead_from).unwrap().offset;
         assert_eq!(first_bad % BS, 0);
         // Every main command issued is accounted once: read or failed; no sector of the
-        // failed commands is listed, nothing past the failures was re-read.
+        // failed commands is listed, nothing past the failures was re-read. The first
+        // failure made the pass skip one command (those in flight with it did not skip
+        // again): the run got over the commands issued and that one. What failed as the
+        // device went is not known bad: it is untried, with the skipped command.
         let main = calls.iter().filter(|c| c.len as u64 == BS).count() as u64;
         assert_eq!(rec.commands, main, "QD{qd}");
-        assert_eq!(rec.covered, main * BS, "QD{qd}");
-        assert_eq!(rec.bytes + rec.failed_commands * BS, rec.covered, "QD{qd}");
+        assert_eq!(rec.covered, (main + 1) * BS, "QD{qd}");
+        let s = rec.surface.as_ref().unwrap();
+        assert_eq!((s.good, s.failed), (rec.bytes, 0), "QD{qd}");
+        assert_eq!(s.untried, (rec.failed_commands + 1) * BS, "QD{qd}");
+        assert_eq!(rec.untried_extents.len(), 1, "QD{qd}");
+        assert_eq!(rec.untried_extents[0].offset, first_bad, "QD{qd}");
+        assert!(rec.failed_extents.is_empty(), "QD{qd}");
         assert_eq!(rec.bytes, first_bad, "QD{qd}");
         assert_eq!(band(&rec, "failed"), rec.failed_commands, "QD{qd}");
         assert_eq!(rec.latency.count, first_bad / BS, "QD{qd}");
@@ -285,7 +331,7 @@ fn a_device_that_fails_everywhere_is_told_from_a_bad_spot_by_its_probe() {
         );
         assert_eq!(
             rec.resume.as_ref().map(|r| r.next_offset),
-            Some(main * BS),
+            Some((main + 1) * BS),
             "QD{qd}"
         );
     }

@@ -1,7 +1,10 @@
-//! The full-surface scan: the range read in order, back to back, every command timed.
+//! The full-surface scan: the range read (or written) in order, back to back, every command
+//! timed; what fails is dealt with in passes after the first (see `passes`).
 
-use super::accum::{Accum, Progress, TAG_MAIN};
-use crate::engine::{Cmd, Completion, Job, Next};
+use super::accum::{Accum, Progress, TAG_AGAIN, TAG_GAP, TAG_MAIN, TAG_PROBE, TAG_RETRY};
+use super::passes::{PassParams, Passes};
+use crate::engine::{Completion, Job, Next};
+use drivescope_record::{ErrorBudget, Pass};
 use drivescope_stats::Curve;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -18,20 +21,28 @@ pub struct ScanParams {
     pub interval_ns: u64,
     /// Write the range instead of reading it (the target must be writable).
     pub write: bool,
+    /// Time for scraping and retries after the first pass and trimming.
+    pub budget: ErrorBudget,
+    /// Passes over the failed sectors, within the budget.
+    pub retries: u32,
 }
 
 /// The sequential scan job.
 pub struct SequentialScan {
     pub params: ScanParams,
-    next_off: u64,
-    end: u64,
+    pub passes: Passes,
     pub curve: Curve,
     pub acc: Accum,
+    /// This run's clock when the job last saw it.
+    now_ns: u64,
+    /// Where the last command of the later passes ended and when, while nothing else came
+    /// between.
+    run_end: Option<(u64, u64)>,
 }
 
 impl SequentialScan {
     pub fn new(params: ScanParams, progress: Arc<Progress>) -> Self {
-        let mut acc = Accum::new(
+        let acc = Accum::new(
             params.start,
             params.block_size,
             params.sector,
@@ -39,10 +50,16 @@ impl SequentialScan {
             params.interval_ns,
             progress,
         );
-        acc.retries.set_write(params.write);
         SequentialScan {
-            next_off: params.start,
-            end: params.start + params.length,
+            passes: Passes::new(PassParams {
+                start: params.start,
+                end: params.start + params.length,
+                block_size: params.block_size,
+                sector: params.sector,
+                write: params.write,
+                budget: params.budget,
+                retries: params.retries,
+            }),
             curve: Curve::new(
                 params.start,
                 params.length,
@@ -51,30 +68,53 @@ impl SequentialScan {
             ),
             acc,
             params,
+            now_ns: 0,
+            run_end: None,
         }
     }
 
-    /// Start at `offset` (a command boundary of the range) instead of the range's start: the
-    /// continuation of an interrupted scan. The curve keeps the whole range's bins.
+    /// Start the first pass at `offset` (a command boundary of the range) instead of the
+    /// range's start: the continuation of an interrupted scan. The curve keeps the whole
+    /// range's bins.
     pub fn starting_at(mut self, offset: u64) -> Self {
-        debug_assert!((offset - self.params.start).is_multiple_of(self.params.block_size));
-        self.next_off = offset.clamp(self.params.start, self.end);
+        let end = self.params.start + self.params.length;
+        debug_assert!(
+            offset >= end || (offset - self.params.start).is_multiple_of(self.params.block_size)
+        );
+        self.passes.next_off = offset.clamp(self.params.start, end);
         self.acc
             .progress
             .position
-            .store(self.next_off - self.params.start, Ordering::Relaxed);
+            .store(self.passes.next_off - self.params.start, Ordering::Relaxed);
         self
     }
 
-    /// Where the next main command would start (the resume point after a stop).
+    /// Where the first pass's next command would start (the resume point after a stop).
     pub fn next_offset(&self) -> u64 {
-        self.next_off
+        self.passes.next_off
+    }
+
+    /// Whether the scan got to the end of every pass.
+    pub fn finished(&self) -> bool {
+        self.passes.finished() && self.acc.lost.is_none()
+    }
+
+    fn set_pass(&self) {
+        let n = match self.passes.pass {
+            Pass::First => 0,
+            Pass::Trim => 1,
+            Pass::Scrape => 2,
+            Pass::Retry => 3,
+            Pass::Done => 4,
+        };
+        self.acc.progress.pass.store(n, Ordering::Relaxed);
     }
 }
 
 impl Job for SequentialScan {
     #[inline]
-    fn next(&mut self, _now_ns: u64, in_flight: usize) -> Next {
+    fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
+        self.now_ns = now_ns;
         if self.acc.lost.is_some() {
             return if in_flight > 0 {
                 Next::Wait
@@ -82,42 +122,92 @@ impl Job for SequentialScan {
                 Next::Done
             };
         }
-        if let Some(c) = self.acc.retries.next() {
+        if let Some(c) = self.passes.probe() {
             return Next::Issue(c);
         }
-        if self.next_off < self.end {
-            let len = (self.end - self.next_off).min(self.params.block_size);
-            let c = Cmd {
-                offset: self.next_off,
-                len: len as u32,
-                tag: TAG_MAIN,
-                write: self.params.write,
-            };
-            self.next_off += len;
-            Next::Issue(c)
-        } else if in_flight > 0 || !self.acc.retries.is_idle() {
-            Next::Wait
-        } else {
-            Next::Done
+        if self.passes.pass == Pass::First {
+            if let Some(c) = self.passes.first() {
+                return Next::Issue(c);
+            }
+            if in_flight > 0 || self.passes.awaiting() {
+                return Next::Wait;
+            }
+            self.passes.first_done(now_ns);
+        }
+        // After the first pass, one command at a time.
+        if in_flight > 0 || self.passes.awaiting() {
+            return Next::Wait;
+        }
+        let c = self.passes.later(now_ns);
+        self.set_pass();
+        match c {
+            Some(c) => Next::Issue(c),
+            None => Next::Done,
         }
     }
 
     #[inline]
     fn complete(&mut self, c: &Completion) {
-        if c.cmd.tag != TAG_MAIN {
-            self.acc.record(c);
-            return;
+        self.now_ns = self.now_ns.max(c.done_ns);
+        match c.cmd.tag {
+            TAG_MAIN => {
+                if self.acc.command(c) {
+                    if self.passes.jumped_to == Some(c.cmd.offset) {
+                        // The first command after a skip: its time holds the jump.
+                        self.curve
+                            .record_unpaced(c.cmd.offset, c.cmd.len as u64, c.latency_ns());
+                    } else {
+                        self.curve
+                            .record(c.cmd.offset, c.cmd.len as u64, c.issue_ns, c.done_ns);
+                    }
+                } else {
+                    self.curve
+                        .record_failed(c.cmd.offset, c.submit_ns, c.done_ns);
+                }
+                self.passes.first_completed(c, &mut self.acc);
+                self.acc.progress.position.store(
+                    (c.cmd.offset + c.cmd.len as u64 - self.params.start)
+                        .max(self.acc.progress.position.load(Ordering::Relaxed)),
+                    Ordering::Relaxed,
+                );
+            }
+            TAG_GAP => {
+                let ok = self.acc.command(c);
+                // A command that continues a run of them is busy from the last one's end, as
+                // in the first pass (a drive reads ahead while the host turns around); the
+                // first of a run follows a jump.
+                let (off, len, lat) = (c.cmd.offset, c.cmd.len as u64, c.latency_ns());
+                match self.run_end {
+                    Some((end, done)) if ok && end == off => {
+                        let busy = c.done_ns.saturating_sub(done);
+                        self.curve.record_apart(off, len, busy, lat, true);
+                    }
+                    _ if ok => self.curve.record_unpaced(off, len, lat),
+                    _ => self.curve.record_apart(off, 0, lat, lat, false),
+                }
+                self.run_end = ok.then_some((c.cmd.offset + c.cmd.len as u64, c.done_ns));
+                self.passes.gap_completed(c, &mut self.acc);
+            }
+            TAG_PROBE => {
+                self.run_end = None;
+                self.passes.probed(c, &mut self.acc)
+            }
+            TAG_RETRY | TAG_AGAIN => {
+                self.run_end = None;
+                self.acc.gone(c);
+                if c.result.is_ok() {
+                    self.acc.last_good = Some(c.cmd.offset);
+                }
+                if c.cmd.tag == TAG_RETRY {
+                    self.passes.sector_completed(c, &mut self.acc);
+                } else {
+                    self.passes.retry_completed(c, &mut self.acc);
+                }
+            }
+            _ => {}
         }
-        if self.acc.record(c) {
-            self.curve
-                .record(c.cmd.offset, c.cmd.len as u64, c.issue_ns, c.done_ns);
-        } else {
-            self.curve
-                .record_failed(c.cmd.offset, c.submit_ns, c.done_ns);
+        if self.acc.lost.is_some() {
+            self.passes.clear();
         }
-        self.acc.progress.position.store(
-            c.cmd.offset + c.cmd.len as u64 - self.params.start,
-            Ordering::Relaxed,
-        );
     }
 }

@@ -13,9 +13,11 @@
 //!   run. The write never reached the medium;
 //! * **wrong**: it carries this run's seed but matches neither its own offset's content nor
 //!   that of the offset its header names: corrupted data;
-//! * **unreadable**: the read back failed (also after a sector re-read).
+//! * **unreadable**: the read back failed (also after a sector re-read);
+//! * **unchecked**: never read back (the read-back's own error handling left it untried, or in
+//!   a failed command whose sectors were not each read).
 
-use super::accum::{TAG_MAIN, TAG_RETRY};
+use super::accum::{TAG_GAP, TAG_MAIN, TAG_RETRY};
 use super::sequential::SequentialScan;
 use crate::engine::{Cmd, Completion, Job, Next};
 pub use drivescope_record::{Extent, VerifyReport, VerifyTotals};
@@ -221,13 +223,15 @@ impl ReadPass {
     /// The report; `complete` when the pass reached the end of the range.
     pub fn report(self, duration_ns: u64) -> VerifyReport {
         let u = self.pattern.unit;
-        let complete = self.scan.next_offset() >= self.range.1 && self.scan.acc.lost.is_none();
+        let complete = self.scan.finished();
+        let mut totals = self.totals;
+        totals.unchecked = ((self.range.1 - self.range.0) / u).saturating_sub(self.blocks);
         VerifyReport {
             seed: self.pattern.seed,
             unit: u,
             complete,
             blocks: self.blocks,
-            totals: self.totals,
+            totals,
             wrong: self.wrong.finish(u),
             misplaced: self.misplaced.finish(u),
             lost: self.lost.finish(u),
@@ -255,7 +259,7 @@ impl Job for ReadPass {
 
     const HOOKS: bool = true;
     fn check(&mut self, c: &Completion, buf: &[u8]) {
-        if c.cmd.tag != TAG_MAIN && c.cmd.tag != TAG_RETRY {
+        if c.cmd.tag != TAG_MAIN && c.cmd.tag != TAG_GAP && c.cmd.tag != TAG_RETRY {
             return; // a probe: not part of the range's check
         }
         let u = self.pattern.unit;

@@ -121,6 +121,18 @@ pub fn parse_profile(s: &str) -> Result<String, String> {
     profile(s).map(|_| s.to_string())
 }
 
+/// Parse `--error-budget`: `auto`, `none` (no limit) or a duration (`0` for none at all).
+pub fn parse_error_budget(s: &str) -> Result<drivescope_core::scan::ErrorBudget, String> {
+    use drivescope_core::scan::ErrorBudget;
+    match s.trim() {
+        "auto" => Ok(ErrorBudget::Auto),
+        "none" => Ok(ErrorBudget::Unlimited),
+        d => parse_duration(d)
+            .map(|d| ErrorBudget::Ns(d.as_nanos().min(u64::MAX as u128) as u64))
+            .map_err(|e| format!("{e}; or auto, or none for no limit")),
+    }
+}
+
 /// Parse a percentage 0..=100.
 pub fn parse_pct(s: &str) -> Result<u8, String> {
     match s.trim().trim_end_matches('%').parse::<u8>() {

@@ -13,8 +13,8 @@ pub enum ExportFormat {
     /// The stored document (drivescope/1), unchanged.
     Json,
     /// One table of the run: by default the curve (scan), regions (quick scan), tests (bench), cells (sweep)
-    /// or series (soak); --table picks another (slow, failed, failed_extents, slow_regions, bands,
-    /// histogram.buckets, series).
+    /// or series (soak); --table picks another (slow, failed, failed_extents, untried_extents,
+    /// slow_regions, bands, histogram.buckets, series).
     Csv,
     /// A Markdown summary: identity, parameters, results, slow and failed commands.
     Md,

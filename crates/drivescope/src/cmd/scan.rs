@@ -1,7 +1,8 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
 use super::args::{
-    parse_checkpoint, parse_duration, parse_size, parse_size_or_percent, EngineArg, Every, ReapArg,
+    parse_checkpoint, parse_duration, parse_error_budget, parse_size, parse_size_or_percent,
+    EngineArg, Every, ReapArg,
 };
 use crate::progress;
 use anyhow::Context;
@@ -52,6 +53,16 @@ pub struct ScanArgs {
     /// device; sleep with more commands in flight).
     #[arg(long, value_enum, default_value = "auto")]
     pub reap: ReapArg,
+    /// Time for reading failed areas sector by sector (scraping) and for --retries, after the
+    /// first pass over the whole range and after trimming the failed areas' edges: a duration
+    /// (10m, 1h; 0 for none), none (no limit: every failed sector mapped), or auto (a tenth of
+    /// the first pass's time, at least 1 minute). What it leaves is reported as untried or as
+    /// failed commands not read sector by sector.
+    #[arg(long, default_value = "auto", value_parser = parse_error_budget, value_name = "TIME|none|auto")]
+    pub error_budget: drivescope_core::scan::ErrorBudget,
+    /// Passes over the failed sectors, reading each again, within --error-budget.
+    #[arg(long, default_value_t = 0)]
+    pub retries: u32,
     /// Quick scan: 256 equal regions, reading --dwell at the head of each (seeks included).
     #[arg(long)]
     pub quick: bool,
@@ -77,7 +88,7 @@ pub struct ScanArgs {
     /// Continue the interrupted scan RUN (a stored run number, or `last`) from where it
     /// stopped, with its parameters; saved as a new run that names RUN. A scan that was killed
     /// (or crashed, or the machine went down) continues from its last checkpoint.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["quick", "verify", "offset", "length", "block_size", "queue_depth", "points", "reap"])]
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["quick", "verify", "offset", "length", "block_size", "queue_depth", "points", "reap", "error_budget", "retries"])]
     pub resume: Option<String>,
     /// Save the full scan's progress in the results store this often (60s, 5m; `off` for
     /// never), as one run that the scan's result replaces when it ends: after a kill, a crash
@@ -130,6 +141,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         write,
         verify: args.verify.then(scan::verify::new_seed),
         reap: args.reap.into(),
+        error_budget: args.error_budget,
+        retries: args.retries,
     };
     if let Some((_, p)) = &prior {
         cfg = ScanConfig::of_record(p);
@@ -168,10 +181,10 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     if let (Some(list), Some((_, p))) = (&failed_list, &prior) {
-        // The first part's sectors, from its extents (its latencies are not kept).
+        // The first part's failed sectors (their latencies are not kept).
         let sector = p.header.target.logical_block_size as u64;
         let mut l = list.lock().expect("failed list");
-        for x in p.failed_extents_or_derived().iter() {
+        for x in &p.failed_sector_runs() {
             l.extent(x, sector);
         }
     }

@@ -177,6 +177,7 @@ mod tests {
             last_lba: (1 << 20) + 2047,
             errno: 5,
             count: 2048,
+            ..Default::default()
         }];
         r.slow_regions = vec![
             SlowRegion {

@@ -1,6 +1,6 @@
-//! A scan's failed extents and slow regions as text lines: one line per extent or region
-//! (offset, length, first-last LBA, and errno and sectors, or commands and the slowest),
-//! however many sectors or commands each holds.
+//! A scan's failed extents, untried stretches and slow regions as text lines: one line per
+//! extent or region (offset, length, first-last LBA, and errno and sectors, or commands and
+//! the slowest), however many sectors or commands each holds.
 
 use drivescope_record::ScanRecord;
 use drivescope_units::{format_ns, format_size};
@@ -8,23 +8,32 @@ use drivescope_units::{format_ns, format_size};
 /// The heading and lines of the failed extents, at most `max` of them.
 pub fn failed(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
     let total = r.failed_sectors();
-    if total == 0 {
+    let list = r.failed_extents_or_derived();
+    if total == 0 && list.is_empty() {
         return ("failed: none".into(), Vec::new());
     }
-    let list = r.failed_extents_or_derived();
     let mut lines: Vec<String> = list
         .iter()
         .take(max)
         .map(|e| {
+            let mut parts = vec![format!("{} sector{}", e.count, plural(e.count))];
+            if e.unscraped > 0 {
+                parts.push(format!(
+                    "{} in failed commands not read sector by sector",
+                    format_size(e.unscraped)
+                ));
+            }
+            if e.untried > 0 {
+                parts.push(format!("{} untried", format_size(e.untried)));
+            }
             format!(
-                "offset {:>16}  {:>10}  LBA {}-{}  errno {}  {} sector{}",
+                "offset {:>16}  {:>10}  LBA {}-{}  errno {}  {}",
                 e.offset,
                 format_size(e.length),
                 e.first_lba,
                 e.last_lba,
                 e.errno,
-                e.count,
-                plural(e.count)
+                parts.join(", ")
             )
         })
         .collect();
@@ -36,9 +45,18 @@ pub fn failed(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
         r.failed_extents_cut,
         hint,
     );
+    let unscraped: u64 = list.iter().map(|e| e.unscraped).sum();
+    let commands = if unscraped > 0 {
+        format!(
+            " and {} in failed commands not read sector by sector",
+            format_size(unscraped)
+        )
+    } else {
+        String::new()
+    };
     (
         format!(
-            "failed: {total} sector{} in {}{} extent{}",
+            "failed: {total} sector{}{commands} in {}{} extent{}",
             plural(total),
             if r.failed_extents_cut.is_some() {
                 "over "
@@ -47,6 +65,54 @@ pub fn failed(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
             },
             list.len(),
             plural(list.len() as u64)
+        ),
+        lines,
+    )
+}
+
+/// The heading and lines of the stretches never read (or written), at most `max` of them;
+/// no heading when there are none.
+pub fn untried(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
+    let list = &r.untried_extents;
+    if list.is_empty() {
+        return (String::new(), Vec::new());
+    }
+    let bytes = r
+        .surface
+        .as_ref()
+        .map_or_else(|| list.iter().map(|u| u.length).sum(), |s| s.untried);
+    let mut lines: Vec<String> = list
+        .iter()
+        .take(max)
+        .map(|u| {
+            format!(
+                "offset {:>16}  {:>10}  LBA {}-{}",
+                u.offset,
+                format_size(u.length),
+                u.first_lba,
+                u.last_lba
+            )
+        })
+        .collect();
+    more(
+        &mut lines,
+        list.len(),
+        max,
+        "stretches",
+        r.untried_extents_cut,
+        hint,
+    );
+    (
+        format!(
+            "untried (neither good nor failed): {} in {}{} stretch{}",
+            format_size(bytes),
+            if r.untried_extents_cut.is_some() {
+                "over "
+            } else {
+                ""
+            },
+            list.len(),
+            if list.len() == 1 { "" } else { "es" }
         ),
         lines,
     )
@@ -112,10 +178,10 @@ pub enum Hint {
 
 fn more(lines: &mut Vec<String>, len: usize, max: usize, what: &str, cut: Option<u64>, hint: Hint) {
     if len > max {
-        let table = if what == "extents" {
-            "failed_extents"
-        } else {
-            "slow_regions"
+        let table = match what {
+            "extents" => "failed_extents",
+            "stretches" => "untried_extents",
+            _ => "slow_regions",
         };
         lines.push(match hint {
             Hint::Json => format!("… {} more {what} (all in --json)", len - max),

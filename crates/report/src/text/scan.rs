@@ -2,7 +2,7 @@
 //! as it did when it ran.
 
 use super::sparkline;
-use drivescope_record::{Reap, ScanRecord};
+use drivescope_record::{Reap, ScanRecord, Surface};
 use drivescope_units::{format_ns, format_size};
 use std::io::Write;
 
@@ -109,10 +109,17 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         let rates: Vec<f64> = r.curve.iter().map(|p| p.mb_per_s).collect();
         writeln!(out, "  curve     {}", sparkline(&rates, 64))?;
     }
+    if let Some(s) = &r.surface {
+        surface(r, s, out)?;
+    }
     for (head, lines) in [
         super::extents::slow(r, LIST_MAX, super::extents::Hint::Json),
         super::extents::failed(r, LIST_MAX, super::extents::Hint::Json),
+        super::extents::untried(r, LIST_MAX, super::extents::Hint::Json),
     ] {
+        if head.is_empty() {
+            continue;
+        }
         writeln!(out, "  {head}")?;
         for l in lines {
             writeln!(out, "    {l}")?;
@@ -122,7 +129,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         let t = &v.totals;
         writeln!(
             out,
-            "  verify    {} blocks of {} B read back{}: {} ok, {} wrong, {} misplaced, {} lost, {} unreadable ({:.1} MB/s)",
+            "  verify    {} blocks of {} B read back{}: {} ok, {} wrong, {} misplaced, {} lost, {} unreadable{} ({:.1} MB/s)",
             v.blocks,
             v.unit,
             if v.complete { "" } else { " (stopped early)" },
@@ -131,6 +138,11 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
             t.misplaced,
             t.lost,
             t.unreadable,
+            if t.unchecked > 0 {
+                format!(", {} not read back", t.unchecked)
+            } else {
+                String::new()
+            },
             v.read_mb_per_s
         )?;
         for (what, list) in [
@@ -167,11 +179,70 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How much of the range is good, failed and untried, and what the error handling took.
+fn surface(r: &ScanRecord, s: &Surface, out: &mut dyn Write) -> std::io::Result<()> {
+    let all = s.good + s.failed + s.untried;
+    let pct = |n: u64| {
+        if all == 0 {
+            String::new()
+        } else {
+            format!(" ({:.2} %)", n as f64 * 100.0 / all as f64)
+        }
+    };
+    let (good, bad) = if r.write {
+        ("written", "failed")
+    } else {
+        ("readable", "unreadable")
+    };
+    let unscraped = if s.unscraped > 0 {
+        format!(
+            ", {} of it in failed commands not read sector by sector",
+            format_size(s.unscraped)
+        )
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "  surface   {good} {}{}, {bad} {}{}{unscraped}, untried {}{}",
+        format_size(s.good),
+        pct(s.good),
+        format_size(s.failed),
+        pct(s.failed),
+        format_size(s.untried),
+        pct(s.untried)
+    )?;
+    if s.failed + s.untried == 0 && r.failed_commands == 0 && r.failed_total == 0 {
+        return Ok(()); // nothing failed: no error handling to speak of
+    }
+    let budget = match s.budget_ns {
+        None => "no limit".to_string(),
+        Some(b) => format!("budget {}", format_secs(b)),
+    };
+    writeln!(
+        out,
+        "  errors    first pass {}; trimming, scraping and retries {} ({budget}{})",
+        format_secs(s.first_pass_ns),
+        format_secs(s.error_handling_ns),
+        if s.budget_ran_out {
+            ", used up: what is left stays untried or unscraped"
+        } else {
+            ""
+        }
+    )
+}
+
+fn format_secs(ns: u64) -> String {
+    format!("{:.1} s", ns as f64 / 1e9)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sample;
-    use drivescope_record::{Direction, Extent, FailedExtent, VerifyReport, VerifyTotals};
+    use drivescope_record::{
+        Direction, Extent, FailedExtent, Surface, UntriedExtent, VerifyReport, VerifyTotals,
+    };
 
     fn text(r: &ScanRecord) -> String {
         let mut out = Vec::new();
@@ -215,6 +286,7 @@ mod tests {
                 last_lba: 4098,
                 errno: 61,
                 count: 3,
+                ..Default::default()
             },
         ];
         let t = text(&r);
@@ -231,6 +303,78 @@ mod tests {
             t.contains("\n    the list stops at offset 8388608 (2 extents kept); what lies beyond is counted only\n"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn a_bounded_scan_says_what_is_readable_unreadable_and_untried() {
+        // 1 GiB; one damaged area of 16 MiB from LBA 204800 whose edges were trimmed to the
+        // sector: 2 failed sectors, 10 MiB in failed commands, the rest never read.
+        let mut r = sample::scan(2, 1 << 30, 100, 0, 0, Direction::Read);
+        let (first, len) = (204_800u64, 16u64 << 20);
+        r.failed_total = 2;
+        r.failed_extents = vec![FailedExtent {
+            offset: first * 512,
+            length: len,
+            first_lba: first,
+            last_lba: first + len / 512 - 1,
+            errno: 5,
+            count: 2,
+            unscraped: (10 << 20) - 1024,
+            untried: 6 << 20,
+        }];
+        r.untried_extents = (0..3)
+            .map(|i| UntriedExtent {
+                offset: first * 512 + (i * 2 + 1) * (2 << 20),
+                length: 2 << 20,
+                first_lba: first + (i * 2 + 1) * 4096,
+                last_lba: first + (i * 2 + 2) * 4096 - 1,
+            })
+            .collect();
+        r.surface = Some(Surface {
+            good: (1 << 30) - len,
+            failed: (10 << 20) + 1024 - 1024,
+            unscraped: (10 << 20) - 1024,
+            untried: 6 << 20,
+            first_pass_ns: 12_300_000_000,
+            error_handling_ns: 64_000_000_000,
+            budget_ns: Some(60_000_000_000),
+            budget_ran_out: true,
+        });
+        let t = text(&r);
+        assert!(
+            t.contains("\n  surface   readable 1008.0 MiB (98.44 %), unreadable 10.0 MiB (0.98 %), 10.0 MiB of it in failed commands not read sector by sector, untried 6.0 MiB (0.59 %)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n  errors    first pass 12.3 s; trimming, scraping and retries 64.0 s (budget 60.0 s, used up: what is left stays untried or unscraped)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n  failed: 2 sectors and 10.0 MiB in failed commands not read sector by sector in 1 extent\n    offset        104857600    16.0 MiB  LBA 204800-237567  errno 5  2 sectors, 10.0 MiB in failed commands not read sector by sector, 6.0 MiB untried\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\n  untried (neither good nor failed): 6.0 MiB in 3 stretches\n    offset        106954752     2.0 MiB  LBA 208896-212991\n"),
+            "{t}"
+        );
+        // A write scan says written and failed.
+        r.write = true;
+        assert!(text(&r).contains("\n  surface   written 1008.0 MiB (98.44 %), failed 10.0 MiB"));
+        // A clean scan: one surface line, no error line, no untried list.
+        let mut c = sample::scan(2, 1 << 30, 100, 0, 0, Direction::Read);
+        c.surface = Some(Surface {
+            good: 1 << 30,
+            first_pass_ns: 5_000_000_000,
+            error_handling_ns: 2_000,
+            budget_ns: Some(60_000_000_000),
+            ..Surface::default()
+        });
+        let t = text(&c);
+        assert!(
+            t.contains("\n  surface   readable 1.0 GiB (100.00 %), unreadable 0 B (0.00 %), untried 0 B (0.00 %)\n  slow"),
+            "{t}"
+        );
+        assert!(!t.contains("untried (") && !t.contains("errors "), "{t}");
     }
 
     #[test]

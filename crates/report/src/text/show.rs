@@ -60,6 +60,7 @@ pub fn show(run: &Run) -> String {
         for (head, lines) in [
             extents::slow(r, LIST_MAX, Hint::Export),
             extents::failed(r, LIST_MAX, Hint::Export),
+            extents::untried(r, LIST_MAX, Hint::Export),
         ] {
             if lines.is_empty() {
                 continue;

@@ -1,0 +1,320 @@
+//! Scans of emulated lab disks (FUSE + loop) with a bad range whose failing reads take half a
+//! second each, as a drive's internal retries do: the default scan stays bounded and maps the
+//! range's edges; `--error-budget none` maps every sector. Needs root and FUSE; fails loudly
+//! without them.
+
+mod common;
+use common::*;
+use drivescope_lab::{check_environment, LabDevice, Model, Truth};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+const SECTOR: u64 = 512;
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn start(model: &Model) -> LabDevice {
+    if let Err(e) = check_environment(true) {
+        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
+    }
+    LabDevice::start_temp(model, true).expect("start lab device")
+}
+
+/// `drivescope ARGS`, under `chrt -f 10` when available, so that other processes on a small
+/// machine do not stall the scanner between commands.
+fn realtime(args: &[&str]) -> Output {
+    let rt = Command::new("chrt")
+        .args(["-f", "10", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut cmd = drivescope_cmd();
+    if rt {
+        let bin = cmd.get_program().to_owned();
+        let env: Vec<_> = cmd
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned())))
+            .collect();
+        cmd = Command::new("chrt");
+        cmd.arg("-f").arg("10").arg(bin).envs(env);
+    }
+    cmd.args(args).output().expect("run drivescope")
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("number: {v}"))
+}
+
+/// Bytes over time of the curve points wholly inside `[lo, hi)` (a zone's mean rate, as a
+/// host stall slowing one point and the emulator's catch-up speeding the next cancel out).
+fn mean_rate(doc: &Value, lo: u64, hi: u64) -> Option<f64> {
+    let (mut bytes, mut secs) = (0f64, 0f64);
+    for p in doc["curve"].as_array().expect("curve") {
+        let (o, l) = (u(&p["offset"]), u(&p["length"]));
+        if o >= lo && o + l <= hi {
+            bytes += l as f64;
+            secs += l as f64 / (f(&p["mb_per_s"]) * 1e6);
+        }
+    }
+    (secs > 0.0).then(|| bytes / secs / 1e6)
+}
+
+#[test]
+fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
+    let _one = one_at_a_time();
+    // 256 MiB in two zones; 16 MiB from 100 MiB + 3 sectors fail, each failing read after
+    // 0.5 s. A scan re-reading every sector of it would take 4.5 hours.
+    let bad_at = 100 * MIB + 3 * SECTOR;
+    let toml = format!(
+        "name = \"bad-range\"\nsize = \"256M\"\nzones = {{ rates_mb_s = [300, 150] }}\n\
+         overhead = \"5us\"\nbad = [{{ offset = {bad_at}, length = \"16M\", latency = \"500ms\" }}]\n"
+    );
+    let model = Model::from_toml_str(&toml, "test").unwrap();
+    let truth: Truth = model.truth();
+    let dev = start(&model);
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let t0 = Instant::now();
+    let out = realtime(&["scan", &path, "--json", "--no-store", "--quiet"]);
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(took < Duration::from_secs(120), "took {took:?}\n{err}");
+    let d = json_of(&out);
+    assert_eq!(d["interrupted"], false);
+    let s = &d["surface"];
+    eprintln!(
+        "bad range: scan {took:?}, first pass {} ms, error handling {} ms, untried {} B",
+        u(&s["first_pass_ns"]) / 1_000_000,
+        u(&s["error_handling_ns"]) / 1_000_000,
+        u(&s["untried"])
+    );
+
+    // One failed extent, its edges within a sector of the truth's.
+    let spot = &truth.bad[0];
+    let extents = d["failed_extents"].as_array().unwrap();
+    assert_eq!(extents.len(), 1, "{extents:?}");
+    let e = &extents[0];
+    let (first, last) = (u(&e["first_lba"]), u(&e["last_lba"]));
+    let last_truth = spot.lba + spot.length / SECTOR - 1;
+    assert!(
+        first.abs_diff(spot.lba) <= 1,
+        "first LBA {first} vs {}",
+        spot.lba
+    );
+    assert!(
+        last.abs_diff(last_truth) <= 1,
+        "last LBA {last} vs {last_truth}"
+    );
+    // Everything else read fine; what was not read inside the range is said to be untried.
+    let size = 256 * MIB;
+    let (good, failed, untried) = (u(&s["good"]), u(&s["failed"]), u(&s["untried"]));
+    assert_eq!(good + failed + untried, size);
+    assert_eq!(failed + untried, u(&e["length"]));
+    assert_eq!(good, size - u(&e["length"]));
+    let listed: u64 = d["untried_extents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            let (o, l) = (u(&x["offset"]), u(&x["length"]));
+            assert!(o > u(&e["offset"]) && o + l < u(&e["offset"]) + u(&e["length"]));
+            l
+        })
+        .sum();
+    assert_eq!(listed, untried);
+    if untried > 0 {
+        assert!(
+            err.contains("untried (neither good nor failed): "),
+            "the summary says what was untried: {err}"
+        );
+    }
+    assert!(err.contains("\n  surface   readable "), "{err}");
+    assert!(err.contains("\n  errors    first pass "), "{err}");
+
+    // The curve: points over the whole range but the bad one, no gap, no overlap; each
+    // zone's rate within 10 % of the truth's over the points clear of the range, and within
+    // 25 % just past it, where the first pass skipped and a later pass read (a few commands
+    // in a shared machine's stalls move the rate of a short stretch).
+    let points: Vec<(u64, u64)> = d["curve"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (u(&p["offset"]), u(&p["length"])))
+        .collect();
+    assert_eq!(points.first().map(|p| p.0), Some(0));
+    assert_eq!(points.last().map(|p| p.0 + p.1), Some(size));
+    let (lo, hi) = (spot.offset - 65536, spot.offset + spot.length + 65536);
+    for w in points.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if a.0 + a.1 != b.0 {
+            assert!(a.0 + a.1 > lo && b.0 < hi, "a gap between {a:?} and {b:?}");
+        }
+    }
+    for z in &truth.zones {
+        let end = z.offset + z.length;
+        let parts = [
+            (z.offset, end.min(lo), 0.10),
+            (z.offset.max(hi), end, 0.10),
+            (z.offset.max(hi), end.min(hi + 2 * MIB), 0.25),
+        ];
+        for (a, b, tol) in parts.into_iter().filter(|(a, b, _)| a < b) {
+            let r = mean_rate(&d, a, b).expect("curve points there");
+            assert!(
+                (r / z.mb_per_s - 1.0).abs() < tol,
+                "zone {} [{a}, {b}): {r:.1} MB/s vs {:.1}",
+                z.index,
+                z.mb_per_s
+            );
+        }
+    }
+}
+
+#[test]
+fn with_no_error_budget_every_bad_sector_is_mapped_and_listed() {
+    let _one = one_at_a_time();
+    // 24 sectors across the command boundary at 5 MiB, failing after 0.5 s each.
+    let bad_at = 5 * MIB - 10 * SECTOR;
+    let toml = format!(
+        "name = \"bad-sectors\"\nsize = \"32M\"\nzones = {{ rates_mb_s = [500] }}\n\
+         overhead = \"5us\"\nbad = [{{ offset = {bad_at}, length = {}, latency = \"500ms\" }}]\n",
+        24 * SECTOR
+    );
+    let model = Model::from_toml_str(&toml, "test").unwrap();
+    let dev = start(&model);
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let dir = std::env::temp_dir().join(format!("drivescope-bad-list-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("failed.csv");
+    let out = realtime(&[
+        "scan",
+        &path,
+        "--error-budget",
+        "none",
+        "--failed-list",
+        list.to_str().unwrap(),
+        "--json",
+        "--no-store",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = json_of(&out);
+    let want: BTreeSet<u64> = (bad_at / SECTOR..bad_at / SECTOR + 24).collect();
+    let extents = d["failed_extents"].as_array().unwrap();
+    assert_eq!(extents.len(), 1, "{extents:?}");
+    let e = &extents[0];
+    assert_eq!(
+        (u(&e["first_lba"]), u(&e["last_lba"]), u(&e["count"])),
+        (bad_at / SECTOR, bad_at / SECTOR + 23, 24)
+    );
+    assert!(
+        e.get("unscraped").is_none() && e.get("untried").is_none(),
+        "{e}"
+    );
+    let s = &d["surface"];
+    assert_eq!((u(&s["failed"]), u(&s["untried"])), (24 * SECTOR, 0));
+    assert_eq!(u(&s["unscraped"]), 0);
+    assert_eq!(s["budget_ran_out"], false);
+    assert!(s.get("budget_ns").is_none(), "no limit: {s}");
+    assert!(d["untried_extents"].as_array().unwrap().is_empty());
+    assert_eq!(u(&d["failed_total"]), 24);
+    // The failed list has each of them once.
+    let text = std::fs::read_to_string(&list).unwrap();
+    let rows: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows.len(), 24);
+    assert_eq!(rows.into_iter().collect::<BTreeSet<u64>>(), want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
+    let _one = one_at_a_time();
+    // 1 MiB from 8 MiB + 5 sectors fails after 0.3 s; first pass and trimming take about
+    // 2.5 s, then scraping has a 10 s budget. SIGINT at 6 s stops it in scraping.
+    let bad_at = 8 * MIB + 5 * SECTOR;
+    let toml = format!(
+        "name = \"bad-resume\"\nsize = \"32M\"\nzones = {{ rates_mb_s = [500] }}\n\
+         overhead = \"5us\"\nbad = [{{ offset = {bad_at}, length = \"1M\", latency = \"300ms\" }}]\n"
+    );
+    let model = Model::from_toml_str(&toml, "test").unwrap();
+    let dev = start(&model);
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let child = drivescope_cmd()
+        .args(["scan", &path, "--error-budget", "10s", "--json", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = json_of(&out);
+    assert_eq!(first["interrupted"], true);
+    // The first pass and trimming were over: the edges are known already.
+    assert_eq!(u(&first["covered"]), 32 * MIB);
+    assert_eq!(u(&first["resume"]["next_offset"]), 32 * MIB);
+    assert_eq!(first["resume"]["passes"]["pass"], "scrape");
+    let used = u(&first["resume"]["passes"]["budget_used_ns"]);
+    assert!(used > 0 && used < 10_000_000_000, "{used}");
+
+    let out = drivescope(&["scan", "--resume", "last", "--json", "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = json_of(&out);
+    assert_eq!(d["interrupted"], false);
+    assert!(d["resumed_from"].is_u64());
+    let e = &d["failed_extents"].as_array().unwrap()[0];
+    assert_eq!(
+        (u(&e["first_lba"]), u(&e["last_lba"])),
+        (bad_at / SECTOR, (bad_at + MIB) / SECTOR - 1)
+    );
+    let s = &d["surface"];
+    assert_eq!(u(&s["good"]) + u(&s["failed"]) + u(&s["untried"]), 32 * MIB);
+    assert_eq!(u(&s["good"]), 31 * MIB);
+    // Both parts together kept to the budget (to within a failing read and its probe).
+    assert_eq!(u(&s["budget_ns"]), 10_000_000_000);
+    assert_eq!(s["budget_ran_out"], true);
+    let p = &first["resume"]["passes"];
+    let trimming = u(&p["error_handling_ns"]) - u(&p["budget_used_ns"]);
+    let spent = u(&s["error_handling_ns"]) - trimming;
+    assert!(
+        (10_000_000_000..10_800_000_000).contains(&spent),
+        "{spent} ns within the budget"
+    );
+    assert_eq!(u(&s["first_pass_ns"]), u(&p["first_pass_ns"]));
+}
