@@ -3,7 +3,7 @@
 use crate::stream::{stream, StreamSpec, Streamed};
 use crate::{Budget, DiagnoseOptions};
 use drivescope_analysis::diagnose::{
-    flat_top, media_curve, stream as stream_rules, working_set, write, FLAT_SHARE,
+    flat_top, media_curve, median, stream as stream_rules, working_set, write, FLAT_SHARE,
 };
 use drivescope_core::bench::{run_once, Access, RunOptions, Rw, TestSpec};
 use drivescope_core::engine::{EngineError, Reap};
@@ -287,15 +287,14 @@ impl Run<'_, '_> {
                 )?;
                 // The median stretch after the first: neither the start-up (a seek from where the last experiment
                 // left the head, the queue filling) nor a stall of the host is the link's.
-                let mut rates: Vec<f64> = s.points.iter().skip(1).map(|p| p.mb_per_s).collect();
-                if rates.is_empty() {
+                let rates = s.points.iter().skip(1).map(|p| p.mb_per_s).collect();
+                let Some(mb_per_s) = median(rates) else {
                     continue;
-                }
-                rates.sort_by(f64::total_cmp);
+                };
                 data.shapes.push(ShapeRate {
                     block_size,
                     queue_depth,
-                    mb_per_s: rates[rates.len() / 2],
+                    mb_per_s,
                 });
             }
         }

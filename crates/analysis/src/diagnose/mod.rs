@@ -10,6 +10,12 @@ use drivescope_record::{
 };
 use drivescope_units::format_rate;
 
+/// The middle value (the upper one of an even count), or None for no values.
+pub fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
 /// The curve a diagnosis measured the media rate by position with: the warm-up stream's settled part.
 pub fn media_curve(d: &DiagnoseRecord) -> Vec<PositionRate> {
     d.warm_up.as_ref().map(stream::curve).unwrap_or_default()

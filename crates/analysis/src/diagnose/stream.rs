@@ -20,13 +20,7 @@ fn slot(region: u64, offset: u64) -> usize {
     ((offset as u128 * SLOTS as u128 / region.max(1) as u128) as u64).min(SLOTS - 1) as usize
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
-}
+use super::median;
 
 /// The settled rate by position: per slot, the median rate of the stream's stretches there in its last third
 /// (or the latest stretches there when the last third did not reach it). None where the stream never read.

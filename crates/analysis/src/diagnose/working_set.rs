@@ -27,11 +27,6 @@ pub fn bracket(points: &[WorkingSetPoint]) -> (Option<&WorkingSetPoint>, Option<
     (lo, hi)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(0.0)
-}
-
 pub fn assess(d: &WorkingSetData) -> (Option<Finding>, Outcome) {
     let outcome = |verdict, text: String| Outcome {
         experiment: Experiment::ReadCache,
@@ -39,13 +34,14 @@ pub fn assess(d: &WorkingSetData) -> (Option<Finding>, Outcome) {
         text,
     };
     let (lo, hi) = bracket(&d.points);
-    let cache_rate = median(
+    let cache_rate = super::median(
         d.points
             .iter()
             .filter(|p| cached(p))
             .map(|p| p.again_mb_per_s)
             .collect(),
-    );
+    )
+    .unwrap_or(0.0);
     match (lo, hi) {
         (None, None) => (
             None,

@@ -125,11 +125,7 @@ pub fn step(d: &WriteData, curve: &[PositionRate]) -> Option<WriteStep> {
     };
     // The burst is short (a fraction of a second): one stall of the host would pull a fit down, so it is the
     // median of its stretches' rates.
-    let burst = {
-        let mut r: Vec<f64> = d.points[..k].iter().map(|p| p.mb_per_s).collect();
-        r.sort_by(f64::total_cmp);
-        r.get(r.len() / 2).copied().unwrap_or(0.0)
-    };
+    let burst = super::median(d.points[..k].iter().map(|p| p.mb_per_s).collect()).unwrap_or(0.0);
     let sustained = raw(k + 1, xs.len());
     Some(WriteStep {
         burst_mb_per_s: if burst > 0.0 {

@@ -5,10 +5,10 @@ use super::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::Rw;
 use drivescope_core::scan::hostname;
-use drivescope_core::target::TargetType;
 use drivescope_diagnose::{diagnose, DiagnoseOptions};
 use drivescope_record::{Header, Kind};
 use drivescope_report::text::print_diagnose;
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,10 +32,7 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let is_dir = !a.w.target.starts_with("null:") && Path::new(&a.w.target).is_dir();
-    let probe = drivescope_core::target::Target::open_read(&a.w.target).ok();
-    let block = probe.as_ref().is_some_and(|t| t.kind == TargetType::Block);
-    let device_size = probe.as_ref().map_or(0, |t| t.size);
-    drop(probe);
+    let block = std::fs::metadata(&a.w.target).is_ok_and(|m| m.file_type().is_block_device());
     let writes = is_dir || (block && a.w.destructive.destructive);
     let no_writes_why = if block {
         "read-only: write experiments on a device need --destructive and --confirm".to_string()
@@ -69,7 +66,7 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         budget: a.budget,
         writes,
         no_writes_why,
-        whole_device: block && opened.common.size >= device_size,
+        whole_device: block && opened.common.size >= target.size,
         block_device: block,
     };
     let quiet = a.w.quiet;
