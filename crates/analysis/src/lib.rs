@@ -31,7 +31,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
             out.extend(soak::warm_up(s));
         }
         Document::Diagnose(d) => out.extend(diagnose::assess(d).0),
-        Document::Info(_) | Document::Unknown { .. } => {}
+        Document::Screen(_) | Document::Info(_) | Document::Unknown { .. } => {}
     }
     out
 }

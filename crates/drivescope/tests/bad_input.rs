@@ -210,7 +210,7 @@ fn odd_documents() -> Vec<Document> {
         sample::bench(2).into(),
         // a kind a newer version writes
         changed(sample::bench(2), |v| {
-            v["kind"] = "screen".into();
+            v["kind"] = "fleet".into();
             v["drives"] = json!([{"verdict": "fail"}]);
         }),
         // a newer version's extra field
@@ -313,7 +313,7 @@ fn run_names_filters_and_stored_documents() {
         (&["runs", "--device", "%", "--json"], 0),
         (&["runs", "--device", "_", "--json"], 0),
         (&["runs", "--device", "' OR 1=1 --", "--json"], 0),
-        (&["runs", "--kind", "screen", "--json"], 1),
+        (&["runs", "--kind", "fleet", "--json"], 1),
         (&["runs", "--since", "\u{10ffff}", "--json"], 0),
     ] {
         let out = run(&with_store(args));

@@ -6,6 +6,7 @@ use crate::header::Header;
 use crate::info::InfoRecord;
 use crate::kind::Kind;
 use crate::scan::ScanRecord;
+use crate::screen::ScreenRecord;
 use drivescope_probe::Identity;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -19,6 +20,7 @@ pub enum Document {
     Sweep(Box<SweepRecord>),
     Soak(Box<SoakRecord>),
     Diagnose(Box<DiagnoseRecord>),
+    Screen(Box<ScreenRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -87,6 +89,7 @@ impl Document {
             Kind::Sweep => typed(doc, kind, Document::Sweep),
             Kind::Soak => typed(doc, kind, Document::Soak),
             Kind::Diagnose => typed(doc, kind, Document::Diagnose),
+            Kind::Screen => typed(doc, kind, Document::Screen),
             Kind::Info => typed(doc, kind, Document::Info),
             kind => Document::Unknown {
                 kind,
@@ -117,6 +120,7 @@ impl Document {
             Document::Sweep(r) => Some(&r.header),
             Document::Soak(r) => Some(&r.header),
             Document::Diagnose(r) => Some(&r.header),
+            Document::Screen(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -128,6 +132,7 @@ impl Document {
             Document::Sweep(r) => Some(&mut r.header),
             Document::Soak(r) => Some(&mut r.header),
             Document::Diagnose(r) => Some(&mut r.header),
+            Document::Screen(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -149,6 +154,7 @@ impl Serialize for Document {
             Document::Sweep(r) => r.serialize(s),
             Document::Soak(r) => r.serialize(s),
             Document::Diagnose(r) => r.serialize(s),
+            Document::Screen(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -185,7 +191,8 @@ record!(
     BenchRecord,
     SweepRecord,
     SoakRecord,
-    DiagnoseRecord
+    DiagnoseRecord,
+    ScreenRecord
 );
 
 macro_rules! from_record {
@@ -198,7 +205,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {
@@ -223,9 +230,9 @@ mod tests {
 
     #[test]
     fn unknown_kinds_and_unreadable_shapes_are_kept_as_they_came() {
-        let future = json!({"schema": "drivescope/1", "kind": "screen", "drives": [1, 2]});
+        let future = json!({"schema": "drivescope/1", "kind": "fleet", "drives": [1, 2]});
         let doc = Document::from_value(future.clone()).unwrap();
-        assert_eq!(doc.kind(), Kind::Other("screen".into()));
+        assert_eq!(doc.kind(), Kind::Other("fleet".into()));
         assert!(doc.header().is_none() && doc.device().is_none());
         assert_eq!(doc.to_value(), future);
         // A known kind in a shape this version cannot read is not forced into its type.

@@ -19,6 +19,8 @@ pub enum FindingCode {
     Zones,
     /// Slow for a while after a start, then at its steady rate.
     WarmUp,
+    /// Drives reach less together than alone: a path they share caps their sum.
+    SharedPath,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -34,6 +36,7 @@ impl FindingCode {
             FindingCode::LinkCap => "link_cap",
             FindingCode::Zones => "zones",
             FindingCode::WarmUp => "warm_up",
+            FindingCode::SharedPath => "shared_path",
             FindingCode::Other(s) => s,
         }
     }

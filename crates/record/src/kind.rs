@@ -18,6 +18,8 @@ pub enum Kind {
     Soak,
     /// `drivescope diagnose`.
     Diagnose,
+    /// `drivescope screen`: several drives scanned at once.
+    Screen,
     /// `drivescope info`.
     Info,
     /// `drivescope lab truth`: a lab model's ground truth.
@@ -41,6 +43,7 @@ impl Kind {
             Kind::Sweep => "sweep",
             Kind::Soak => "soak",
             Kind::Diagnose => "diagnose",
+            Kind::Screen => "screen",
             Kind::Info => "info",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
@@ -74,6 +77,7 @@ mod tests {
             Kind::Bench,
             Kind::Sweep,
             Kind::Soak,
+            Kind::Screen,
             Kind::Info,
             Kind::LabTruth,
             Kind::LabPresets,
@@ -83,8 +87,8 @@ mod tests {
             assert_eq!(json, serde_json::Value::String(k.as_str().into()));
             assert_eq!(Kind::parse(k.as_str()), k);
         }
-        let future: Kind = serde_json::from_str("\"screen\"").unwrap();
-        assert_eq!(future, Kind::Other("screen".into()));
-        assert_eq!(serde_json::to_string(&future).unwrap(), "\"screen\"");
+        let future: Kind = serde_json::from_str("\"timing\"").unwrap();
+        assert_eq!(future, Kind::Other("timing".into()));
+        assert_eq!(serde_json::to_string(&future).unwrap(), "\"timing\"");
     }
 }

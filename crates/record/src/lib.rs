@@ -20,6 +20,7 @@ mod info;
 mod kind;
 mod lab_truth;
 mod scan;
+mod screen;
 mod state;
 mod surface;
 mod verify;
@@ -42,6 +43,9 @@ pub use info::InfoRecord;
 pub use kind::Kind;
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
+pub use screen::{
+    Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
+};
 pub use state::RunState;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use verify::{Extent, VerifyReport, VerifyTotals};

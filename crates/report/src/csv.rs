@@ -55,6 +55,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Sweep(_) => vec!["cells"],
         Document::Soak(_) => vec!["series", "steps"],
         Document::Diagnose(_) => vec!["outcomes", "warm_up", "zones", "working_sets", "write"],
+        Document::Screen(_) => vec!["members"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -102,6 +103,7 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
             "write" => rows(&r.write_cache.as_ref()?.points),
             _ => None,
         },
+        Document::Screen(r) if name == "members" => rows(&r.members),
         // A kind this version does not know: a list at the dotted path `name`.
         Document::Unknown { doc, .. } => name
             .split('.')

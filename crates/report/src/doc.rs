@@ -34,6 +34,8 @@ impl Run {
             Document::Sweep(r) => r.rw,
             Document::Soak(r) => r.rw,
             Document::Diagnose(_) => Direction::Read,
+            Document::Screen(r) if r.write => Direction::Write,
+            Document::Screen(_) => Direction::Read,
             Document::Bench(r) => r.tests.first().map_or(Direction::Read, |t| t.rw),
             Document::Info(_) | Document::Unknown { .. } => Direction::Read,
         }

@@ -55,7 +55,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Sweep(s) => sweep(s, &mut out),
         Document::Soak(s) => soak(s, &mut out),
         Document::Diagnose(d) => diagnose(d, &mut out),
-        Document::Info(_) => {}
+        Document::Info(_) | Document::Screen(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
     out

@@ -54,6 +54,15 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             p.push(("size", r.workload.size.to_string()));
             p.push(("writes", r.writes.to_string()));
         }
+        Document::Screen(r) => {
+            p.push(("targets", r.members.len().to_string()));
+            p.push(("write", r.write.to_string()));
+            p.push(("verify", r.verify.to_string()));
+            p.push(("interrupted", r.interrupted.to_string()));
+            if let Some(from) = r.resumed_from {
+                p.push(("resumed_from", from.to_string()));
+            }
+        }
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => return unknown_params(doc),
     }

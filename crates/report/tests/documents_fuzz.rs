@@ -278,7 +278,7 @@ proptest! {
     #[test]
     fn any_json_never_panics(v in json(), kind in prop_oneof![
         prop::sample::select(vec!["scan", "quick_scan", "bench", "sweep", "soak", "info", "lab_truth", ""]),
-        Just("screen"),
+        Just("fleet"),
     ].prop_map(String::from)) {
         read_and_render(&v);
         if let Value::Object(mut m) = v {

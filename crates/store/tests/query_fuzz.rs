@@ -22,7 +22,7 @@ fn store(name: &str) -> (Store, Vec<RunInfo>, Dir) {
     let dir = std::env::temp_dir().join(format!("drivescope-qfuzz-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut store = Store::open(dir.join("runs.sqlite")).unwrap();
-    let future = serde_json::json!({"schema": "drivescope/1", "kind": "screen", "started_at": "x"});
+    let future = serde_json::json!({"schema": "drivescope/1", "kind": "fleet", "started_at": "x"});
     let docs: Vec<Document> = vec![
         sample::scan(3, 1 << 30, 10, 2, 1, Direction::Read).into(),
         sample::scan(20, 1 << 30, 10, 0, 0, Direction::Write).into(),

@@ -131,6 +131,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Screen(_) => {
+            return Err(Unsupported {
+                kind: Kind::Screen,
+                why: None,
+            })
+        }
         Document::Unknown { kind, why, .. } => {
             return Err(Unsupported {
                 kind: kind.clone(),

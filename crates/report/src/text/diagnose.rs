@@ -14,6 +14,7 @@ fn finding_label(code: &FindingCode) -> String {
         FindingCode::LinkCap => "link cap".into(),
         FindingCode::Zones => "zones".into(),
         FindingCode::WarmUp => "warm-up".into(),
+        FindingCode::SharedPath => "shared path".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }
@@ -27,7 +28,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::LinkCap => Experiment::Link,
         FindingCode::Zones => Experiment::Zones,
         FindingCode::WarmUp => Experiment::WarmUp,
-        FindingCode::Other(_) => return None,
+        FindingCode::SharedPath | FindingCode::Other(_) => return None,
     })
 }
 

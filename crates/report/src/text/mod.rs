@@ -72,7 +72,9 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             print_diagnose(r, out)?;
             return writeln!(out, "({} · {} · {})", run.label(), run.kind(), run.device());
         }
-        Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
+        Document::Info(_) | Document::Screen(_) | Document::Unknown { .. } => {
+            return out.write_all(show(run).as_bytes())
+        }
     }
     if let Some(h) = run.header() {
         print_findings(&h.findings, out)?;
