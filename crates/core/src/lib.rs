@@ -7,6 +7,7 @@ pub mod loopdev;
 pub mod rng;
 pub mod safety;
 pub mod scan;
+pub mod screen;
 pub mod target;
 pub mod testfile;
 

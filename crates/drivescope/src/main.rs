@@ -3,6 +3,7 @@
 mod cmd;
 mod identity;
 mod progress;
+mod progress_group;
 mod signals;
 mod version;
 
@@ -34,6 +35,9 @@ enum Command {
     /// Explain a device's numbers: bounded experiments for caches, write bursts, queueing, link caps, zones
     /// and warm-up, printed as findings with their evidence.
     Diagnose(cmd::diagnose::DiagnoseArgs),
+    /// Scan several drives at the same time: a verdict for each (pass, warn, fail), a side-by-side
+    /// table, and whether a path they share caps them.
+    Screen(cmd::screen::ScreenArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Soak(a) => cmd::soak::run(a),
         Command::Diagnose(a) => cmd::diagnose::run(a),
+        Command::Screen(a) => cmd::screen::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Runs(a) => cmd::runs::run(a),

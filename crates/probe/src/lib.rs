@@ -16,6 +16,7 @@ pub mod identity;
 pub mod mounts;
 pub mod net;
 pub mod roots;
+pub mod shared_parent;
 pub mod smart;
 pub mod swaps;
 pub mod sysfs;

@@ -9,6 +9,7 @@ mod run;
 mod scripted_tests;
 mod steps;
 
+pub(crate) use job::IoJob;
 pub use pattern::{profile, Access, Rw, TestSpec};
 pub use record::{
     BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,

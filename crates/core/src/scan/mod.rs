@@ -239,6 +239,11 @@ fn rfc3339(t: SystemTime) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
+/// Now as records write times (RFC 3339, UTC, seconds).
+pub fn now_rfc3339() -> String {
+    rfc3339(SystemTime::now())
+}
+
 /// The host name, as the kernel has it.
 pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")

@@ -15,6 +15,8 @@ pub mod manpage;
 pub mod report;
 pub mod runs;
 pub mod scan;
+pub mod screen;
+pub mod screen_criteria;
 pub mod show;
 pub mod soak;
 pub mod store_opts;

@@ -1,0 +1,59 @@
+//! Several drives at once: the same scan on every target, each in its own thread with its own
+//! engine (one io_uring per drive), and the shared-path reads (each drive alone, then all
+//! together) that show whether a path the drives share caps their sum.
+//!
+//! A drive whose scan fails or whose device goes away ends on its own; the others go on. One
+//! stop flag stops them all, each ending as an interrupted scan that can be resumed.
+
+mod shared;
+
+pub use shared::{shared_path, SharedOptions, SharedReads};
+
+use crate::scan::{self, Progress, ScanConfig, ScanRecord};
+use crate::target::Target;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// One drive of a group: its opened target and what to do on it.
+pub struct Drive<'a> {
+    pub target: &'a Target,
+    pub cfg: ScanConfig,
+    /// An interrupted scan of this drive to continue instead of starting over.
+    pub prior: Option<&'a ScanRecord>,
+    pub progress: Arc<Progress>,
+}
+
+/// Scan every drive at the same time. One result per drive, in order: the scan's record, or
+/// why it could not run (a scan that lost its device mid-run is a record, with `device_lost`).
+pub fn scan_all(drives: &[Drive], stop: &AtomicBool) -> Vec<Result<ScanRecord, String>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = drives
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                std::thread::Builder::new()
+                    .name(format!("screen-{i}"))
+                    .spawn_scoped(s, move || {
+                        let r = match d.prior {
+                            Some(p) => {
+                                scan::resume(d.target, p, d.progress.clone(), stop, None, None)
+                            }
+                            None => {
+                                scan::run(d.target, &d.cfg, d.progress.clone(), stop, None, None)
+                            }
+                        };
+                        r.map_err(|e| e.to_string())
+                    })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or_else(|_| {
+                    Err("the drive's scan stopped on an internal error".into())
+                }),
+                Err(e) => Err(format!("could not start the drive's scan: {e}")),
+            })
+            .collect()
+    })
+}

@@ -1,0 +1,543 @@
+//! `drivescope screen`: arguments -> the drives opened (through the write gate, all of them before
+//! anything is written) -> shared-path reads -> drivescope_core::screen::scan_all -> verdicts -> outputs.
+
+use super::args::{parse_duration, parse_error_budget, parse_size, parse_size_or_percent};
+use super::args::{EngineArg, ReapArg};
+use super::destructive::DestructiveOpts;
+use crate::progress_group::{self, Shown};
+use anyhow::Context;
+use clap::Args;
+use drivescope_core::scan::{self, Progress, ScanConfig, ScanRecord};
+use drivescope_core::screen::{self, Drive, SharedOptions};
+use drivescope_core::target::Target;
+use drivescope_core::units::{self, SizeOrPercent};
+use drivescope_record::{
+    Criteria, Document, Grade, Header, Kind, Member, ScreenRecord, SharedPath, TargetInfo,
+};
+use std::os::unix::fs::FileTypeExt;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct ScreenArgs {
+    /// Block devices (/dev/sdb /dev/sdc …), files, or null:SIZE, scanned at the same time, one
+    /// worker each. With --resume, the group's drives.
+    #[arg(required_unless_present = "resume", num_args = 1..)]
+    pub targets: Vec<String>,
+    /// Size of each command (binary units: 64K = 64KiB).
+    #[arg(long, default_value = "64KiB", value_parser = parse_size)]
+    pub block_size: u64,
+    /// Commands in flight per drive (1 = back to back, like a hardware tester).
+    #[arg(long, default_value_t = 1)]
+    pub queue_depth: u32,
+    /// Start of each drive's range: bytes with units (1G) or a percentage (50%).
+    #[arg(long, value_parser = parse_size_or_percent)]
+    pub offset: Option<SizeOrPercent>,
+    /// Length of each drive's range: bytes with units or a percentage. Default: to the end.
+    #[arg(long, value_parser = parse_size_or_percent)]
+    pub length: Option<SizeOrPercent>,
+    /// Curve resolution: position bins per drive.
+    #[arg(long, default_value_t = 1000)]
+    pub points: usize,
+    /// Commands at or over this latency count as slow.
+    #[arg(long, default_value = "50ms", value_parser = parse_duration)]
+    pub slow: Duration,
+    /// I/O engine.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: EngineArg,
+    /// How io_uring waits for completions (as for scan).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub reap: ReapArg,
+    /// Time per drive for reading failed areas sector by sector and for --retries (as for scan).
+    #[arg(long, default_value = "auto", value_parser = parse_error_budget, value_name = "TIME|none|auto")]
+    pub error_budget: drivescope_core::scan::ErrorBudget,
+    /// Passes over the failed sectors, within --error-budget.
+    #[arg(long, default_value_t = 0)]
+    pub retries: u32,
+    /// Interval of each drive's time series.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub interval: Duration,
+    /// Write every drive's range in order, timing each command (destroys the data on every
+    /// drive; block devices only, with --destructive and one --confirm per drive).
+    #[arg(long)]
+    pub write: bool,
+    /// With --write: write a pattern that names each sector, read it all back, and report
+    /// sectors that came back wrong, misplaced or lost.
+    #[arg(long, requires = "write")]
+    pub verify: bool,
+    /// Allow writing to the block devices, destroying their data (with --write).
+    #[arg(long)]
+    pub destructive: bool,
+    /// Name each device to write, once per drive and in the order of the drives: its serial,
+    /// or model and size as `drivescope info` shows them.
+    #[arg(long, value_name = "SERIAL")]
+    pub confirm: Vec<String>,
+    /// With --destructive: write even over a partition table or file-system signature.
+    #[arg(long)]
+    pub force: bool,
+    /// Before the scan: each drive's sequential read (1 MiB, 4 in flight) alone for this long,
+    /// one after another, then all together, to find a path they share (0 for none).
+    #[arg(long, default_value = "3s", value_parser = parse_duration, value_name = "TIME")]
+    pub shared_path: Duration,
+    /// Verdict rules as a TOML file (docs/json.md); the flags below override it.
+    #[arg(long, value_name = "FILE")]
+    pub criteria: Option<std::path::PathBuf>,
+    /// Fail a drive with more failed sectors than this.
+    #[arg(long, value_name = "N")]
+    pub max_failed: Option<u64>,
+    /// Warn on a drive with more slow commands (at or over --slow) than this.
+    #[arg(long, value_name = "N")]
+    pub max_slow: Option<u64>,
+    /// Warn on a drive with any command at or over this latency.
+    #[arg(long, value_parser = parse_duration, value_name = "TIME")]
+    pub max_latency: Option<Duration>,
+    /// Warn on a drive whose rate is this many percent below its siblings' median over a stretch.
+    #[arg(long, value_name = "PCT")]
+    pub below_siblings: Option<f64>,
+    /// Continue the interrupted screen RUN (a stored run number, or `last`): each drive from
+    /// where its scan stopped; drives that had finished keep their results.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["targets", "write", "verify", "offset", "length", "block_size", "queue_depth", "points", "reap", "error_budget", "retries"])]
+    pub resume: Option<String>,
+    /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: super::store_opts::StoreOpts,
+    /// No progress display.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Exit code of a screen that gave a drive a `fail` verdict.
+pub const EXIT_DRIVE_FAILED: u8 = 5;
+
+pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
+    let prior = match &args.resume {
+        Some(run) => Some(load_resumable(&args, run)?),
+        None => None,
+    };
+    let specs: Vec<String> = match &prior {
+        Some((_, p)) => p.members.iter().map(|m| m.target.clone()).collect(),
+        None => args.targets.clone(),
+    };
+    check_distinct(&specs)?;
+    let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
+    let criteria = criteria(&args, prior.as_ref().map(|(_, p)| p))?;
+    let cfg = ScanConfig {
+        engine: args.engine.into(),
+        queue_depth: args.queue_depth,
+        block_size: args.block_size,
+        offset: args.offset,
+        length: args.length,
+        points: args.points,
+        slow_ns: args.slow.as_nanos() as u64,
+        interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
+        quick: None,
+        write,
+        verify: args.verify.then(scan::verify::new_seed),
+        reap: args.reap.into(),
+        error_budget: args.error_budget,
+        retries: args.retries,
+    };
+    // Every drive is opened (and, to write, passes the gate) before anything is read or written:
+    // one refusal refuses the whole group.
+    let targets = open_all(&specs, write, &args)?;
+    // What each drive does: a fresh scan, a resumed one, or nothing (it had finished).
+    let priors: Vec<Option<&ScanRecord>> = match &prior {
+        Some((_, p)) => p.members.iter().map(resumable_scan).collect(),
+        None => vec![None; specs.len()],
+    };
+    for (t, p) in targets.iter().zip(&priors) {
+        let c = p.map_or_else(|| cfg.clone(), ScanConfig::of_record);
+        scan::plan(&c, t).with_context(|| t.spec.clone())?;
+    }
+    let devices: Vec<_> = specs.iter().map(|s| crate::identity::of(s)).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let started = Instant::now();
+    let started_at = scan::now_rfc3339();
+
+    let shared = match &prior {
+        Some((_, p)) => p.shared_path.clone(),
+        None => shared_path(&args, &targets, &stop),
+    };
+
+    let to_scan: Vec<usize> = match &prior {
+        Some((_, p)) => (0..specs.len())
+            .filter(|&i| priors[i].is_some() || p.members[i].scan.is_none())
+            .collect(),
+        None => (0..specs.len()).collect(),
+    };
+    let drives: Vec<Drive> = to_scan
+        .iter()
+        .map(|&i| Drive {
+            target: &targets[i],
+            cfg: priors[i].map_or_else(|| cfg.clone(), ScanConfig::of_record),
+            prior: priors[i],
+            progress: Arc::new(Progress::default()),
+        })
+        .collect();
+    let display = (!args.quiet).then(|| {
+        progress_group::start(
+            drives
+                .iter()
+                .map(|d| Shown {
+                    name: d.target.spec.clone(),
+                    progress: d.progress.clone(),
+                    total: scan::plan(&d.cfg, d.target).map_or(0, |p| p.length),
+                })
+                .collect(),
+        )
+    });
+    let results = screen::scan_all(&drives, &stop);
+    if let Some(d) = display {
+        d.finish();
+    }
+
+    // Each drive's result, in the order given; drives that had finished keep theirs.
+    let mut members: Vec<Member> = match &prior {
+        Some((_, p)) => p.members.clone(),
+        None => specs
+            .iter()
+            .map(|s| Member {
+                target: s.clone(),
+                run: None,
+                scan: None,
+                error: None,
+                history: None,
+                verdict: None,
+            })
+            .collect(),
+    };
+    for (&i, r) in to_scan.iter().zip(results) {
+        let m = &mut members[i];
+        m.verdict = None;
+        match r {
+            Ok(mut rec) => {
+                rec.header.device = devices[i].clone();
+                rec.resumed_from = priors[i].and(m.run);
+                drivescope_analysis::annotate(&mut rec);
+                m.run = None;
+                m.scan = Some(Box::new(rec));
+                m.error = None;
+            }
+            Err(e) => {
+                eprintln!("drivescope: {}: {e}", m.target);
+                m.error = Some(e);
+            }
+        }
+    }
+    let interrupted = members.iter().any(|m| {
+        m.scan
+            .as_ref()
+            .is_some_and(|s| s.interrupted && s.device_lost.is_none())
+    });
+
+    // Each new scan is a run of its own; the group names them.
+    for &i in &to_scan {
+        if let Some(s) = &members[i].scan {
+            members[i].run = args.store.save(&Document::Scan(s.clone()));
+        }
+    }
+    history::fill(&mut members, &args.store);
+
+    let total: u64 = targets.iter().map(|t| t.size).sum();
+    let mut header = Header::new(
+        Kind::Screen,
+        TargetInfo {
+            path: specs.join(", "),
+            kind: targets[0].info().kind,
+            size: total,
+            logical_block_size: targets
+                .iter()
+                .map(|t| t.logical_block_size)
+                .max()
+                .unwrap_or(512),
+        },
+        scan::hostname(),
+        started_at,
+    );
+    header.ended_at = scan::now_rfc3339();
+    let mut rec = ScreenRecord {
+        header,
+        members,
+        shared_path: shared,
+        criteria,
+        write,
+        verify: args.verify || prior.as_ref().is_some_and(|(_, p)| p.verify),
+        interrupted,
+        duration_ns: started.elapsed().as_nanos() as u64,
+        resumed_from: prior.as_ref().map(|(id, _)| *id),
+    };
+    pending::judge(&mut rec);
+
+    let human =
+        |out: &mut dyn std::io::Write| -> std::io::Result<()> { pending::print_screen(&rec, out) };
+    if args.json {
+        human(&mut std::io::stderr())?;
+        super::print_json(&rec)?;
+    } else {
+        human(&mut std::io::stdout())?;
+    }
+    let lost = rec
+        .members
+        .iter()
+        .any(|m| m.scan.as_ref().is_some_and(|s| s.device_lost.is_some()));
+    let failed = rec
+        .members
+        .iter()
+        .any(|m| m.verdict.as_ref().is_some_and(|v| v.grade == Grade::Fail));
+    if let Some(id) = args.store.save(&Document::Screen(Box::new(rec))) {
+        if interrupted {
+            eprintln!("drivescope: continue it with `drivescope screen --resume {id}`");
+        }
+    }
+    Ok(if interrupted {
+        ExitCode::from(super::EXIT_INTERRUPTED)
+    } else if lost {
+        ExitCode::from(super::EXIT_DEVICE_LOST)
+    } else if failed {
+        ExitCode::from(EXIT_DRIVE_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The same drive twice would be scanned twice at once, each halving the other.
+fn check_distinct(specs: &[String]) -> anyhow::Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for s in specs {
+        let key = std::fs::canonicalize(s).unwrap_or_else(|_| s.into());
+        if !s.starts_with("null:") && !seen.insert(key) {
+            anyhow::bail!("{s} is given twice");
+        }
+    }
+    Ok(())
+}
+
+/// The defaults, the group's criteria when resuming, a criteria file, then the flags.
+fn criteria(args: &ScreenArgs, prior: Option<&ScreenRecord>) -> anyhow::Result<Criteria> {
+    let mut c = match (&args.criteria, prior) {
+        (Some(path), _) => super::screen_criteria::load(path)?,
+        (None, Some(p)) => p.criteria.clone(),
+        (None, None) => Criteria::default(),
+    };
+    if let Some(v) = args.max_failed {
+        c.max_failed_sectors = v;
+    }
+    if let Some(v) = args.max_slow {
+        c.max_slow_commands = v;
+    }
+    if let Some(v) = args.max_latency {
+        c.max_latency_ns = v.as_nanos() as u64;
+    }
+    if let Some(v) = args.below_siblings {
+        anyhow::ensure!(
+            (0.0..=100.0).contains(&v),
+            "--below-siblings {v}: a percentage from 0 to 100"
+        );
+        c.below_siblings_pct = v;
+    }
+    Ok(c)
+}
+
+/// Open every drive: to read, or to write through the destructive gate with its own
+/// confirmation. The first refusal refuses the group, before any drive is touched.
+fn open_all(specs: &[String], write: bool, args: &ScreenArgs) -> anyhow::Result<Vec<Target>> {
+    if write && !args.confirm.is_empty() && args.confirm.len() != specs.len() {
+        return Err(super::Refused(format!(
+            "{} drives and {} --confirm: give one --confirm per drive, in the order of the drives",
+            specs.len(),
+            args.confirm.len()
+        ))
+        .into());
+    }
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            if !write || spec.starts_with("null:") {
+                return Ok(Target::open_read(spec)?);
+            }
+            let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such file or device"),
+                _ => anyhow::anyhow!("{spec}: {e}"),
+            })?;
+            if !meta.file_type().is_block_device() {
+                return Err(super::Refused(format!(
+                    "{spec}: screen --write writes only to block devices (drivescope never writes \
+                     to an existing file); nothing was written to any drive"
+                ))
+                .into());
+            }
+            let d = DestructiveOpts {
+                destructive: args.destructive,
+                confirm: args.confirm.get(i).cloned(),
+                force: args.force,
+            };
+            super::destructive::open(spec, &d, &args.store.protected()).map_err(|e| {
+                match e.downcast::<super::Refused>() {
+                    Ok(r) => {
+                        super::Refused(format!("{}; nothing was written to any drive", r.0)).into()
+                    }
+                    Err(e) => e,
+                }
+            })
+        })
+        .collect()
+}
+
+/// Each drive alone, then all together (two drives or more; --shared-path 0 skips it).
+fn shared_path(args: &ScreenArgs, targets: &[Target], stop: &AtomicBool) -> Option<SharedPath> {
+    // Null targets share no path but the machine's own CPUs.
+    let null = targets.iter().any(|t| t.spec.starts_with("null:"));
+    if targets.len() < 2 || args.shared_path.is_zero() || null {
+        return None;
+    }
+    let o = SharedOptions {
+        duration_ns: args.shared_path.as_nanos() as u64,
+        ..SharedOptions::default()
+    };
+    if !args.quiet {
+        eprintln!(
+            "drivescope: reading each drive alone for {}, then all {} together",
+            units::format_ns(o.duration_ns),
+            targets.len()
+        );
+    }
+    let refs: Vec<&Target> = targets.iter().collect();
+    let r = screen::shared_path(&refs, &o, stop);
+    if r.alone.is_empty() {
+        return None; // stopped before the reads were done
+    }
+    let names: Vec<String> = targets.iter().filter_map(Target::block_name).collect();
+    let parent = (names.len() == targets.len())
+        .then(|| {
+            drivescope_probe::shared_parent::shared_parent(
+                &drivescope_probe::Roots::default(),
+                &names,
+            )
+        })
+        .flatten();
+    Some(SharedPath {
+        block_size: o.block_size,
+        queue_depth: o.queue_depth,
+        duration_ns: o.duration_ns,
+        alone_mb_per_s: r.alone,
+        together_mb_per_s: r.together,
+        parent,
+    })
+}
+
+/// A member's scan to continue: interrupted (not lost) with a resume state.
+fn resumable_scan(m: &Member) -> Option<&ScanRecord> {
+    m.scan
+        .as_deref()
+        .filter(|s| s.interrupted && s.device_lost.is_none() && s.resume.is_some())
+}
+
+/// The stored group to resume, checked to be an interrupted screen.
+fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRecord)> {
+    let store = args.store.open_store()?;
+    let id = super::store_opts::resolve(&store, run)?;
+    let Document::Screen(rec) = store.get(id)? else {
+        anyhow::bail!("run {} is not a screen", id.0);
+    };
+    if !rec.interrupted {
+        anyhow::bail!("run {} finished; nothing to resume", id.0);
+    }
+    if rec.verify {
+        anyhow::bail!(
+            "run {} wrote and verified: a verify pass cannot be continued; start it again",
+            id.0
+        );
+    }
+    Ok((id.0, *rec))
+}
+
+mod history {
+    //! Earlier stored full scans of drives of the same model.
+
+    use super::super::store_opts::StoreOpts;
+    use drivescope_record::{DeviceSummary, Document, History, Kind, Member};
+    use drivescope_store::{ListFilter, Store};
+
+    /// The model of a member's drive, when its identity names one.
+    fn model(m: &Member) -> Option<String> {
+        DeviceSummary::of(m.scan.as_ref()?.header.device.as_ref()?).model
+    }
+
+    /// Fills each member's history from an existing store (none is created to look).
+    pub fn fill(members: &mut [Member], store: &StoreOpts) {
+        let Ok(Some(path)) = store.path() else {
+            return;
+        };
+        if !path.exists() {
+            return;
+        }
+        let Ok(store) = Store::open(&path) else {
+            return;
+        };
+        let ours: Vec<i64> = members.iter().filter_map(|m| m.run).collect();
+        for m in members.iter_mut() {
+            let Some(model) = model(m) else { continue };
+            let Ok(runs) = store.list(&ListFilter {
+                device: Some(model.clone()),
+                kind: Some(Kind::Scan.as_str().into()),
+                limit: Some(200),
+                ..Default::default()
+            }) else {
+                continue;
+            };
+            let mut h = History {
+                model: model.clone(),
+                runs: Vec::new(),
+                mean_mb_per_s: Vec::new(),
+            };
+            // Oldest first; only whole, finished reads of a drive of this very model.
+            for r in runs.iter().rev().filter(|r| !ours.contains(&r.id.0)) {
+                let Ok(Document::Scan(s)) = store.get(r.id) else {
+                    continue;
+                };
+                let same = s
+                    .header
+                    .device
+                    .as_ref()
+                    .and_then(|d| DeviceSummary::of(d).model)
+                    .is_some_and(|x| x == model);
+                if same
+                    && !s.interrupted
+                    && !s.write
+                    && s.device_lost.is_none()
+                    && s.length == s.header.target.size
+                {
+                    h.runs.push(r.id.0);
+                    h.mean_mb_per_s.push(s.mb_per_s.mean);
+                }
+            }
+            if !h.runs.is_empty() {
+                m.history = Some(h);
+            }
+        }
+    }
+}
+
+mod pending {
+    use drivescope_record::ScreenRecord;
+    pub fn judge(_: &mut ScreenRecord) {}
+    pub fn print_screen(r: &ScreenRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        for m in &r.members {
+            writeln!(
+                out,
+                "{} {:?}",
+                m.target,
+                m.scan
+                    .as_ref()
+                    .map(|s| (s.bytes, s.commands, s.failed_total))
+            )?;
+        }
+        Ok(())
+    }
+}
