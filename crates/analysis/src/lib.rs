@@ -9,6 +9,7 @@ pub mod cache_fit;
 pub mod diagnose;
 mod link;
 mod queueing;
+pub mod screen;
 mod soak;
 mod zones;
 
@@ -31,7 +32,8 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
             out.extend(soak::warm_up(s));
         }
         Document::Diagnose(d) => out.extend(diagnose::assess(d).0),
-        Document::Screen(_) | Document::Info(_) | Document::Unknown { .. } => {}
+        Document::Screen(s) => out.extend(screen::findings(s)),
+        Document::Info(_) | Document::Unknown { .. } => {}
     }
     out
 }
