@@ -69,9 +69,15 @@ struct Stretch {
     first: usize,
     last: usize,
     bytes: u64,
+    /// Time the drive took over the stretch (ns).
+    ns: f64,
     rate_sum: f64,
     median_sum: f64,
 }
+
+/// The least time a slower stretch must last: shorter ones are a stall of the host (a scheduler, a
+/// page-cache flush), not the drive's surface. Only small devices have stretches this short.
+pub const MIN_STRETCH_NS: f64 = 1e9;
 
 /// Warn when the drive's rate is more than `below_siblings_pct` below the median of its siblings' rates at the
 /// same fraction of the range, over consecutive positions covering `below_stretch_pct` of the range or more.
@@ -102,11 +108,13 @@ pub(super) fn below_siblings(
                     first: i,
                     last: i,
                     bytes: 0,
+                    ns: 0.0,
                     rate_sum: 0.0,
                     median_sum: 0.0,
                 });
                 st.last = i;
                 st.bytes += p.length;
+                st.ns += p.length as f64 * 1e3 / p.mb_per_s.max(f64::MIN_POSITIVE);
                 st.rate_sum += p.mb_per_s;
                 st.median_sum += med;
             }
@@ -117,7 +125,7 @@ pub(super) fn below_siblings(
     keep_longer(&mut best, cur);
     let st = best?;
     let share = st.bytes as f64 * 100.0 / s.length.max(1) as f64;
-    if share < c.below_stretch_pct {
+    if share < c.below_stretch_pct || st.ns < MIN_STRETCH_NS {
         return None;
     }
     let bins = (st.last - st.first + 1) as f64;
@@ -136,7 +144,7 @@ pub(super) fn below_siblings(
         Grade::Warn,
         format!(
             "from offset {} to {end} ({:.1}-{:.1} % of the drive) it {verb} {rate:.1} MB/s against {median:.1} MB/s \
-             on {whom}, {:.0} % below (the limit is {} % below over {} % of the drive)",
+             on {whom}, {:.0} % below (the limit is {} % below over {} % of the drive and at least 1 s)",
             a.offset,
             fraction(s, a.offset) * 100.0,
             fraction(s, end) * 100.0,

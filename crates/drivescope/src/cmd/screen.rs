@@ -271,7 +271,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         duration_ns: started.elapsed().as_nanos() as u64,
         resumed_from: prior.as_ref().map(|(id, _)| *id),
     };
-    pending::judge(&mut rec);
+    drivescope_analysis::screen::judge(&mut rec);
 
     let human =
         |out: &mut dyn std::io::Write| -> std::io::Result<()> { pending::print_screen(&rec, out) };
@@ -526,7 +526,6 @@ mod history {
 
 mod pending {
     use drivescope_record::ScreenRecord;
-    pub fn judge(_: &mut ScreenRecord) {}
     pub fn print_screen(r: &ScreenRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         for m in &r.members {
             writeln!(
