@@ -27,8 +27,9 @@ pub const MEMORY_NS: u64 = 1_000_000_000;
 pub struct Carried {
     /// When its last byte crossed the bus, ns since the bus's epoch.
     pub done_ns: u64,
-    /// The bus was busy with other transfers when this one could have begun or while it ran:
-    /// it ended later than `at + bytes / rate`.
+    /// Other devices' transfers held the bus when this one could have begun or while it ran:
+    /// it ended later than `bytes / rate` after `at` or after the device's own previous
+    /// transfer, whichever is later.
     pub waited: bool,
 }
 
@@ -58,8 +59,9 @@ impl BusCalendar {
     }
 
     /// Carry `len` bytes that may begin crossing at `at`: they take the earliest idle bus time
-    /// from `at` on, in pieces where other transfers hold the bus.
-    pub fn reserve(&mut self, at: u64, len: u64) -> Carried {
+    /// from `at` on, in pieces where other transfers hold the bus. `own_end` is when the same
+    /// device's previous transfer ended (waiting for that is no wait for others).
+    pub fn reserve(&mut self, at: u64, len: u64, own_end: u64) -> Carried {
         let need = xfer_ns(len, self.rate_mb_s).round() as u64;
         self.latest = self.latest.max(at);
         self.forget_before(self.latest.saturating_sub(MEMORY_NS));
@@ -90,7 +92,7 @@ impl BusCalendar {
                     let done_ns = pos + left;
                     return Carried {
                         done_ns,
-                        waited: done_ns > at + need,
+                        waited: done_ns > at.max(own_end) + need,
                     };
                 }
             }
@@ -143,7 +145,7 @@ pub struct BusStats {
     /// Transfers carried (commands that moved data).
     pub transfers: u64,
     pub bytes: u64,
-    /// Transfers that found the bus busy with others and ended later for it.
+    /// Transfers that other devices' transfers held up.
     pub waited: u64,
 }
 
@@ -187,10 +189,10 @@ impl Bus {
     }
 
     /// Carry `len` bytes of one device's command that may begin crossing at `at` (ns since
-    /// [`Bus::epoch`]).
-    pub fn carry(&self, at: u64, len: u64) -> Carried {
+    /// [`Bus::epoch`]); `own_end`: when that device's previous transfer ended.
+    pub fn carry(&self, at: u64, len: u64, own_end: u64) -> Carried {
         let mut s = self.state.lock().expect("bus");
-        let c = s.0.reserve(at, len);
+        let c = s.0.reserve(at, len, own_end);
         s.1.transfers += 1;
         s.1.bytes += len;
         s.1.waited += u64::from(c.waited);
@@ -218,7 +220,7 @@ mod tests {
     fn an_idle_bus_carries_at_its_rate() {
         let mut c = BusCalendar::new(100.0);
         // 1 MB at 100 MB/s: 10 ms.
-        let r = c.reserve(5_000, MB);
+        let r = c.reserve(5_000, MB, 0);
         assert_eq!(r.done_ns, 5_000 + 10_000_000);
         assert!(!r.waited);
         assert_eq!(c.busy_ns(0, u64::MAX), 10_000_000);
@@ -227,29 +229,32 @@ mod tests {
     #[test]
     fn a_busy_bus_makes_the_next_transfer_wait() {
         let mut c = BusCalendar::new(100.0);
-        c.reserve(0, MB);
-        let r = c.reserve(2_000_000, MB);
+        c.reserve(0, MB, 0);
+        let r = c.reserve(2_000_000, MB, 0);
         assert_eq!(r.done_ns, 20_000_000);
         assert!(r.waited);
+        // The same device's own previous transfer is no wait for others.
+        let r = c.reserve(15_000_000, MB, 20_000_000);
+        assert_eq!((r.done_ns, r.waited), (30_000_000, false));
         // Merged into one busy stretch.
         assert_eq!(c.busy.len(), 1);
-        assert_eq!(c.busy_ns(0, u64::MAX), 20_000_000);
+        assert_eq!(c.busy_ns(0, u64::MAX), 30_000_000);
     }
 
     #[test]
     fn a_transfer_fills_idle_gaps_in_pieces() {
         let mut c = BusCalendar::new(100.0);
-        c.reserve(0, MB); // [0, 10 ms)
-        c.reserve(15_000_000, MB); // [15, 25 ms)
-                                   // 1 MB from 2 ms: 8 ms waiting, then 5 ms in the gap, then 5 ms after 25 ms.
-        let r = c.reserve(2_000_000, MB);
+        c.reserve(0, MB, 0); // [0, 10 ms)
+        c.reserve(15_000_000, MB, 0); // [15, 25 ms)
+                                      // 1 MB from 2 ms: 8 ms waiting, then 5 ms in the gap, then 5 ms after 25 ms.
+        let r = c.reserve(2_000_000, MB, 0);
         assert_eq!(r.done_ns, 30_000_000);
         assert!(r.waited);
         assert_eq!(c.busy_ns(0, u64::MAX), 30_000_000);
         // A transfer that fits in a gap before later reservations ends in that gap.
         let mut c = BusCalendar::new(100.0);
-        c.reserve(50_000_000, MB);
-        let r = c.reserve(0, MB);
+        c.reserve(50_000_000, MB, 0);
+        let r = c.reserve(0, MB, 0);
         assert_eq!((r.done_ns, r.waited), (10_000_000, false));
     }
 
@@ -257,7 +262,7 @@ mod tests {
     fn old_busy_time_is_forgotten() {
         let mut c = BusCalendar::new(100.0);
         for i in 0..1000u64 {
-            c.reserve(i * 20_000_000, MB);
+            c.reserve(i * 20_000_000, MB, 0);
         }
         // 20 s of transfers, 10 ms each, 10 ms apart: only the last second is kept.
         assert!(c.busy.len() <= 51, "{}", c.busy.len());
@@ -265,8 +270,8 @@ mod tests {
 
     /// `n` devices of a flat `mb_s` model, on `bus` (when given), each read by one QD1 stream of
     /// 1 MiB sequential commands with a 200 µs host round trip, for 3 s of virtual time,
-    /// arrivals taken in time order. MB/s of each device.
-    fn streams(n: usize, mb_s: f64, bus: Option<f64>) -> Vec<f64> {
+    /// arrivals taken in time order. MB/s of each device, and the commands others held up.
+    fn streams(n: usize, mb_s: f64, bus: Option<f64>) -> (Vec<f64>, u64) {
         use crate::timing::{Op, Timeline};
         let text = format!("name='flat'\nsize='256M'\nzones={{rates_mb_s=[{mb_s}]}}");
         let model = crate::Model::from_toml_str(&text, "test").unwrap();
@@ -293,27 +298,31 @@ mod tests {
             pos[i] += bs;
             next[i] = o.done_ns + rtt;
         }
-        bytes.iter().map(|b| *b as f64 * 1e3 / end as f64).collect()
+        let rates = bytes.iter().map(|b| *b as f64 * 1e3 / end as f64).collect();
+        (rates, devs.iter().map(|d| d.bus_waits()).sum())
     }
 
     #[test]
     fn four_streams_share_the_bus_one_alone_runs_at_its_own_rate() {
         let within = |got: f64, want: f64| (got / want - 1.0).abs() < 0.01;
-        let each = streams(4, 60.0, Some(120.0));
+        let (each, waits) = streams(4, 60.0, Some(120.0));
         let sum: f64 = each.iter().sum();
         assert!(within(sum, 120.0), "{each:?}");
+        assert!(waits > 0);
         // Shared fairly: each gets a quarter.
         assert!(each.iter().all(|r| within(*r, 30.0)), "{each:?}");
-        let alone = streams(1, 60.0, Some(120.0));
+        let (alone, waits) = streams(1, 60.0, Some(120.0));
         assert!(within(alone[0], 60.0), "{alone:?}");
+        assert_eq!(waits, 0);
         // Without a bus the four add up.
-        let free: f64 = streams(4, 60.0, None).iter().sum();
+        let free: f64 = streams(4, 60.0, None).0.iter().sum();
         assert!(within(free, 240.0), "{free}");
         // A device faster than the bus is held to the bus rate, alone too.
-        let fast = streams(1, 200.0, Some(120.0));
+        let (fast, waits) = streams(1, 200.0, Some(120.0));
         assert!(within(fast[0], 120.0), "{fast:?}");
+        assert_eq!(waits, 0, "its own transfers hold no one up");
         // Two do not fill a bus that is faster than both together.
-        let two: f64 = streams(2, 60.0, Some(150.0)).iter().sum();
+        let two: f64 = streams(2, 60.0, Some(150.0)).0.iter().sum();
         assert!(within(two, 120.0), "{two}");
     }
 
@@ -324,7 +333,7 @@ mod tests {
         assert!(Bus::new(-1.0).is_err());
         let b = Bus::new(120.0).unwrap();
         assert_eq!(b.rate_mb_s(), 120.0);
-        let c = b.carry(0, MB);
+        let c = b.carry(0, MB, 0);
         assert_eq!(c.done_ns, 8_333_333);
         assert_eq!(b.stats().bytes, MB);
     }

@@ -54,8 +54,7 @@ pub struct Counters {
     /// sequential stream bridged over a host gap longer than the command's service time): the
     /// host's round trip, not the model, set their pace, so their timing is not the model's.
     pub host_bound: AtomicU64,
-    /// Commands that found the shared bus busy with other transfers and completed later for it
-    /// (0 off a bus).
+    /// Commands that other devices' transfers on the shared bus held up (0 off a bus).
     pub bus_waits: AtomicU64,
 }
 

@@ -129,7 +129,9 @@ pub struct Timeline {
     /// The shared bus the device's transfers cross, if any; its clocks then count from the
     /// bus's epoch.
     bus: Option<std::sync::Arc<Bus>>,
-    /// Commands that found the shared bus busy and completed later for it.
+    /// When this device's last transfer on the shared bus ended.
+    bus_end: u64,
+    /// Commands that other devices' transfers on the shared bus held up.
     bus_waits: u64,
 }
 
@@ -208,6 +210,7 @@ impl Timeline {
             next_id: 0,
             ends: std::collections::VecDeque::new(),
             bus: None,
+            bus_end: 0,
             bus_waits: 0,
             model: model.clone(),
         }
@@ -227,8 +230,8 @@ impl Timeline {
         self.bus.as_ref()
     }
 
-    /// Commands that found the shared bus busy (other transfers held it) and completed later
-    /// for it.
+    /// Commands that other devices' transfers on the shared bus held up (they completed later
+    /// for it).
     pub fn bus_waits(&self) -> u64 {
         self.bus_waits
     }
@@ -372,10 +375,11 @@ impl Timeline {
             None => media_done,
         };
         if let Some(bus) = &self.bus {
-            let carried = bus.carry(data_start, len);
+            let carried = bus.carry(data_start, len, self.bus_end);
             if carried.waited && carried.done_ns > done {
                 self.bus_waits += 1;
             }
+            self.bus_end = self.bus_end.max(carried.done_ns);
             done = done.max(carried.done_ns);
         }
         self.media_free = media_done;

@@ -118,10 +118,12 @@ fn four_disks_share_the_bus_one_alone_keeps_its_rate() {
         let sum: f64 = each.iter().sum();
         let mut report = vec![format!("together: {each:.1?} = {sum:.1} vs {together:.1}")];
         let mut ok = within(sum, together, 0.10);
-        for p in &paths {
+        for (d, p) in devs.iter().zip(&paths) {
+            let waits = d.stats().bus_waits;
             let r = read_together(std::slice::from_ref(p), base + (40 << 20), 1.0)[0];
             report.push(format!("{} alone: {r:.1} vs {alone:.1}", p.display()));
             ok &= within(r, alone, 0.10);
+            assert_eq!(d.stats().bus_waits, waits, "alone, no one held it up");
         }
         host_kept_up(&devs)?;
         eprintln!("{report:#?}");
