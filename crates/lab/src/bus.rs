@@ -17,9 +17,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// How far behind the latest reservation the calendar remembers busy time (ns). No transfer
-/// begins that far back: a command's transfer begins at its arrival at the earliest, or (gap
-/// bridging) at most the model's lookahead before it.
+/// How far behind the latest reservation the calendar remembers busy time (ns), beyond the
+/// longest lookahead of its devices. No transfer begins that far back: a command's transfer
+/// begins at its arrival at the earliest, or (gap bridging) at most the model's lookahead
+/// before it.
 pub const MEMORY_NS: u64 = 1_000_000_000;
 
 /// Where a transfer on the bus ended.
@@ -41,6 +42,8 @@ pub struct BusCalendar {
     busy: BTreeMap<u64, u64>,
     /// The latest `at` seen (what the calendar may forget is measured from it).
     latest: u64,
+    /// How far behind `latest` busy time is remembered.
+    memory_ns: u64,
 }
 
 impl BusCalendar {
@@ -50,7 +53,14 @@ impl BusCalendar {
             rate_mb_s,
             busy: BTreeMap::new(),
             latest: 0,
+            memory_ns: MEMORY_NS,
         }
+    }
+
+    /// A device whose transfers may begin up to `lookahead_ns` before its commands arrive (gap
+    /// bridging) uses the bus: remember busy time that far back too.
+    pub fn reach_back(&mut self, lookahead_ns: u64) {
+        self.memory_ns = self.memory_ns.max(lookahead_ns.saturating_add(MEMORY_NS));
     }
 
     /// The bus rate, MB/s.
@@ -64,7 +74,7 @@ impl BusCalendar {
     pub fn reserve(&mut self, at: u64, len: u64, own_end: u64) -> Carried {
         let need = xfer_ns(len, self.rate_mb_s).round() as u64;
         self.latest = self.latest.max(at);
-        self.forget_before(self.latest.saturating_sub(MEMORY_NS));
+        self.forget_before(self.latest.saturating_sub(self.memory_ns));
         if need == 0 {
             return Carried {
                 done_ns: at,
@@ -140,7 +150,7 @@ impl BusCalendar {
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct BusStats {
     pub rate_mb_per_s: f64,
-    /// Devices started on the bus.
+    /// Devices that joined the bus.
     pub devices: u64,
     /// Transfers carried (commands that moved data).
     pub transfers: u64,
@@ -199,9 +209,12 @@ impl Bus {
         c
     }
 
-    /// A device joins the bus.
-    pub(crate) fn attach(&self) {
-        self.state.lock().expect("bus").1.devices += 1;
+    /// A device joins the bus; its transfers may begin up to `lookahead_ns` before its
+    /// commands arrive.
+    pub(crate) fn attach(&self, lookahead_ns: u64) {
+        let mut s = self.state.lock().expect("bus");
+        s.0.reach_back(lookahead_ns);
+        s.1.devices += 1;
     }
 
     /// What the bus has carried so far.
@@ -266,6 +279,13 @@ mod tests {
         }
         // 20 s of transfers, 10 ms each, 10 ms apart: only the last second is kept.
         assert!(c.busy.len() <= 51, "{}", c.busy.len());
+        // A device that bridges gaps of up to 2 s makes the bus remember 3 s.
+        let mut c = BusCalendar::new(100.0);
+        c.reach_back(2_000_000_000);
+        for i in 0..1000u64 {
+            c.reserve(i * 20_000_000, MB, 0);
+        }
+        assert!((150..=151).contains(&c.busy.len()), "{}", c.busy.len());
     }
 
     /// `n` devices of a flat `mb_s` model, on `bus` (when given), each read by one QD1 stream of

@@ -182,9 +182,6 @@ impl LabDevice {
         };
         let (clock, clock_thread) = ReplyClock::start_timeline(timeline, epoch, counters.clone())
             .map_err(io("reply clock"))?;
-        if let Some(b) = &bus {
-            b.attach();
-        }
         let mut dev = LabDevice {
             model: model.clone(),
             mountdir: mountdir.to_path_buf(),

@@ -219,6 +219,7 @@ impl Timeline {
     /// A fresh device whose transfers also cross the shared `bus` (its times are then ns since
     /// [`Bus::epoch`]).
     pub fn on_bus(model: &Model, bus: std::sync::Arc<Bus>) -> Self {
+        bus.attach(model.lookahead_ns);
         Timeline {
             bus: Some(bus),
             ..Timeline::new(model)
