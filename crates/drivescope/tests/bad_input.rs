@@ -194,6 +194,19 @@ fn bad_model_files() {
         "size must be",
     );
     refused(&["lab", "presets", "--toml", "nosuch"], 1, "no preset");
+    for rate in ["0", "-5", "nan", "fast"] {
+        let bus = format!("--bus={rate}");
+        refused(
+            &["lab", "truth", "hdd-7200", &bus],
+            2,
+            "not a positive rate",
+        );
+        refused(
+            &["lab", "serve", "hdd-7200", "hdd-7200", &bus, "--mount", "x"],
+            2,
+            "not a positive rate",
+        );
+    }
 }
 
 /// A real record as JSON, changed by `change`.

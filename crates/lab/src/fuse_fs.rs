@@ -54,6 +54,8 @@ pub struct Counters {
     /// sequential stream bridged over a host gap longer than the command's service time): the
     /// host's round trip, not the model, set their pace, so their timing is not the model's.
     pub host_bound: AtomicU64,
+    /// Commands that other devices' transfers on the shared bus held up (0 off a bus).
+    pub bus_waits: AtomicU64,
 }
 
 /// A snapshot of [`Counters`].
@@ -68,6 +70,7 @@ pub struct Stats {
     pub request_sizes: BTreeMap<u32, u64>,
     pub max_late_ns: u64,
     pub host_bound: u64,
+    pub bus_waits: u64,
 }
 
 impl Counters {
@@ -82,6 +85,7 @@ impl Counters {
             request_sizes: self.sizes.lock().expect("sizes").clone(),
             max_late_ns: self.max_late_ns.load(Ordering::Relaxed),
             host_bound: self.host_bound.load(Ordering::Relaxed),
+            bus_waits: self.bus_waits.load(Ordering::Relaxed),
         }
     }
 }
@@ -146,13 +150,23 @@ impl ReplyClock {
         epoch: Instant,
         counters: Arc<Counters>,
     ) -> std::io::Result<(Arc<ReplyClock>, std::thread::JoinHandle<()>)> {
+        Self::start_timeline(Timeline::new(model), epoch, counters)
+    }
+
+    /// Start the clock's thread for a device whose state is `timeline` (one on a shared bus:
+    /// `epoch` must then be the bus's).
+    pub fn start_timeline(
+        timeline: Timeline,
+        epoch: Instant,
+        counters: Arc<Counters>,
+    ) -> std::io::Result<(Arc<ReplyClock>, std::thread::JoinHandle<()>)> {
         let clock = Arc::new(ReplyClock {
             epoch,
             state: Mutex::new(ClockState {
                 heap: BinaryHeap::new(),
                 seq: 0,
                 stop: false,
-                timeline: Timeline::new(model),
+                timeline,
                 parked: HashMap::new(),
                 early: HashMap::new(),
             }),
@@ -245,6 +259,8 @@ impl ReplyClock {
                 }
             }
         }
+        let waits = s.timeline.bus_waits();
+        self.counters.bus_waits.store(waits, Ordering::Relaxed);
     }
 
     /// Stop after sending everything still pending at once.

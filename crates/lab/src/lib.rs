@@ -4,8 +4,10 @@
 //! cap, warm-up); [`Model::truth`] states what a correct instrument must find on it; and
 //! [`LabDevice::start`] serves it as a FUSE file `DIR/disk.img` whose every read and write takes
 //! the time the model says (see [`timing`]), optionally attached to a loop device so that any
-//! tool sees a real block device.
+//! tool sees a real block device. Several devices may share one [`Bus`] (an HBA, a hub): together
+//! they move no more than its rate ([`LabDevice::start_on`]).
 
+pub mod bus;
 pub mod cache;
 pub mod fuse_fs;
 pub mod model;
@@ -16,6 +18,7 @@ pub mod timing;
 pub mod truth;
 mod units;
 
+pub use bus::Bus;
 pub use model::{Model, ModelError, QueueMode};
 
 pub use drivescope_record::Truth;

@@ -1,8 +1,10 @@
 //! Serving a model: mount the FUSE file system, optionally attach a loop device, and tear both
 //! down again — on drop too, so a failing test still unmounts and detaches.
 
+use crate::bus::Bus;
 use crate::fuse_fs::{Counters, LabFs, ReplyClock, Stats, IMAGE_NAME};
 use crate::model::Model;
+use crate::timing::Timeline;
 use drivescope_core::loopdev::LoopDevice;
 use fuser::{BackgroundSession, Config, MountOption, Session};
 use std::fs::File;
@@ -20,6 +22,8 @@ pub const FS_NAME: &str = "drivescope-lab";
 pub enum LabError {
     #[error("the lab needs {0}")]
     Environment(String),
+    #[error("shared bus: {0}")]
+    Bus(String),
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -102,6 +106,7 @@ pub struct LabDevice {
     clock: Arc<ReplyClock>,
     clock_thread: Option<std::thread::JoinHandle<()>>,
     counters: Arc<Counters>,
+    bus: Option<Arc<Bus>>,
 }
 
 impl std::fmt::Debug for LabDevice {
@@ -110,6 +115,7 @@ impl std::fmt::Debug for LabDevice {
             .field("model", &self.model.name)
             .field("image", &self.image)
             .field("loop", &self.loop_device())
+            .field("bus_mb_s", &self.bus.as_ref().map(|b| b.rate_mb_s()))
             .finish()
     }
 }
@@ -118,19 +124,39 @@ impl LabDevice {
     /// Serve `model` as `mountdir/disk.img` (the directory is created if missing) and, with
     /// `with_loop`, attach it read-write to a loop device with direct I/O.
     pub fn start(model: &Model, mountdir: &Path, with_loop: bool) -> Result<LabDevice, LabError> {
-        Self::start_inner(model, mountdir, with_loop, false)
+        Self::start_on(model, mountdir, with_loop, None)
+    }
+
+    /// Like [`LabDevice::start`], the device's transfers also crossing the shared `bus` (see
+    /// [`crate::bus`]) when one is given: every device started on the same bus shares its rate.
+    pub fn start_on(
+        model: &Model,
+        mountdir: &Path,
+        with_loop: bool,
+        bus: Option<Arc<Bus>>,
+    ) -> Result<LabDevice, LabError> {
+        Self::start_inner(model, mountdir, with_loop, false, bus)
     }
 
     /// Like [`LabDevice::start`] with a fresh mount directory under the temp dir, removed at
     /// the end.
     pub fn start_temp(model: &Model, with_loop: bool) -> Result<LabDevice, LabError> {
+        Self::start_temp_on(model, with_loop, None)
+    }
+
+    /// Like [`LabDevice::start_temp`], on the shared `bus` when one is given.
+    pub fn start_temp_on(
+        model: &Model,
+        with_loop: bool,
+        bus: Option<Arc<Bus>>,
+    ) -> Result<LabDevice, LabError> {
         static N: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "drivescope-lab-{}-{}",
             std::process::id(),
             N.fetch_add(1, Ordering::Relaxed)
         ));
-        Self::start_inner(model, &dir, with_loop, true)
+        Self::start_inner(model, &dir, with_loop, true, bus)
     }
 
     fn start_inner(
@@ -138,6 +164,7 @@ impl LabDevice {
         mountdir: &Path,
         with_loop: bool,
         remove_dir: bool,
+        bus: Option<Arc<Bus>>,
     ) -> Result<LabDevice, LabError> {
         model.validate().map_err(|e| LabError::Io {
             what: "model".into(),
@@ -148,7 +175,12 @@ impl LabDevice {
         std::fs::create_dir_all(mountdir)
             .map_err(io(format!("creating {}", mountdir.display())))?;
         let counters = Arc::new(Counters::default());
-        let (clock, clock_thread) = ReplyClock::start(model, Instant::now(), counters.clone())
+        // Devices on one bus count their virtual time from the bus's epoch.
+        let (timeline, epoch) = match &bus {
+            Some(b) => (Timeline::on_bus(model, b.clone()), b.epoch()),
+            None => (Timeline::new(model), Instant::now()),
+        };
+        let (clock, clock_thread) = ReplyClock::start_timeline(timeline, epoch, counters.clone())
             .map_err(io("reply clock"))?;
         let mut dev = LabDevice {
             model: model.clone(),
@@ -161,6 +193,7 @@ impl LabDevice {
             clock: clock.clone(),
             clock_thread: Some(clock_thread),
             counters: counters.clone(),
+            bus,
         };
         // From here on, Drop cleans up whatever was set up.
         let fs = LabFs::new(model, backing_file(model.size)?, clock, counters);
@@ -221,6 +254,11 @@ impl LabDevice {
     /// What has been served so far.
     pub fn stats(&self) -> Stats {
         self.counters.snapshot()
+    }
+
+    /// The shared bus the device is on, if any ([`Bus::rate_mb_s`], [`Bus::stats`]).
+    pub fn bus(&self) -> Option<&Arc<Bus>> {
+        self.bus.as_ref()
     }
 
     /// Pull the disk out: abort the FUSE connection, so every command in flight and after

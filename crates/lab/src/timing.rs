@@ -17,7 +17,11 @@
 //! starts at that completion, as if there had been no gap: this hides the emulator's own
 //! FUSE + loop round trip (and short stalls of the kernel's loop worker) from sequential
 //! throughput. A command that arrives later starts when it arrives.
+//!
+//! A device on a shared [`Bus`] also carries every transfer over it: the command completes no
+//! earlier than its bytes have crossed the bus, which other devices' transfers may hold.
 
+use crate::bus::Bus;
 use crate::cache::{ReadLru, WriteBack};
 use crate::model::{Model, QueueMode, ZoneLayout};
 
@@ -122,6 +126,13 @@ pub struct Timeline {
     /// Reordering device: where its recent commands ended and when they finished (streams
     /// it continues without positioning, as the slots do for [`Timeline::schedule`]).
     ends: std::collections::VecDeque<(u64, u64)>,
+    /// The shared bus the device's transfers cross, if any; its clocks then count from the
+    /// bus's epoch.
+    bus: Option<std::sync::Arc<Bus>>,
+    /// When this device's last transfer on the shared bus ended.
+    bus_end: u64,
+    /// Commands that other devices' transfers on the shared bus held up.
+    bus_waits: u64,
 }
 
 /// Media time (ns) to transfer `[offset, offset + len)` at the model's zone rates.
@@ -198,8 +209,32 @@ impl Timeline {
             waiting: Vec::new(),
             next_id: 0,
             ends: std::collections::VecDeque::new(),
+            bus: None,
+            bus_end: 0,
+            bus_waits: 0,
             model: model.clone(),
         }
+    }
+
+    /// A fresh device whose transfers also cross the shared `bus` (its times are then ns since
+    /// [`Bus::epoch`]).
+    pub fn on_bus(model: &Model, bus: std::sync::Arc<Bus>) -> Self {
+        bus.attach(model.lookahead_ns);
+        Timeline {
+            bus: Some(bus),
+            ..Timeline::new(model)
+        }
+    }
+
+    /// The shared bus, if the device is on one.
+    pub fn bus(&self) -> Option<&std::sync::Arc<Bus>> {
+        self.bus.as_ref()
+    }
+
+    /// Commands that other devices' transfers on the shared bus held up (they completed later
+    /// for it).
+    pub fn bus_waits(&self) -> u64 {
+        self.bus_waits
     }
 
     /// Seek time over `distance` bytes.
@@ -312,6 +347,8 @@ impl Timeline {
         // The per-command overhead overlaps between slots; positioning, slow-spot retries and
         // the transfer itself occupy the media (the head), which the slots share.
         let xfer_start = (start + m.overhead_ns).max(self.media_free) + positioning + slow;
+        // When the data begin to move (a full write cache first makes room).
+        let mut data_start = xfer_start;
         let xfer = if read_hit {
             xfer_ns(len, m.read_cache.as_ref().expect("cache").rate_mb_s) as u64
         } else if write_cached {
@@ -322,6 +359,7 @@ impl Timeline {
                 .as_mut()
                 .expect("cache")
                 .accept(xfer_start, len, drain);
+            data_start += wait;
             wait + xfer_ns(len, rate) as u64
         } else {
             let factor = self.warm_factor(xfer_start)
@@ -333,10 +371,18 @@ impl Timeline {
             (media_ns(&self.model, &self.layout, offset, len) / factor) as u64
         };
         let media_done = xfer_start + xfer;
-        let done = match self.model.interface_mb_s {
+        let mut done = match self.model.interface_mb_s {
             Some(cap) => media_done.max(self.bus_free.max(xfer_start) + xfer_ns(len, cap) as u64),
             None => media_done,
         };
+        if let Some(bus) = &self.bus {
+            let carried = bus.carry(data_start, len, self.bus_end);
+            if carried.waited && carried.done_ns > done {
+                self.bus_waits += 1;
+            }
+            self.bus_end = self.bus_end.max(carried.done_ns);
+            done = done.max(carried.done_ns);
+        }
         self.media_free = media_done;
         self.bus_free = done;
         if !read_hit && !write_cached {

@@ -203,8 +203,28 @@ impl Model {
             rnd4k_qd1_iops: Some(qd1_iops),
             rnd4k_qd32_iops: Some(qd32_iops),
             rnd4k_queueing_gain: Some(qd32_iops / qd1_iops),
+            bus_mb_per_s: None,
         }
     }
+
+    /// Ground truth of this model as one device on a shared bus of `bus_mb_s` (see
+    /// [`crate::bus`]): alone on the bus it behaves as if its interface cap were the lower of
+    /// its own and the bus rate, so the rates are stated for that; `bus_mb_per_s` names the bus,
+    /// which caps the aggregate of all devices on it; `interface_mb_per_s` stays the model's.
+    pub fn truth_on_bus(&self, block: u64, points: usize, bus_mb_s: f64) -> Truth {
+        let mut alone = self.clone();
+        alone.interface_mb_s = Some(self.interface_mb_s.map_or(bus_mb_s, |c| c.min(bus_mb_s)));
+        let mut t = alone.truth_with(block, points);
+        t.interface_mb_per_s = self.interface_mb_s;
+        t.bus_mb_per_s = Some(bus_mb_s);
+        t
+    }
+}
+
+/// Expected aggregate MB/s of devices streaming at `alone_mb_s` each (their rates alone, e.g.
+/// from [`Model::truth_on_bus`]) on one shared bus of `bus_mb_s`: the sum, capped by the bus.
+pub fn bus_aggregate_mb_s(alone_mb_s: &[f64], bus_mb_s: f64) -> f64 {
+    alone_mb_s.iter().sum::<f64>().min(bus_mb_s)
 }
 
 #[cfg(test)]
@@ -239,6 +259,49 @@ mod tests {
                 z.mb_per_s
             );
         }
+    }
+
+    #[test]
+    fn truth_on_a_bus_matches_the_device_alone_on_it() {
+        let m = Model::preset("hdd-7200").unwrap();
+        let t = m.truth_on_bus(65536, 100, 120.0);
+        assert_eq!(t.bus_mb_per_s, Some(120.0));
+        assert_eq!(
+            t.interface_mb_per_s, m.interface_mb_s,
+            "the model's own cap"
+        );
+        // The outer zones (200 MB/s media) are held to the bus; the inner ones (100) are not.
+        assert!(t.zones[0].mb_per_s < 120.0 && t.zones[0].mb_per_s > 110.0);
+        let last = t.zones.last().unwrap();
+        assert!((last.mb_per_s / m.truth().zones.last().unwrap().mb_per_s - 1.0).abs() < 1e-9);
+        let bus = crate::Bus::new(120.0).unwrap();
+        let mut tl = Timeline::on_bus(&m, bus);
+        let bs = t.block_size;
+        let mut now = 1_000_000_000_000u64;
+        for z in t.zones.iter().step_by(5) {
+            let o = tl.schedule(Op::Read, z.offset, bs, now);
+            now = o.done_ns + 50_000;
+            let begin = o.done_ns;
+            let mut last = begin;
+            for i in 1..65 {
+                let o = tl.schedule(Op::Read, z.offset + i * bs, bs, now);
+                last = o.done_ns;
+                now = o.done_ns + 50_000;
+            }
+            let r = (64 * bs) as f64 * 1e3 / (last - begin) as f64;
+            assert!(
+                (r / z.mb_per_s - 1.0).abs() < 1e-3,
+                "zone {}: {r} vs {}",
+                z.index,
+                z.mb_per_s
+            );
+        }
+        assert!(serde_json::to_value(m.truth())
+            .unwrap()
+            .get("bus_mb_per_s")
+            .is_none());
+        assert_eq!(super::bus_aggregate_mb_s(&[60.0; 4], 120.0), 120.0);
+        assert_eq!(super::bus_aggregate_mb_s(&[60.0; 2], 150.0), 120.0);
     }
 
     #[test]

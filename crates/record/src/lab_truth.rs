@@ -111,4 +111,9 @@ pub struct Truth {
     /// time in arrival order, more where it queues (NCQ, UAS) and reorders or overlaps.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub rnd4k_queueing_gain: Option<f64>,
+    /// The shared bus the device is stated on (`lab truth --bus`), MB/s: the aggregate rate of
+    /// all devices on it cannot exceed this. The rates above are the device's alone on the bus
+    /// (never above the bus rate).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bus_mb_per_s: Option<f64>,
 }

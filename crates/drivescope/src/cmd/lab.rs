@@ -3,7 +3,8 @@
 use super::args::parse_size;
 use anyhow::{Context, Result};
 use drivescope_core::units::format_size;
-use drivescope_lab::{presets, LabDevice, Model};
+use drivescope_lab::fuse_fs::Stats;
+use drivescope_lab::{presets, Bus, LabDevice, Model};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,10 +22,12 @@ pub struct LabArgs {
 
 #[derive(clap::Subcommand)]
 enum LabCommand {
-    /// Serve MODEL as the FUSE file DIR/disk.img until interrupted (needs root and /dev/fuse).
+    /// Serve MODEL as the FUSE file DIR/disk.img until interrupted (needs root and /dev/fuse);
+    /// several models as DIR/0/disk.img, DIR/1/disk.img, ... (one line each, in order).
     Serve {
-        /// Preset name or model file.
-        model: String,
+        /// Preset name or model file; repeat for several disks (the same name may repeat).
+        #[arg(value_name = "MODEL", required = true, num_args = 1..)]
+        models: Vec<String>,
         /// Mount directory (created if missing).
         #[arg(long, value_name = "DIR")]
         mount: PathBuf,
@@ -34,7 +37,11 @@ enum LabCommand {
         /// Override the model's size (binary units: 64M, 1G).
         #[arg(long, value_parser = parse_size)]
         size: Option<u64>,
-        /// Print one JSON line {image, loop_device} instead of the bare path.
+        /// Put all disks behind one shared bus of this many MB/s (10^6 B/s): together they
+        /// move no more than this.
+        #[arg(long, value_name = "MB/s", value_parser = parse_bus_rate)]
+        bus: Option<f64>,
+        /// Print one JSON line {image, loop_device} per disk instead of the bare path.
         #[arg(long)]
         json: bool,
     },
@@ -51,6 +58,10 @@ enum LabCommand {
         /// Number of equal-width positions (at most 100000).
         #[arg(long, default_value_t = 100)]
         points: usize,
+        /// State the truth of the device on a shared bus of this many MB/s: its rates alone
+        /// on the bus, and the bus rate that caps all devices on it together.
+        #[arg(long, value_name = "MB/s", value_parser = parse_bus_rate)]
+        bus: Option<f64>,
         /// Accepted for symmetry with other commands: the truth is always JSON.
         #[arg(long)]
         json: bool,
@@ -65,6 +76,13 @@ enum LabCommand {
     },
     /// Unmount lab file systems and detach their loop devices left behind by crashed runs.
     Cleanup,
+}
+
+fn parse_bus_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("'{s}' is not a positive rate in MB/s")),
+    }
 }
 
 fn load(model: &str, size: Option<u64>) -> Result<Model> {
@@ -83,20 +101,31 @@ pub fn run(args: LabArgs) -> Result<ExitCode> {
             size,
             block_size,
             points,
+            bus,
             json: _,
         } => {
             let m = load(&model, size)?;
-            let t = m.truth_with(block_size, points);
+            let t = match bus {
+                Some(rate) => m.truth_on_bus(block_size, points, rate),
+                None => m.truth_with(block_size, points),
+            };
             super::print_all(format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes())?;
             Ok(ExitCode::SUCCESS)
         }
         LabCommand::Serve {
-            model,
+            models,
             mount,
             with_loop,
             size,
+            bus,
             json,
-        } => serve(&load(&model, size)?, mount, with_loop, json),
+        } => {
+            let models = models
+                .iter()
+                .map(|m| load(m, size))
+                .collect::<Result<Vec<_>>>()?;
+            serve(&models, mount, with_loop, bus, json)
+        }
         LabCommand::Cleanup => {
             for line in drivescope_lab::cleanup_stale() {
                 eprintln!("{line}");
@@ -133,47 +162,121 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<ExitCode> {
+fn serve(
+    models: &[Model],
+    mount: PathBuf,
+    with_loop: bool,
+    bus_rate: Option<f64>,
+    json: bool,
+) -> Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_hangup_or_interrupt(&stop)?;
-    let dev = LabDevice::start(model, &mount, with_loop)
-        .with_context(|| format!("serving '{}' at {}", model.name, mount.display()))?;
-    let shown = dev.target().display().to_string();
+    let bus = bus_rate.map(Bus::new).transpose()?;
+    let several = models.len() > 1;
+    let made_root = several && !mount.exists();
+    // One model: DIR itself; several: DIR/0, DIR/1, ...
+    let dirs: Vec<PathBuf> = match several {
+        false => vec![mount.clone()],
+        true => (0..models.len())
+            .map(|i| mount.join(i.to_string()))
+            .collect(),
+    };
+    let mut devs = Vec::new();
+    for (model, dir) in models.iter().zip(&dirs) {
+        match LabDevice::start_on(model, dir, with_loop, bus.clone()) {
+            Ok(dev) => devs.push(dev),
+            Err(e) => {
+                // Tear down the disks started so far.
+                drop(devs);
+                if made_root {
+                    let _ = std::fs::remove_dir(&mount);
+                }
+                return Err(e)
+                    .with_context(|| format!("serving '{}' at {}", model.name, dir.display()));
+            }
+        }
+    }
     let mut out = std::io::stdout();
-    if json {
-        let doc = serde_json::json!({
-            "schema": "drivescope/1", "kind": "lab_serve", "model": model.name,
-            "size": model.size, "image": dev.image(), "loop_device": dev.loop_device(),
-        });
-        writeln!(out, "{doc}")?;
-    } else {
-        writeln!(out, "{shown}")?;
+    for dev in &devs {
+        let model = dev.model();
+        if json {
+            let mut doc = serde_json::json!({
+                "schema": "drivescope/1", "kind": "lab_serve", "model": model.name,
+                "size": model.size, "image": dev.image(), "loop_device": dev.loop_device(),
+            });
+            if let Some(b) = dev.bus() {
+                doc["bus_mb_per_s"] = serde_json::json!(b.rate_mb_s());
+            }
+            writeln!(out, "{doc}")?;
+        } else {
+            writeln!(out, "{}", dev.target().display())?;
+        }
     }
     out.flush()?;
-    eprintln!(
-        "drivescope lab: serving '{}' ({}) at {}{}; Ctrl-C to stop",
-        model.name,
-        format_size(model.size),
-        dev.image().display(),
-        dev.loop_device()
-            .map(|l| format!(" on {}", l.display()))
-            .unwrap_or_default()
-    );
+    for dev in &devs {
+        let model = dev.model();
+        eprintln!(
+            "drivescope lab: serving '{}' ({}) at {}{}{}; Ctrl-C to stop",
+            model.name,
+            format_size(model.size),
+            dev.image().display(),
+            dev.loop_device()
+                .map(|l| format!(" on {}", l.display()))
+                .unwrap_or_default(),
+            dev.bus()
+                .map(|b| format!(" behind a shared bus of {} MB/s", b.rate_mb_s()))
+                .unwrap_or_default()
+        );
+    }
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let s = dev.stats();
+    for dev in &devs {
+        // Several disks: each line names its disk.
+        let who = match several {
+            true => format!("{}: ", dev.target().display()),
+            false => String::new(),
+        };
+        summarize(&who, &dev.stats());
+    }
+    if let Some(b) = &bus {
+        let s = b.stats();
+        eprintln!(
+            "drivescope lab: the shared bus ({} MB/s) carried {} in {} transfers, {} held up by other disks' transfers",
+            s.rate_mb_per_s,
+            format_size(s.bytes),
+            s.transfers,
+            s.waited
+        );
+    }
+    // Tear every disk down, even when one fails to, and report the first failure.
+    let mut first = Ok(());
+    for dev in devs {
+        let r = dev.stop();
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    if made_root {
+        let _ = std::fs::remove_dir(&mount);
+    }
+    first?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The stopping summary of one disk; `who` names it when several are served.
+fn summarize(who: &str, s: &Stats) {
     let commands = s.reads + s.writes;
     if s.host_bound * 100 > commands {
         eprintln!(
-            "drivescope lab: warning: {} of {commands} commands arrived after the model would have \
+            "drivescope lab: {who}warning: {} of {commands} commands arrived after the model would have \
              finished them: this machine's FUSE + loop round trip, not the model, set their pace; \
              lower the model's rates (or use a larger block size) to measure the model",
             s.host_bound
         );
     }
     eprintln!(
-        "drivescope lab: stopping after {} reads ({}), {} writes ({}), {} errors; replies up to {} late; request sizes {:?}",
+        "drivescope lab: {who}stopping after {} reads ({}), {} writes ({}), {} errors; replies up to {} late; request sizes {:?}",
         s.reads,
         format_size(s.bytes_read),
         s.writes,
@@ -182,6 +285,4 @@ fn serve(model: &Model, mount: PathBuf, with_loop: bool, json: bool) -> Result<E
         drivescope_core::units::format_ns(s.max_late_ns),
         s.request_sizes
     );
-    dev.stop()?;
-    Ok(ExitCode::SUCCESS)
 }
