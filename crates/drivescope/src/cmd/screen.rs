@@ -70,9 +70,7 @@ pub struct ScreenArgs {
     /// Allow writing to the block devices, destroying their data (with --write).
     #[arg(long)]
     pub destructive: bool,
-    /// Name each device to write, once per drive and in the order of the drives: its serial,
-    /// or model and size as `drivescope info` shows them.
-    #[arg(long, value_name = "SERIAL")]
+    #[arg(long, value_name = "SERIAL", help = confirm_help())]
     pub confirm: Vec<String>,
     /// With --destructive: write even over a partition table or file-system signature.
     #[arg(long)]
@@ -108,6 +106,16 @@ pub struct ScreenArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `--confirm`'s help, with the example spelled by the gate's own function.
+fn confirm_help() -> String {
+    format!(
+        "Name each device to write, once per drive and in the order of the drives: its serial \
+         number, or, for a device without one, its model (kernel name when it has none) and size \
+         as `drivescope info` shows them (\"{}\")",
+        drivescope_core::safety::confirmation_example()
+    )
 }
 
 /// Exit code of a screen that gave a drive a `fail` verdict.
