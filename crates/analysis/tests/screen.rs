@@ -292,6 +292,8 @@ slow = [{ offset = "1M", length = "1M", latency = "80ms" }]
     drop(t);
     dev.stop().unwrap();
     assert_eq!(s.failed_sectors(), 8, "4 KiB of 512-byte sectors");
+    // The report's table counts them as the rule does.
+    assert_eq!(drivescope_report::screen::failed_sectors(&s), 8);
     assert!(s.slow_total >= 16, "{}", s.slow_total);
 
     let c = Criteria {
