@@ -302,6 +302,8 @@ slow = [{ offset = "1M", length = "1M", latency = "80ms" }]
     drop(t);
     dev.stop().unwrap();
     assert_eq!(s.failed_sectors(), 8, "4 KiB of 512-byte sectors");
+    // The report's table counts them as the rule does.
+    assert_eq!(drivescope_report::screen::failed_sectors(&s), 8);
     assert!(s.slow_total >= 16, "{}", s.slow_total);
 
     let c = Criteria {
@@ -559,4 +561,19 @@ fn judging_a_group_fills_the_verdicts_and_the_shared_path_finding() {
         panic!("a screen")
     };
     assert_eq!(back.members[0].verdict, g.members[0].verdict);
+}
+
+#[test]
+fn the_report_sample_words_its_verdicts_as_the_rules_do() {
+    // The report's sample screen writes its verdicts and finding by hand: the rules give the same.
+    let sample = sample::screen(1, 4);
+    let mut g = sample.clone();
+    judge(&mut g);
+    for (a, b) in g.members.iter().zip(&sample.members) {
+        assert_eq!(a.verdict, b.verdict, "{}", a.target);
+    }
+    let claims = |r: &ScreenRecord| -> Vec<String> {
+        r.header.findings.iter().map(|f| f.claim.clone()).collect()
+    };
+    assert_eq!(claims(&g), claims(&sample));
 }

@@ -100,7 +100,7 @@ impl Table {
 
 /// Marks the best and worst values of a row: only where at least two runs have the value and they differ.
 /// Ties are all marked.
-fn marks(values: &[Option<f64>], better: Better) -> Vec<Mark> {
+pub(crate) fn marks(values: &[Option<f64>], better: Better) -> Vec<Mark> {
     let present: Vec<f64> = values.iter().flatten().copied().collect();
     let (min, max) = present
         .iter()

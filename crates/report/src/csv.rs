@@ -28,6 +28,7 @@ pub fn default_table(kind: &str) -> Option<&'static str> {
         "bench" => Some("tests"),
         "sweep" => Some("cells"),
         "soak" => Some("series"),
+        "screen" => Some("members"),
         _ => None,
     }
 }
@@ -55,7 +56,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Sweep(_) => vec!["cells"],
         Document::Soak(_) => vec!["series", "steps"],
         Document::Diagnose(_) => vec!["outcomes", "warm_up", "zones", "working_sets", "write"],
-        Document::Screen(_) => vec!["members"],
+        Document::Screen(_) => vec!["members", "shared_path"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -103,7 +104,11 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
             "write" => rows(&r.write_cache.as_ref()?.points),
             _ => None,
         },
-        Document::Screen(r) if name == "members" => rows(&r.members),
+        Document::Screen(r) => match name {
+            "members" => Some(crate::screen::member_rows(r)),
+            "shared_path" => Some(crate::screen::shared_rows(r.shared_path.as_ref()?, r)),
+            _ => None,
+        },
         // A kind this version does not know: a list at the dotted path `name`.
         Document::Unknown { doc, .. } => name
             .split('.')
@@ -117,6 +122,7 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
 /// Columns that identify a row, in this order, before the others.
 const LEADING: &[&str] = &[
     "index",
+    "target",
     "name",
     "rw",
     "t_ns",

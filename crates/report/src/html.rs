@@ -6,10 +6,13 @@ use crate::compare::Table;
 use crate::doc::Run;
 use crate::exporter::Exporter;
 use minijinja::{context, Environment, Value as J};
+
+mod screen;
 use serde::Serialize;
 
 const PAGE: &str = include_str!("../templates/report.html");
 const COMPARE: &str = include_str!("../templates/compare.html");
+const SCREEN: &str = include_str!("../templates/screen.html");
 
 fn env() -> Environment<'static> {
     let mut env = Environment::new();
@@ -18,6 +21,8 @@ fn env() -> Environment<'static> {
         .expect("report template parses");
     env.add_template("compare.html", COMPARE)
         .expect("compare template parses");
+    env.add_template("screen.html", SCREEN)
+        .expect("screen template parses");
     env
 }
 
@@ -107,6 +112,7 @@ pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> 
         any_findings => rows.iter().any(|r| !r.findings.is_empty()),
         runs => J::from(minijinja::value::Serde(&rows)),
         compare,
+        screens => J::from(minijinja::value::Serde(&runs.iter().filter_map(screen::view).collect::<Vec<_>>())),
         charts => J::from(minijinja::value::Serde(&charts)),
     })?;
     Ok((html, charts))

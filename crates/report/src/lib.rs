@@ -21,6 +21,7 @@ pub mod metrics;
 mod params;
 pub mod png;
 pub mod sample;
+pub mod screen;
 pub mod svg;
 pub mod text;
 

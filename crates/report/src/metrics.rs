@@ -5,6 +5,8 @@ use crate::doc::Run;
 pub use crate::format::Unit;
 use drivescope_record::{BenchRecord, Document, ScanRecord, SoakRecord, SweepRecord};
 use drivescope_stats::LatencySummary;
+
+mod screen;
 use serde_json::Value;
 
 /// Whether a larger value is better, smaller is better, or neither (then nothing is marked).
@@ -55,7 +57,8 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Sweep(s) => sweep(s, &mut out),
         Document::Soak(s) => soak(s, &mut out),
         Document::Diagnose(d) => diagnose(d, &mut out),
-        Document::Info(_) | Document::Screen(_) => {}
+        Document::Screen(r) => screen::rows(r, &mut out),
+        Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
     out
@@ -360,6 +363,26 @@ mod tests {
             .find(|m| m.key == "scan.read.failed_total")
             .unwrap();
         assert_eq!((m.label.as_str(), m.value), ("Failed sectors", 2048.0));
+    }
+
+    #[test]
+    fn a_screen_counts_its_verdicts_and_each_drive_by_its_target() {
+        let ms = of(&Run::new(Some(1), Document::from(sample::screen(1, 4))));
+        let v = |k: &str| ms.iter().find(|m| m.key == k).map(|m| m.value);
+        assert_eq!(v("screen.drives"), Some(4.0));
+        assert_eq!(
+            [
+                v("screen.pass"),
+                v("screen.warn"),
+                v("screen.incomplete"),
+                v("screen.fail")
+            ],
+            [Some(2.0), Some(1.0), Some(0.0), Some(1.0)]
+        );
+        assert_eq!(v("screen./dev/sdc.failed_sectors"), Some(3.0));
+        assert_eq!(v("screen.failed_sectors"), Some(3.0));
+        assert_eq!(v("screen./dev/sdd.slow_total"), Some(25.0));
+        assert!((v("screen.shared.ratio").unwrap() - 0.6).abs() < 0.01);
     }
 
     #[test]

@@ -56,12 +56,26 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
         }
         Document::Screen(r) => {
             p.push(("targets", r.members.len().to_string()));
+            if let Some(s) = r.members.iter().find_map(|m| m.scan.as_ref()) {
+                p.push(("block_size", s.block_size.to_string()));
+                p.push(("queue_depth", s.queue_depth.to_string()));
+                p.push(("engine", s.engine.to_string()));
+                p.push(("slow_threshold_ns", s.slow_threshold_ns.to_string()));
+            }
             p.push(("write", r.write.to_string()));
             p.push(("verify", r.verify.to_string()));
             p.push(("interrupted", r.interrupted.to_string()));
             if let Some(from) = r.resumed_from {
                 p.push(("resumed_from", from.to_string()));
             }
+            let c = &r.criteria;
+            p.push(("max_failed_sectors", c.max_failed_sectors.to_string()));
+            p.push(("max_verify_errors", c.max_verify_errors.to_string()));
+            p.push(("max_slow_commands", c.max_slow_commands.to_string()));
+            p.push(("max_latency_ns", c.max_latency_ns.to_string()));
+            p.push(("below_siblings_pct", c.below_siblings_pct.to_string()));
+            p.push(("below_stretch_pct", c.below_stretch_pct.to_string()));
+            p.push(("below_history_pct", c.below_history_pct.to_string()));
         }
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => return unknown_params(doc),

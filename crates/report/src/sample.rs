@@ -2,6 +2,10 @@
 //! fill and print, see `docs/json.md`): for tests, demos and screenshots without a device. Deterministic for
 //! a given seed. Nothing here is measured.
 
+mod screen;
+
+pub use screen::screen;
+
 use drivescope_probe::{BlockInfo, BlockRole, Hardware, Identity, Transport};
 use drivescope_record::{
     BenchRecord, DataPattern, Direction, EngineKind, Event, Header, Kind, Load, RateSummary, Reap,

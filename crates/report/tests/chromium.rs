@@ -259,6 +259,45 @@ fn report_loads_with_every_chart_and_mark_and_is_not_blank() {
     );
 }
 
+#[test]
+fn a_screen_page_loads_with_its_table_and_charts() {
+    let dir = tempdir("screen");
+    let r = sample::screen(1, 4);
+    let points: usize = r
+        .members
+        .iter()
+        .map(|m| m.scan.as_ref().unwrap().curve.len())
+        .sum();
+    let (html, _) = html::render(&[Run::new(Some(9), r)], "drivescope screen").unwrap();
+    let page = dir.join("screen.html");
+    std::fs::write(&page, &html).unwrap();
+    let (dom, stderr) = run_chromium(&dir, &page, &["--dump-dom".into()]);
+    assert!(
+        dom.contains("</html>"),
+        "no DOM dumped; chromium said:\n{stderr}"
+    );
+    let msgs = console_messages(&stderr);
+    assert!(msgs.is_empty(), "console messages:\n{}", msgs.join("\n"));
+    assert!(dom.contains("<table class=\"screen\">"), "{dom}");
+    assert!(dom.contains("<td class=\"num worst\">3</td>"), "{dom}");
+    let figs = figures(&dom);
+    for (id, claimed, present) in &figs {
+        assert_eq!(
+            claimed, present,
+            "{id}: data-marks says {claimed}, DOM has {present}"
+        );
+    }
+    let curve = figs
+        .iter()
+        .find(|f| f.0 == "chart-screen-curve-run9")
+        .expect("curves");
+    assert_eq!(curve.2, points);
+    assert!(figs
+        .iter()
+        .any(|f| f.0 == "chart-screen-bands-run9" && f.2 > 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 pub fn decode_gray(file: std::fs::File) -> (u32, u32, Vec<u8>) {
     let decoder = png::Decoder::new(std::io::BufReader::new(file));
     let mut reader = decoder.read_info().expect("png header");

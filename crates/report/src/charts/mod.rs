@@ -6,6 +6,7 @@ mod curve;
 mod diagnose;
 mod histogram;
 mod regions;
+mod screen;
 mod series;
 mod sweep;
 
@@ -26,7 +27,7 @@ pub struct Chart {
 }
 
 /// Every chart the runs call for, in report order: transfer-rate curves (all scans overlaid), bench results,
-/// quick scans, histograms, sweeps, time series.
+/// quick scans, histograms, sweeps, time series, diagnoses, screens.
 pub fn build(runs: &[Run]) -> Vec<Chart> {
     let mut out = Vec::new();
     out.extend(curve::chart(runs));
@@ -45,6 +46,9 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(diagnose::charts(r, i));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        out.extend(screen::charts(r, i));
     }
     out
 }

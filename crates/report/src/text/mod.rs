@@ -10,6 +10,7 @@ mod findings;
 mod info;
 mod runs;
 mod scan;
+mod screen;
 mod show;
 mod soak;
 mod sparkline;
@@ -22,6 +23,7 @@ pub use findings::print_findings;
 pub use info::info;
 pub use runs::{runs, ListedRun};
 pub use scan::print_scan;
+pub use screen::print_screen;
 pub use show::show;
 pub use soak::print_soak;
 pub use sparkline::sparkline;
@@ -72,9 +74,12 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             print_diagnose(r, out)?;
             return writeln!(out, "({} · {} · {})", run.label(), run.kind(), run.device());
         }
-        Document::Info(_) | Document::Screen(_) | Document::Unknown { .. } => {
-            return out.write_all(show(run).as_bytes())
+        Document::Screen(r) => {
+            // The screen's summary ends with its findings.
+            print_screen(r, out)?;
+            return writeln!(out, "({} · {} · {})", run.label(), run.kind(), run.device());
         }
+        Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {
         print_findings(&h.findings, out)?;
