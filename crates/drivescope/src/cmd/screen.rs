@@ -281,8 +281,9 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     };
     drivescope_analysis::screen::judge(&mut rec);
 
-    let human =
-        |out: &mut dyn std::io::Write| -> std::io::Result<()> { pending::print_screen(&rec, out) };
+    let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+        drivescope_report::text::print_screen(&rec, out)
+    };
     if args.json {
         human(&mut std::io::stderr())?;
         super::print_json(&rec)?;
@@ -529,22 +530,5 @@ mod history {
                 m.history = Some(h);
             }
         }
-    }
-}
-
-mod pending {
-    use drivescope_record::ScreenRecord;
-    pub fn print_screen(r: &ScreenRecord, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        for m in &r.members {
-            writeln!(
-                out,
-                "{} {:?}",
-                m.target,
-                m.scan
-                    .as_ref()
-                    .map(|s| (s.bytes, s.commands, s.failed_total))
-            )?;
-        }
-        Ok(())
     }
 }
