@@ -191,6 +191,31 @@ fn verdicts_pass_pass_warn_fail_land_on_their_drives() {
     for (w, want) in order.iter().zip(["pass", "pass", "warn", "fail"]) {
         assert!(w.contains(want), "{verdict_row}");
     }
+    // Worst of each row marked `!` on the drive that is worst at it, and on no other.
+    let cells = |label: &str| -> Vec<String> {
+        let row = text
+            .lines()
+            .find_map(|l| l.strip_prefix(label).filter(|r| r.starts_with(' ')))
+            .unwrap_or_else(|| panic!("no {label} row in:\n{text}"));
+        // A unit (`ms`) belongs to the number before it.
+        let mut cells: Vec<String> = Vec::new();
+        for w in row.split_whitespace() {
+            match cells.last_mut() {
+                Some(last) if !w.starts_with(|c: char| c.is_ascii_digit()) => *last += w,
+                _ => cells.push(w.to_string()),
+            }
+        }
+        cells
+    };
+    // (Not the maximum latency: on a small machine serving four FUSE disks, the host now and
+    // then stalls a command of any drive for longer than the slow spots' 80 ms.)
+    for (label, worst) in [("failed sectors", 3), ("slow commands", 2)] {
+        let c = cells(label);
+        let marked: Vec<usize> = (0..c.len()).filter(|&i| c[i].ends_with('!')).collect();
+        assert_eq!(marked, [worst], "{label}: {c:?}");
+    }
+    let c = cells("failed sectors");
+    assert_eq!(c[3], "8!", "{c:?}");
 }
 
 #[test]
