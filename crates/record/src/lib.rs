@@ -23,6 +23,7 @@ mod scan;
 mod screen;
 mod state;
 mod surface;
+mod time;
 mod verify;
 
 pub use bench::{
@@ -47,6 +48,9 @@ pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
 pub use state::RunState;
+pub use time::{
+    CgroupIo, DeviceIo, IoSource, ModeResult, ModeSummary, Spread, TimeMode, TimeRecord, TimedRun,
+};
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
