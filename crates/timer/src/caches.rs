@@ -6,10 +6,14 @@ use anyhow::{bail, Context};
 pub fn can_drop_caches() -> Option<String> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Some("cold runs drop the page cache (/proc/sys/vm/drop_caches), which needs root".into());
+        return Some(
+            "cold runs drop the page cache (/proc/sys/vm/drop_caches), which needs root".into(),
+        );
     }
     if !std::path::Path::new("/proc/sys/vm/drop_caches").exists() {
-        return Some("/proc/sys/vm/drop_caches is missing: the page cache cannot be dropped".into());
+        return Some(
+            "/proc/sys/vm/drop_caches is missing: the page cache cannot be dropped".into(),
+        );
     }
     None
 }

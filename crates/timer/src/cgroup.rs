@@ -32,8 +32,10 @@ fn cgroup2_mount() -> Option<PathBuf> {
 /// This process's cgroup v2 path (the `0::` line of /proc/self/cgroup).
 fn own_path() -> Option<String> {
     let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("0::").map(|p| p.trim_start_matches('/').to_string()))
+    text.lines().find_map(|l| {
+        l.strip_prefix("0::")
+            .map(|p| p.trim_start_matches('/').to_string())
+    })
 }
 
 impl Cgroup {
@@ -42,9 +44,8 @@ impl Cgroup {
         let mount = cgroup2_mount().ok_or("no cgroup v2 hierarchy is mounted")?;
         let parent = mount.join(own_path().ok_or("this process is in no cgroup v2")?);
         let dir = parent.join(format!("drivescope-time-{}", std::process::id()));
-        std::fs::create_dir(&dir).map_err(|e| {
-            format!("cannot make a cgroup under {}: {e}", parent.display())
-        })?;
+        std::fs::create_dir(&dir)
+            .map_err(|e| format!("cannot make a cgroup under {}: {e}", parent.display()))?;
         let made = Cgroup::open(dir.clone());
         if made.is_err() {
             let _ = std::fs::remove_dir(&dir);
@@ -77,7 +78,9 @@ impl Cgroup {
 
     /// The cgroup's `io.stat` now, by `major:minor`.
     pub fn io_stat(&self) -> std::io::Result<BTreeMap<String, CgroupIo>> {
-        Ok(parse_io_stat(&std::fs::read_to_string(self.dir.join("io.stat"))?))
+        Ok(parse_io_stat(&std::fs::read_to_string(
+            self.dir.join("io.stat"),
+        )?))
     }
 }
 

@@ -133,7 +133,13 @@ mod tests {
         let d = deltas(&before, &after, &["vdb".to_string()]);
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(d[0].name, "vdb");
-        assert_eq!(d[0], DeviceIo { name: "vdb".into(), ..Default::default() });
+        assert_eq!(
+            d[0],
+            DeviceIo {
+                name: "vdb".into(),
+                ..Default::default()
+            }
+        );
         assert_eq!(
             d[1],
             DeviceIo {

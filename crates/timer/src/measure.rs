@@ -230,12 +230,14 @@ pub fn measure(
             let ok = run.succeeded();
             result.runs.push(run);
             if !ok && !plan.ignore_failure {
-                rec.modes.push(finish(result, &plan.watched, plan.ignore_failure));
+                rec.modes
+                    .push(finish(result, &plan.watched, plan.ignore_failure));
                 return Err(failed(&rec, mode, index, o));
             }
         }
         if !result.runs.is_empty() {
-            rec.modes.push(finish(result, &plan.watched, plan.ignore_failure));
+            rec.modes
+                .push(finish(result, &plan.watched, plan.ignore_failure));
         }
         if rec.interrupted || stop.load(Ordering::Relaxed) {
             rec.interrupted = true;

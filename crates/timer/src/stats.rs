@@ -78,7 +78,10 @@ mod tests {
         // Identical runs but one 3 % off: within the 5 % floor.
         assert_eq!(outliers(&[1.0, 1.0, 1.0, 1.03]), [false; 4]);
         // A fast one is as much an outlier as a slow one.
-        assert_eq!(outliers(&[1.0, 1.01, 0.99, 0.5]), [false, false, false, true]);
+        assert_eq!(
+            outliers(&[1.0, 1.01, 0.99, 0.5]),
+            [false, false, false, true]
+        );
         assert_eq!(outliers(&[1.0, 9.0]), [false, false]);
     }
 }
