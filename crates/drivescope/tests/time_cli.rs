@@ -52,6 +52,16 @@ fn a_failing_command_fails_the_measurement_with_its_exit_code_unless_ignored() {
     // Its output was hidden, but a failure shows its stderr.
     assert!(e.contains("  | broken-input"), "{e}");
     assert!(o.is_empty(), "no result for a failed measurement: {o}");
+    // One that fails only from its second run on: the untimed run passes, the first timed run fails.
+    let dir = std::env::temp_dir().join(format!("drivescope-time-fail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let second = "test -e marker && exit 9; touch marker";
+    let cwd = dir.to_str().unwrap();
+    let out = time(&["--warm", "--no-store", "--cwd", cwd, "--shell", second]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let e = text(&out).1;
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("failed with exit code 9 in warm run 1 "), "{e}");
 
     let d = json(&["--warm", "-i", "--runs", "3", "--shell", cmd]);
     let warm = mode(&d, "warm");

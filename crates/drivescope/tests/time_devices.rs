@@ -51,7 +51,13 @@ fn f(v: &Value) -> f64 {
 /// A file of `size` random bytes in `dir`, written out to the device.
 fn write_file(dir: &Path, size: u64) {
     let st = Command::new("dd")
-        .args(["if=/dev/urandom", "of=big", "bs=1M", "status=none", "conv=fsync"])
+        .args([
+            "if=/dev/urandom",
+            "of=big",
+            "bs=1M",
+            "status=none",
+            "conv=fsync",
+        ])
         .arg(format!("count={}", size / MIB))
         .current_dir(dir)
         .status()
@@ -62,7 +68,11 @@ fn write_file(dir: &Path, size: u64) {
 fn codes(d: &Value) -> Vec<String> {
     d["findings"]
         .as_array()
-        .map(|a| a.iter().map(|f| f["claim"].as_str().unwrap().to_string()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|f| f["claim"].as_str().unwrap().to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -74,7 +84,10 @@ fn a_cold_cat_reads_the_file_from_the_device_and_a_warm_one_does_not() {
     write_file(&fs.dir, size);
     let d = time(&fs.dir, &["--runs", "3", "--", "cat", "big"]);
     let dev = d["devices"][0].as_str().unwrap().to_string();
-    assert!(dev.starts_with("loop"), "the file system's device first: {d}");
+    assert!(
+        dev.starts_with("loop"),
+        "the file system's device first: {d}"
+    );
 
     let cold = mode(&d, "cold");
     for run in cold["runs"].as_array().unwrap() {
@@ -128,14 +141,24 @@ fn a_cold_cat_on_a_lab_disk_takes_the_files_size_over_the_disks_rate() {
     let lab = LabDevice::start_temp(&model, true).expect("start lab device");
     let loopdev = lab.loop_device().unwrap().to_path_buf();
     let st = Command::new("mkfs.ext4")
-        .args(["-q", "-F", "-E", "nodiscard,lazy_itable_init=0,lazy_journal_init=0"])
+        .args([
+            "-q",
+            "-F",
+            "-E",
+            "nodiscard,lazy_itable_init=0,lazy_journal_init=0",
+        ])
         .arg(&loopdev)
         .status()
         .unwrap();
     assert!(st.success());
     let dir = std::env::temp_dir().join(format!("drivescope-time-lab-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    assert!(Command::new("mount").arg(&loopdev).arg(&dir).status().unwrap().success());
+    assert!(Command::new("mount")
+        .arg(&loopdev)
+        .arg(&dir)
+        .status()
+        .unwrap()
+        .success());
     let size = 512 * MIB;
     write_file(&dir, size);
     let d = time(&dir, &["--cold", "--runs", "2", "--", "cat", "big"]);
