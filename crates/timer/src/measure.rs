@@ -210,6 +210,9 @@ pub fn measure(
             runner.before(mode, 0, &rec)?;
             progress(Progress::Warmup { mode, index: w });
             let o = run_once(&plan.argv, &plan.cwd, plan.show_output, None)?;
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
             if o.exit_code != Some(0) && !plan.ignore_failure {
                 return Err(failed(&rec, mode, 0, o));
             }
@@ -226,6 +229,11 @@ pub fn measure(
             }
             runner.before(mode, index, &rec)?;
             let (run, o) = runner.timed(index)?;
+            if stop.load(Ordering::Relaxed) {
+                // SIGINT reaches the command too: a run cut short is no measurement.
+                rec.interrupted = true;
+                break;
+            }
             progress(Progress::Run { mode, run: &run });
             let ok = run.succeeded();
             result.runs.push(run);
