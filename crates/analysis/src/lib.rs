@@ -11,6 +11,7 @@ mod link;
 mod queueing;
 pub mod screen;
 mod soak;
+pub mod time;
 mod zones;
 
 pub use link::{usual_ceiling, USUAL_CEILINGS};
@@ -33,6 +34,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         }
         Document::Diagnose(d) => out.extend(diagnose::assess(d).0),
         Document::Screen(s) => out.extend(screen::findings(s)),
+        Document::Time(t) => out.extend(time::findings(t)),
         Document::Info(_) | Document::Unknown { .. } => {}
     }
     out

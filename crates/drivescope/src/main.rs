@@ -38,6 +38,8 @@ enum Command {
     /// Scan several drives at the same time: a verdict for each (pass, warn, fail), a side-by-side
     /// table, and whether a path they share caps them.
     Screen(cmd::screen::ScreenArgs),
+    /// Time a real workload (a command) cold and warm, and how much of it was the disk.
+    Time(cmd::time::TimeArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Command::Soak(a) => cmd::soak::run(a),
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Screen(a) => cmd::screen::run(a),
+        Command::Time(a) => cmd::time::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Runs(a) => cmd::runs::run(a),
@@ -112,6 +115,10 @@ mod tests {
                 "sweep",
                 "soak",
                 "info",
+                "time",
+                "--cold",
+                "--warm",
+                "--shell",
                 "lab",
                 "runs",
                 "show",

@@ -7,6 +7,7 @@ use crate::info::InfoRecord;
 use crate::kind::Kind;
 use crate::scan::ScanRecord;
 use crate::screen::ScreenRecord;
+use crate::time::TimeRecord;
 use drivescope_probe::Identity;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -21,6 +22,7 @@ pub enum Document {
     Soak(Box<SoakRecord>),
     Diagnose(Box<DiagnoseRecord>),
     Screen(Box<ScreenRecord>),
+    Time(Box<TimeRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -90,6 +92,7 @@ impl Document {
             Kind::Soak => typed(doc, kind, Document::Soak),
             Kind::Diagnose => typed(doc, kind, Document::Diagnose),
             Kind::Screen => typed(doc, kind, Document::Screen),
+            Kind::Time => typed(doc, kind, Document::Time),
             Kind::Info => typed(doc, kind, Document::Info),
             kind => Document::Unknown {
                 kind,
@@ -121,6 +124,7 @@ impl Document {
             Document::Soak(r) => Some(&r.header),
             Document::Diagnose(r) => Some(&r.header),
             Document::Screen(r) => Some(&r.header),
+            Document::Time(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -133,6 +137,7 @@ impl Document {
             Document::Soak(r) => Some(&mut r.header),
             Document::Diagnose(r) => Some(&mut r.header),
             Document::Screen(r) => Some(&mut r.header),
+            Document::Time(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -155,6 +160,7 @@ impl Serialize for Document {
             Document::Soak(r) => r.serialize(s),
             Document::Diagnose(r) => r.serialize(s),
             Document::Screen(r) => r.serialize(s),
+            Document::Time(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -192,7 +198,8 @@ record!(
     SweepRecord,
     SoakRecord,
     DiagnoseRecord,
-    ScreenRecord
+    ScreenRecord,
+    TimeRecord
 );
 
 macro_rules! from_record {
@@ -205,7 +212,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,12 @@ pub enum FindingCode {
     WarmUp,
     /// Drives reach less together than alone: a path they share caps their sum.
     SharedPath,
+    /// A timed workload spent most of its wall time waiting for the disk.
+    StorageBound,
+    /// A timed workload spent most of its wall time on the CPU.
+    CpuBound,
+    /// A timed workload neither mostly on the disk nor mostly on the CPU.
+    MixedBound,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -37,6 +43,9 @@ impl FindingCode {
             FindingCode::Zones => "zones",
             FindingCode::WarmUp => "warm_up",
             FindingCode::SharedPath => "shared_path",
+            FindingCode::StorageBound => "storage_bound",
+            FindingCode::CpuBound => "cpu_bound",
+            FindingCode::MixedBound => "mixed_bound",
             FindingCode::Other(s) => s,
         }
     }

@@ -20,6 +20,8 @@ pub enum Kind {
     Diagnose,
     /// `drivescope screen`: several drives scanned at once.
     Screen,
+    /// `drivescope time`: a command timed cold and warm.
+    Time,
     /// `drivescope info`.
     Info,
     /// `drivescope lab truth`: a lab model's ground truth.
@@ -44,6 +46,7 @@ impl Kind {
             Kind::Soak => "soak",
             Kind::Diagnose => "diagnose",
             Kind::Screen => "screen",
+            Kind::Time => "time",
             Kind::Info => "info",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
@@ -78,6 +81,7 @@ mod tests {
             Kind::Sweep,
             Kind::Soak,
             Kind::Screen,
+            Kind::Time,
             Kind::Info,
             Kind::LabTruth,
             Kind::LabPresets,

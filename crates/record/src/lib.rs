@@ -23,6 +23,7 @@ mod scan;
 mod screen;
 mod state;
 mod surface;
+mod time;
 mod verify;
 
 pub use bench::{
@@ -48,6 +49,9 @@ pub use screen::{
 };
 pub use state::RunState;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
+pub use time::{
+    CgroupIo, DeviceIo, IoSource, ModeResult, ModeSummary, Spread, TimeMode, TimeRecord, TimedRun,
+};
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.

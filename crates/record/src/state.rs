@@ -57,6 +57,7 @@ impl crate::Document {
             D::Diagnose(r) if r.device_error.is_some() => return Some(RunState::DeviceLost),
             D::Diagnose(r) => r.workload.interrupted,
             D::Screen(r) => r.interrupted,
+            D::Time(r) => r.interrupted,
             D::Info(_) | D::Unknown { .. } => return None,
         };
         Some(if interrupted {

@@ -29,6 +29,7 @@ pub fn default_table(kind: &str) -> Option<&'static str> {
         "sweep" => Some("cells"),
         "soak" => Some("series"),
         "screen" => Some("members"),
+        "time" => Some("runs"),
         _ => None,
     }
 }
@@ -57,6 +58,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Soak(_) => vec!["series", "steps"],
         Document::Diagnose(_) => vec!["outcomes", "warm_up", "zones", "working_sets", "write"],
         Document::Screen(_) => vec!["members", "shared_path"],
+        Document::Time(_) => vec!["runs", "devices"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -107,6 +109,11 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
         Document::Screen(r) => match name {
             "members" => Some(crate::screen::member_rows(r)),
             "shared_path" => Some(crate::screen::shared_rows(r.shared_path.as_ref()?, r)),
+            _ => None,
+        },
+        Document::Time(r) => match name {
+            "runs" => Some(crate::time::run_rows(r)),
+            "devices" => Some(crate::time::device_rows(r)),
             _ => None,
         },
         // A kind this version does not know: a list at the dotted path `name`.

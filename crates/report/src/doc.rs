@@ -37,7 +37,7 @@ impl Run {
             Document::Screen(r) if r.write => Direction::Write,
             Document::Screen(_) => Direction::Read,
             Document::Bench(r) => r.tests.first().map_or(Direction::Read, |t| t.rw),
-            Document::Info(_) | Document::Unknown { .. } => Direction::Read,
+            Document::Time(_) | Document::Info(_) | Document::Unknown { .. } => Direction::Read,
         }
     }
 

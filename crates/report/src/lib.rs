@@ -24,6 +24,7 @@ pub mod sample;
 pub mod screen;
 pub mod svg;
 pub mod text;
+mod time;
 
 pub use doc::Run;
 pub use exporter::Exporter;

@@ -7,6 +7,7 @@ use drivescope_record::{BenchRecord, Document, ScanRecord, SoakRecord, SweepReco
 use drivescope_stats::LatencySummary;
 
 mod screen;
+mod time;
 use serde_json::Value;
 
 /// Whether a larger value is better, smaller is better, or neither (then nothing is marked).
@@ -58,6 +59,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Soak(s) => soak(s, &mut out),
         Document::Diagnose(d) => diagnose(d, &mut out),
         Document::Screen(r) => screen::rows(r, &mut out),
+        Document::Time(r) => time::rows(r, &mut out),
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }

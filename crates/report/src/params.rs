@@ -77,6 +77,22 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             p.push(("below_stretch_pct", c.below_stretch_pct.to_string()));
             p.push(("below_history_pct", c.below_history_pct.to_string()));
         }
+        Document::Time(r) => {
+            p.push(("command", r.command_line()));
+            p.push(("shell", r.shell.is_some().to_string()));
+            if let Some(prep) = &r.prepare {
+                p.push(("prepare", prep.clone()));
+            }
+            p.push(("cwd", r.header.target.path.clone()));
+            let modes: Vec<&str> = r.modes.iter().map(|m| m.mode.as_str()).collect();
+            p.push(("modes", modes.join(",")));
+            p.push(("runs", r.runs.to_string()));
+            p.push(("warmup", r.warmup.to_string()));
+            p.push(("ignore_failure", r.ignore_failure.to_string()));
+            p.push(("devices", r.devices.join(",")));
+            p.push(("io_source", format!("{:?}", r.io_source).to_lowercase()));
+            p.push(("interrupted", r.interrupted.to_string()));
+        }
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => return unknown_params(doc),
     }

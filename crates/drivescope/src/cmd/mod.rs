@@ -21,6 +21,7 @@ pub mod show;
 pub mod soak;
 pub mod store_opts;
 pub mod sweep;
+pub mod time;
 pub mod workload;
 
 /// Exit codes, documented in the README.

@@ -9,6 +9,7 @@ mod regions;
 mod screen;
 mod series;
 mod sweep;
+mod time;
 
 use crate::doc::Run;
 use crate::svg::PALETTE;
@@ -27,7 +28,7 @@ pub struct Chart {
 }
 
 /// Every chart the runs call for, in report order: transfer-rate curves (all scans overlaid), bench results,
-/// quick scans, histograms, sweeps, time series, diagnoses, screens.
+/// quick scans, histograms, sweeps, time series, diagnoses, screens, timed workloads.
 pub fn build(runs: &[Run]) -> Vec<Chart> {
     let mut out = Vec::new();
     out.extend(curve::chart(runs));
@@ -49,6 +50,9 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(screen::charts(r, i));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        out.extend(time::chart(r, i));
     }
     out
 }

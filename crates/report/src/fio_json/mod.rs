@@ -137,6 +137,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Time(_) => {
+            return Err(Unsupported {
+                kind: Kind::Time,
+                why: None,
+            })
+        }
         Document::Unknown { kind, why, .. } => {
             return Err(Unsupported {
                 kind: kind.clone(),

@@ -15,6 +15,9 @@ fn finding_label(code: &FindingCode) -> String {
         FindingCode::Zones => "zones".into(),
         FindingCode::WarmUp => "warm-up".into(),
         FindingCode::SharedPath => "shared path".into(),
+        FindingCode::StorageBound => "storage-bound".into(),
+        FindingCode::CpuBound => "CPU-bound".into(),
+        FindingCode::MixedBound => "mixed".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }
@@ -28,7 +31,11 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::LinkCap => Experiment::Link,
         FindingCode::Zones => Experiment::Zones,
         FindingCode::WarmUp => Experiment::WarmUp,
-        FindingCode::SharedPath | FindingCode::Other(_) => return None,
+        FindingCode::SharedPath
+        | FindingCode::StorageBound
+        | FindingCode::CpuBound
+        | FindingCode::MixedBound
+        | FindingCode::Other(_) => return None,
     })
 }
 

@@ -15,6 +15,7 @@ mod show;
 mod soak;
 mod sparkline;
 mod sweep;
+mod time;
 
 pub use bench::{bench_line, print_bench};
 pub use compare::table as compare_table;
@@ -28,6 +29,7 @@ pub use show::show;
 pub use soak::print_soak;
 pub use sparkline::sparkline;
 pub use sweep::{print_sweep, sweep_line};
+pub use time::{print_time, sentence as time_sentence};
 
 use crate::compare::Table;
 use crate::exporter::Exporter;
@@ -79,6 +81,7 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             print_screen(r, out)?;
             return writeln!(out, "({} · {} · {})", run.label(), run.kind(), run.device());
         }
+        Document::Time(r) => print_time(r, out)?,
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {

@@ -1,0 +1,210 @@
+//! `drivescope time`: a real workload timed cold and warm, with how much of it was the disk.
+
+use super::store_opts::StoreOpts;
+use super::Refused;
+use anyhow::{bail, Context};
+use clap::Args;
+use drivescope_core::scan::hostname;
+use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode};
+use drivescope_report::text::{print_findings, print_time};
+use drivescope_timer::{measure, Plan, Progress, Stop};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    drivescope time -- cargo build --release\n  \
+    drivescope time --cwd /mnt/new --prepare 'cargo clean' -- cargo build\n  \
+    drivescope time --warm --runs 10 --shell 'git status'\n\n\
+    Without --cold or --warm both are measured. Cold runs need root (they write /proc/sys/vm/drop_caches); \
+    --cold as another user is refused (exit code 3), and without --cold or --warm only warm runs are made. \
+    A command that fails fails the measurement (exit code 1) unless -i is given.")]
+pub struct TimeArgs {
+    /// Timed runs per mode.
+    #[arg(long, short = 'r', default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// Untimed runs before the timed ones of each mode (a warm mode always makes at least one).
+    #[arg(long, short = 'w', default_value_t = 0)]
+    pub warmup: u32,
+    /// A shell command run before every run, untimed (e.g. `make clean`).
+    #[arg(long, short = 'p', value_name = "CMD")]
+    pub prepare: Option<String>,
+    /// The directory the command runs in; its block devices are the ones watched.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub cwd: PathBuf,
+    /// Only cold runs: dirty data synced and the page cache dropped before every run (needs root).
+    #[arg(long)]
+    pub cold: bool,
+    /// Only warm runs: after one untimed run, so the command's files are in the page cache.
+    #[arg(long)]
+    pub warm: bool,
+    /// A failing command does not fail the measurement.
+    #[arg(short = 'i', long = "ignore-failure")]
+    pub ignore_failure: bool,
+    /// Let the command's output through (it is hidden otherwise; a failing command's stderr is shown).
+    #[arg(long)]
+    pub show_output: bool,
+    /// The command as one shell line, run with `sh -c`.
+    #[arg(long, value_name = "CMD")]
+    pub shell: Option<String>,
+    /// Print the run's JSON document on stdout (the text goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress lines.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+    /// The command and its arguments, after `--`.
+    #[arg(
+        last = true,
+        value_name = "COMMAND",
+        required_unless_present = "shell",
+        conflicts_with = "shell"
+    )]
+    pub command: Vec<String>,
+}
+
+/// The block devices under `dir`, as /proc/diskstats names them: the file system's own first.
+fn devices_of(dir: &std::path::Path) -> Vec<String> {
+    match drivescope_probe::identify(dir, &drivescope_probe::Roots::default()) {
+        Ok(id) => {
+            let mut names: Vec<String> = Vec::new();
+            for b in id.block_devices() {
+                if !names.contains(&b.name) {
+                    names.push(b.name.clone());
+                }
+            }
+            names
+        }
+        Err(e) => {
+            eprintln!(
+                "drivescope: warning: could not find the devices under {}: {e:#}",
+                dir.display()
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
+    let cwd =
+        std::fs::canonicalize(&a.cwd).with_context(|| format!("--cwd {}", a.cwd.display()))?;
+    if !cwd.is_dir() {
+        bail!("--cwd {}: not a directory", cwd.display());
+    }
+    let mut notes = Vec::new();
+    let cold_why = drivescope_timer::can_drop_caches();
+    let modes = match (a.cold, a.warm) {
+        (true, false) | (true, true) if cold_why.is_some() => {
+            return Err(Refused(format!(
+                "--cold: {} (run as root, or measure --warm only)",
+                cold_why.unwrap_or_default()
+            ))
+            .into());
+        }
+        (true, false) => vec![TimeMode::Cold],
+        (false, true) => vec![TimeMode::Warm],
+        _ if cold_why.is_some() => {
+            let why = cold_why.unwrap_or_default();
+            eprintln!("drivescope: warm runs only: {why}");
+            notes.push(format!("warm runs only: {why}"));
+            vec![TimeMode::Warm]
+        }
+        _ => vec![TimeMode::Cold, TimeMode::Warm],
+    };
+    let (argv, shell) = match &a.shell {
+        Some(line) => (
+            ["sh", "-c", line.as_str()].map(String::from).to_vec(),
+            Some(line.clone()),
+        ),
+        None => (a.command.clone(), None),
+    };
+    let plan = Plan {
+        argv,
+        shell,
+        cwd: cwd.clone(),
+        prepare: a.prepare.clone(),
+        runs: a.runs,
+        warmup: a.warmup,
+        modes,
+        ignore_failure: a.ignore_failure,
+        show_output: a.show_output,
+        watched: devices_of(&cwd),
+        notes,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let target = TargetInfo {
+        path: cwd.display().to_string(),
+        kind: TargetType::File,
+        size: 0,
+        logical_block_size: 512,
+    };
+    let mut header = Header::new(Kind::Time, target, hostname(), now());
+    header.device = crate::identity::of(&cwd.display().to_string());
+    let quiet = a.quiet;
+    let runs = a.runs;
+    let main = plan.watched.first().cloned();
+    let mut say = |p: Progress<'_>| {
+        if quiet {
+            return;
+        }
+        match p {
+            Progress::Warmup { mode, index } => {
+                eprintln!("drivescope: {mode} untimed run {index}")
+            }
+            Progress::Run { mode, run } => {
+                let dev = main.as_deref().and_then(|n| run.device(n));
+                eprintln!(
+                    "drivescope: {mode} run {}/{runs}: {}{}",
+                    run.index,
+                    drivescope_units::format_latency(run.wall_ns as f64),
+                    dev.map_or(String::new(), |d| format!(
+                        ", disk busy {}, {} read",
+                        drivescope_units::format_latency(d.busy_ns as f64),
+                        drivescope_units::format_bytes(d.read_bytes as f64)
+                    ))
+                );
+            }
+        }
+    };
+    let mut rec = match measure(&plan, header, &stop, &mut say) {
+        Ok(rec) => rec,
+        Err(Stop::Error(e)) => return Err(e),
+        Err(Stop::Failed(f)) => {
+            let tail = f.outcome.stderr_tail.trim_end();
+            if !tail.is_empty() {
+                eprintln!("drivescope: the {}'s last output on stderr:", f.what);
+                for line in tail.lines() {
+                    eprintln!("  | {line}");
+                }
+            }
+            bail!("{f}");
+        }
+    };
+    rec.header.ended_at = now();
+    drivescope_analysis::annotate(&mut rec);
+    let mut text = Vec::new();
+    print_time(&rec, &mut text)?;
+    print_findings(&rec.header.findings, &mut text)?;
+    if a.json {
+        eprint!("{}", String::from_utf8_lossy(&text));
+        super::print_json(&rec)?;
+    } else {
+        super::print_all(&text)?;
+    }
+    a.store.save(&rec.clone().into());
+    Ok(if stop.load(Ordering::Relaxed) {
+        ExitCode::from(super::EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

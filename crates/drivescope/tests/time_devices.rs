@@ -1,0 +1,178 @@
+//! `drivescope time` on devices the test makes: a cold `cat` of a file reads the whole file from the device
+//! under it and is storage-bound, a warm one reads (almost) nothing; on a lab disk of a known rate, the cold
+//! `cat` takes the file's size over that rate. Needs root (cold runs, loop devices) and, for the lab disk,
+//! FUSE.
+
+mod common;
+use common::{drivescope_cmd, unmount, Ext4Mount};
+use drivescope_lab::{check_environment, LabDevice, Model};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const MIB: u64 = 1 << 20;
+
+/// Cold runs drop the page cache for everyone: one test at a time.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn time(cwd: &Path, args: &[&str]) -> Value {
+    let out = drivescope_cmd()
+        .arg("time")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["--json", "--quiet", "--no-store"])
+        .args(args)
+        .output()
+        .expect("run drivescope time");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+fn mode<'a>(d: &'a Value, name: &str) -> &'a Value {
+    d["modes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mode"] == name)
+        .unwrap_or_else(|| panic!("no {name} mode in {d}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// A file of `size` random bytes in `dir`, written out to the device.
+fn write_file(dir: &Path, size: u64) {
+    let st = Command::new("dd")
+        .args([
+            "if=/dev/urandom",
+            "of=big",
+            "bs=1M",
+            "status=none",
+            "conv=fsync",
+        ])
+        .arg(format!("count={}", size / MIB))
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+fn codes(d: &Value) -> Vec<String> {
+    d["findings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|f| f["claim"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_cold_cat_reads_the_file_from_the_device_and_a_warm_one_does_not() {
+    let _one = one_at_a_time();
+    let fs = Ext4Mount::new(400 * MIB);
+    let size = 256 * MIB;
+    write_file(&fs.dir, size);
+    let d = time(&fs.dir, &["--runs", "3", "--", "cat", "big"]);
+    let dev = d["devices"][0].as_str().unwrap().to_string();
+    assert!(
+        dev.starts_with("loop"),
+        "the file system's device first: {d}"
+    );
+
+    let cold = mode(&d, "cold");
+    for run in cold["runs"].as_array().unwrap() {
+        let io = run["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == dev.as_str())
+            .unwrap();
+        let read = f(&io["read_bytes"]);
+        assert!(
+            (read - size as f64).abs() <= 0.02 * size as f64,
+            "cold run read {read} bytes from {dev} for a {size}-byte file"
+        );
+        assert!(f(&io["busy_ns"]) > 0.0);
+    }
+    let claims = codes(&d);
+    let verdict = d["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["claim"].as_str().unwrap().starts_with("cold:"))
+        .unwrap_or_else(|| panic!("no cold verdict: {claims:?}"));
+    assert_eq!(verdict["code"], "storage_bound", "{claims:?}");
+
+    let warm = mode(&d, "warm");
+    let read = f(&warm["summary"]["read_bytes"]["max"]);
+    assert!(read < 0.01 * size as f64, "a warm cat read {read} bytes");
+    assert!(
+        f(&warm["summary"]["wall_ns"]["mean"]) < f(&cold["summary"]["wall_ns"]["mean"]),
+        "warm is faster than cold"
+    );
+}
+
+#[test]
+fn a_cold_cat_on_a_lab_disk_takes_the_files_size_over_the_disks_rate() {
+    let _one = one_at_a_time();
+    if let Err(e) = check_environment(true) {
+        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
+    }
+    // A flat 100 MB/s disk that keeps 32 commands in flight (so the host's own per-command cost overlaps
+    // the media time); writes are fast so that filling it takes little time.
+    let model = Model::from_toml_str(
+        "name = 'flat'\nsize = '640M'\nzones = { rates_mb_s = [100] }\noverhead = '20us'\n\
+         write_rate_factor = 8.0\nqueue = { mode = 'parallel', depth = 32 }\n",
+        "test",
+    )
+    .expect("model");
+    // SAFETY: sync(2) has no preconditions.
+    unsafe { libc::sync() };
+    let lab = LabDevice::start_temp(&model, true).expect("start lab device");
+    let loopdev = lab.loop_device().unwrap().to_path_buf();
+    let st = Command::new("mkfs.ext4")
+        .args([
+            "-q",
+            "-F",
+            "-E",
+            "nodiscard,lazy_itable_init=0,lazy_journal_init=0",
+        ])
+        .arg(&loopdev)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let dir = std::env::temp_dir().join(format!("drivescope-time-lab-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    assert!(Command::new("mount")
+        .arg(&loopdev)
+        .arg(&dir)
+        .status()
+        .unwrap()
+        .success());
+    let size = 512 * MIB;
+    write_file(&dir, size);
+    let d = time(&dir, &["--cold", "--runs", "2", "--", "cat", "big"]);
+    unmount(&dir);
+    let _ = std::fs::remove_dir(&dir);
+    drop(lab);
+
+    let cold = mode(&d, "cold");
+    let expected_s = size as f64 / 100e6;
+    let took_s = f(&cold["summary"]["wall_ns"]["median"]) / 1e9;
+    eprintln!("a cold cat of {size} bytes at 100 MB/s: {took_s:.3} s (expected {expected_s:.3} s)");
+    assert!(
+        (took_s - expected_s).abs() <= 0.1 * expected_s,
+        "a cold cat of {size} bytes at 100 MB/s took {took_s:.2} s, expected {expected_s:.2} s ± 10 %"
+    );
+    assert_eq!(d["findings"][0]["code"], "storage_bound", "{d}");
+}
