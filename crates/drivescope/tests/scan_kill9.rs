@@ -199,9 +199,16 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
     let covered = u(&killed["covered"]);
     let length = u(&whole["length"]);
     assert!(covered > 0 && covered < length, "covered {covered}");
-    // A checkpoint holds every command before its resume point, and none after.
+    // A checkpoint holds every command before its resume point, and none after, but for the
+    // commands the first pass skipped after a failure (untried until trimming reads them).
     let bs = u(&whole["block_size"]);
-    assert_eq!(u(&killed["commands"]), covered / bs);
+    let untried = killed["surface"]["untried"].as_u64().unwrap_or(0);
+    eprintln!(
+        "killed at {covered} bytes: {} commands, {untried} bytes skipped",
+        u(&killed["commands"])
+    );
+    assert_eq!(untried % bs, 0, "skipped in whole commands: {untried}");
+    assert_eq!(u(&killed["commands"]) + untried / bs, covered / bs);
     assert_eq!(
         u(&killed["resume"]["next_offset"]),
         u(&killed["offset"]) + covered
