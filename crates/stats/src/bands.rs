@@ -14,7 +14,8 @@ pub const BAND_LIMITS_NS: [u64; 7] = [
     500_000_000,
 ];
 
-const LABELS: [&str; 9] = [
+/// Names of the bands, the timed ones then failed.
+pub const BAND_LABELS: [&str; 9] = [
     "<1ms", "<3ms", "<10ms", "<20ms", "<50ms", "<150ms", "<500ms", ">=500ms", "failed",
 ];
 
@@ -83,7 +84,7 @@ impl Bands {
     pub fn from_out(out: &[BandCount]) -> Bands {
         let mut b = Bands::default();
         for c in out {
-            let slot = match LABELS.iter().position(|l| *l == c.label) {
+            let slot = match BAND_LABELS.iter().position(|l| *l == c.label) {
                 Some(8) => &mut b.failed,
                 Some(i) => &mut b.counts[i],
                 None => continue,
@@ -95,7 +96,7 @@ impl Bands {
 
     /// All nine bands in order, ending with `failed`.
     pub fn to_out(&self) -> Vec<BandCount> {
-        LABELS
+        BAND_LABELS
             .iter()
             .enumerate()
             .map(|(i, label)| BandCount {

@@ -12,7 +12,7 @@ mod curve;
 mod histogram;
 mod series;
 
-pub use bands::{BandCount, Bands, BAND_LIMITS_NS};
+pub use bands::{BandCount, Bands, BAND_LABELS, BAND_LIMITS_NS};
 pub use capped::Capped;
 pub use curve::{BinState, Curve, CurveBin, CurvePoint};
 pub use histogram::{BucketOut, Histogram, HistogramOut, LatencySummary, PERCENTILES};

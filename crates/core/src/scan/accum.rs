@@ -4,13 +4,14 @@
 //! in passes (see `passes`).
 
 use super::extents::{FailedSpans, SlowSpans};
+use super::live::Live;
 use crate::engine::{Cmd, Completion};
 pub use drivescope_record::Event;
 use drivescope_record::EXTENT_LIST_CAP;
 use drivescope_stats::{Bands, Capped, Histogram, Series};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Most entries kept in the slow and failed lists; the rest are counted.
 pub const LIST_CAP: usize = 10_000;
@@ -50,6 +51,8 @@ pub struct Progress {
     pub position: AtomicU64,
     /// A full scan's pass: 0 first, 1 trimming, 2 scraping, 3 retrying, 4 done.
     pub pass: AtomicU8,
+    /// Curve, bands and latencies for a live view, kept only when set before the run.
+    pub live: OnceLock<Live>,
 }
 
 #[derive(Debug)]
@@ -374,6 +377,17 @@ impl Accum {
         self.progress
             .commands
             .store(self.commands, Ordering::Relaxed);
+        if let Some(live) = self.progress.live.get() {
+            live.command(
+                c.cmd.offset,
+                c.result.ok().map(u64::from),
+                c.issue_ns,
+                c.done_ns,
+                lat,
+                c.result.is_ok() && lat >= self.slow_ns,
+                c.cmd.tag == TAG_MAIN,
+            );
+        }
         match c.result {
             Ok(n) => {
                 self.bytes = self.bytes.saturating_add(n as u64);

@@ -7,6 +7,7 @@ mod checkpoint_tests;
 #[cfg(test)]
 mod extent_tests;
 mod extents;
+pub mod live;
 mod passes;
 #[cfg(test)]
 mod passes_tests;

@@ -1,0 +1,288 @@
+//! What a live view of a running scan reads: a coarse transfer curve over the range, the
+//! response-time bands and a latency histogram, all in fixed arrays of atomics that the scan
+//! thread (the only writer) updates with relaxed stores as each command completes. Nothing is
+//! locked, nothing grows; a reader on another thread takes a [`Snapshot`] when it redraws.
+
+use drivescope_stats::BAND_LIMITS_NS;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Position bins of the live curve (a view draws at most this many columns).
+pub const LIVE_BINS: usize = 512;
+/// Latency histogram buckets: four per octave from 1 µs up (the last one holds the rest).
+pub const LAT_BUCKETS: usize = 96;
+/// Response-time bands: the 8 timed ones of `drivescope_stats::Bands`, then failed.
+pub const BANDS: usize = BAND_LIMITS_NS.len() + 2;
+
+#[derive(Debug, Default)]
+struct Bin {
+    bytes: AtomicU64,
+    /// Issue time of the bin's first command and completion of its last (the run's clock).
+    first_ns: AtomicU64,
+    last_ns: AtomicU64,
+    slow: AtomicU64,
+    failed: AtomicU64,
+}
+
+/// The live counters of one scan over `[start, start + length)`.
+#[derive(Debug)]
+pub struct Live {
+    pub start: u64,
+    pub length: u64,
+    pub sector: u64,
+    bins: Box<[Bin]>,
+    bands: [AtomicU64; BANDS],
+    lat: Box<[AtomicU64]>,
+}
+
+/// One bin as read.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BinSnap {
+    pub bytes: u64,
+    /// Busy span: first issue to last completion.
+    pub busy_ns: u64,
+    pub slow: u64,
+    pub failed: u64,
+}
+
+impl BinSnap {
+    /// MB/s (10^6 B/s) over the bin's busy span, when it has one.
+    pub fn mb_s(&self) -> Option<f64> {
+        (self.bytes > 0 && self.busy_ns > 0).then(|| self.bytes as f64 * 1e3 / self.busy_ns as f64)
+    }
+}
+
+/// A copy of the live counters at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub start: u64,
+    pub length: u64,
+    pub sector: u64,
+    pub bins: Vec<BinSnap>,
+    /// Counts per band, [`BANDS`] of them (the last is failed).
+    pub bands: [u64; BANDS],
+    pub lat: Vec<u64>,
+}
+
+/// Histogram bucket of a latency: 4 per octave above 1 µs.
+#[inline]
+fn bucket(ns: u64) -> usize {
+    let us4 = ns >> 8; // units of 256 ns: bucket 0 is below ~1 µs
+    if us4 < 4 {
+        return 0;
+    }
+    let oct = 63 - us4.leading_zeros() as usize; // >= 2
+    let frac = ((us4 >> (oct - 2)) & 3) as usize;
+    ((oct - 2) * 4 + frac + 1).min(LAT_BUCKETS - 1)
+}
+
+/// Smallest latency of bucket `i` (ns).
+pub fn bucket_floor_ns(i: usize) -> u64 {
+    if i == 0 {
+        return 0;
+    }
+    let oct = (i - 1) / 4 + 2;
+    let frac = ((i - 1) % 4) as u64;
+    ((4 + frac) << (oct - 2)) << 8
+}
+
+/// Band of a completed command's latency.
+#[inline]
+fn band(ns: u64) -> usize {
+    BAND_LIMITS_NS
+        .iter()
+        .position(|&l| ns < l)
+        .unwrap_or(BAND_LIMITS_NS.len())
+}
+
+/// One more on a counter only this thread writes: a load and a store, no locked add.
+#[inline]
+fn bump(a: &AtomicU64) {
+    a.store(a.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+}
+
+impl Live {
+    pub fn new(start: u64, length: u64, sector: u64) -> Live {
+        Live {
+            start,
+            length,
+            sector: sector.max(1),
+            bins: (0..LIVE_BINS).map(|_| Bin::default()).collect(),
+            bands: Default::default(),
+            lat: (0..LAT_BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn bin(&self, offset: u64) -> Option<&Bin> {
+        let rel = offset.checked_sub(self.start)?;
+        if rel >= self.length {
+            return None;
+        }
+        let i = (rel as u128 * LIVE_BINS as u128 / self.length as u128) as usize;
+        self.bins.get(i)
+    }
+
+    /// A command over the range completed: `bytes` moved (`None`: it failed) between
+    /// `issue_ns` and `done_ns`, `latency_ns` from its submission. `paced`: it belongs to the
+    /// range's order (a first pass), so its time counts towards its bin's rate.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn command(
+        &self,
+        offset: u64,
+        bytes: Option<u64>,
+        issue_ns: u64,
+        done_ns: u64,
+        latency_ns: u64,
+        slow: bool,
+        paced: bool,
+    ) {
+        let b = self.bin(offset);
+        match bytes {
+            Some(n) => {
+                bump(&self.bands[band(latency_ns)]);
+                bump(&self.lat[bucket(latency_ns)]);
+                if let Some(b) = b.filter(|_| paced) {
+                    b.bytes
+                        .store(b.bytes.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+                    if b.first_ns.load(Ordering::Relaxed) == 0 {
+                        b.first_ns.store(issue_ns.max(1), Ordering::Relaxed);
+                    }
+                    b.last_ns.store(done_ns, Ordering::Relaxed);
+                }
+                if let (Some(b), true) = (b, slow) {
+                    bump(&b.slow);
+                }
+            }
+            None => {
+                bump(&self.bands[BANDS - 1]);
+                if let Some(b) = b {
+                    bump(&b.failed);
+                }
+            }
+        }
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let r = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        Snapshot {
+            start: self.start,
+            length: self.length,
+            sector: self.sector,
+            bins: self
+                .bins
+                .iter()
+                .map(|b| {
+                    let (first, last) = (r(&b.first_ns), r(&b.last_ns));
+                    BinSnap {
+                        bytes: r(&b.bytes),
+                        busy_ns: if first > 0 {
+                            last.saturating_sub(first)
+                        } else {
+                            0
+                        },
+                        slow: r(&b.slow),
+                        failed: r(&b.failed),
+                    }
+                })
+                .collect(),
+            bands: std::array::from_fn(|i| r(&self.bands[i])),
+            lat: self.lat.iter().map(r).collect(),
+        }
+    }
+}
+
+impl Snapshot {
+    /// The latency at quantile `q` (0..1) of the successful commands so far, to the
+    /// histogram's resolution (the floor of its bucket, within 19 %); `None` before any.
+    pub fn quantile_ns(&self, q: f64) -> Option<u64> {
+        let n: u64 = self.lat.iter().sum();
+        if n == 0 {
+            return None;
+        }
+        let want = ((q * n as f64).ceil() as u64).clamp(1, n);
+        let mut seen = 0;
+        for (i, c) in self.lat.iter().enumerate() {
+            seen += c;
+            if seen >= want {
+                return Some(bucket_floor_ns(i));
+            }
+        }
+        None
+    }
+
+    /// Bin `i`'s share of the range: `[offset, end)`.
+    pub fn bin_range(&self, i: usize) -> (u64, u64) {
+        let n = self.bins.len().max(1) as u128;
+        let at = |k: usize| self.start + (k as u128 * self.length as u128 / n) as u64;
+        (at(i), at(i + 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_rise_with_latency_and_floors_bound_them() {
+        let mut last = 0;
+        for ns in [
+            0,
+            900,
+            1_024,
+            1_500,
+            10_000,
+            1_000_000,
+            50_000_000,
+            2_000_000_000,
+        ] {
+            let b = bucket(ns);
+            assert!(b >= last, "{ns} ns in bucket {b}, below {last}");
+            assert!(bucket_floor_ns(b) <= ns, "{ns} ns under its bucket's floor");
+            if b + 1 < LAT_BUCKETS {
+                assert!(ns < bucket_floor_ns(b + 1), "{ns} ns past the next floor");
+            }
+            last = b;
+        }
+        assert_eq!(bucket(u64::MAX), LAT_BUCKETS - 1);
+    }
+
+    #[test]
+    fn commands_land_in_their_bins_bands_and_quantiles() {
+        let l = Live::new(4096, 512 * 1_000_000, 512);
+        // 1 MB per bin in 10 ms: 100 MB/s, 1 ms each.
+        for k in 0..10u64 {
+            let off = 4096 + k * 100_000;
+            l.command(
+                off,
+                Some(100_000),
+                k * 1_000_000,
+                (k + 1) * 1_000_000,
+                1_000_000,
+                false,
+                true,
+            );
+        }
+        l.command(
+            4096 + 300 * 1_000_000,
+            Some(100_000),
+            0,
+            60_000_000,
+            60_000_000,
+            true,
+            true,
+        );
+        l.command(4096 + 511 * 1_000_000, None, 0, 1, 1, false, true);
+        let s = l.snapshot();
+        assert_eq!(s.bins[0].bytes, 1_000_000);
+        assert!((s.bins[0].mb_s().unwrap() - 100.0).abs() < 1e-3);
+        assert_eq!((s.bins[300].slow, s.bins[511].failed), (1, 1));
+        assert_eq!(s.bands[1], 10); // <3ms
+        assert_eq!(s.bands[5], 1); // <150ms
+        assert_eq!(s.bands[BANDS - 1], 1);
+        let p50 = s.quantile_ns(0.5).unwrap();
+        assert!((800_000..=1_000_000).contains(&p50), "p50 {p50}");
+        assert!(s.quantile_ns(0.99).unwrap() > 40_000_000);
+        assert_eq!(s.bin_range(1), (4096 + 1_000_000, 4096 + 2_000_000));
+    }
+}
