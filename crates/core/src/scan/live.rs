@@ -21,6 +21,9 @@ struct Bin {
     last_ns: AtomicU64,
     slow: AtomicU64,
     failed: AtomicU64,
+    /// Bytes and latency of commands out of the range's order (a full scan's later passes).
+    unpaced_bytes: AtomicU64,
+    unpaced_ns: AtomicU64,
 }
 
 /// The live counters of one scan over `[start, start + length)`.
@@ -42,12 +45,21 @@ pub struct BinSnap {
     pub busy_ns: u64,
     pub slow: u64,
     pub failed: u64,
+    /// Bytes and summed latency of commands out of order, which give the rate of a bin
+    /// that has no others.
+    pub unpaced_bytes: u64,
+    pub unpaced_ns: u64,
 }
 
 impl BinSnap {
     /// MB/s (10^6 B/s) over the bin's busy span, when it has one.
     pub fn mb_s(&self) -> Option<f64> {
-        (self.bytes > 0 && self.busy_ns > 0).then(|| self.bytes as f64 * 1e3 / self.busy_ns as f64)
+        let (bytes, ns) = if self.bytes > 0 {
+            (self.bytes, self.busy_ns)
+        } else {
+            (self.unpaced_bytes, self.unpaced_ns)
+        };
+        (bytes > 0 && ns > 0).then(|| bytes as f64 * 1e3 / ns as f64)
     }
 }
 
@@ -149,6 +161,12 @@ impl Live {
                         b.first_ns.store(issue_ns.max(1), Ordering::Relaxed);
                     }
                     b.last_ns.store(done_ns, Ordering::Relaxed);
+                } else if let Some(b) = b {
+                    let add = |a: &AtomicU64, v: u64| {
+                        a.store(a.load(Ordering::Relaxed) + v, Ordering::Relaxed)
+                    };
+                    add(&b.unpaced_bytes, n);
+                    add(&b.unpaced_ns, latency_ns);
                 }
                 if let (Some(b), true) = (b, slow) {
                     bump(&b.slow);
@@ -183,6 +201,8 @@ impl Live {
                         },
                         slow: r(&b.slow),
                         failed: r(&b.failed),
+                        unpaced_bytes: r(&b.unpaced_bytes),
+                        unpaced_ns: r(&b.unpaced_ns),
                     }
                 })
                 .collect(),

@@ -8,6 +8,8 @@ mod checkpoint_tests;
 mod extent_tests;
 mod extents;
 pub mod live;
+#[cfg(test)]
+mod live_tests;
 mod passes;
 #[cfg(test)]
 mod passes_tests;

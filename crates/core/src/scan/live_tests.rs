@@ -1,0 +1,67 @@
+//! The live counters a full scan keeps when asked, checked against its own record: over a
+//! scripted device with one slow command and one bad sector.
+
+use super::live::{Live, LIVE_BINS};
+use super::scripted_tests::{target, touches};
+use super::{run_inner, ScanConfig};
+use crate::engine::scripted::{Call, Reply, Scripted};
+use crate::scan::Progress;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+const MIB: u64 = 1024 * 1024;
+const BS: u64 = 64 * 1024;
+
+#[test]
+fn a_scan_fills_the_live_curve_bands_and_marks_as_it_goes() {
+    // 64 MiB: 1024 commands, two per live bin. Command 300 takes 80 ms (slow at 50 ms), LBA
+    // 100000 (in command 781) is bad.
+    let size = 64 * MIB;
+    let slow_at = 300 * BS;
+    let bad = [100_000..100_001];
+    let dev = Scripted::new(|c: &Call| {
+        if touches(c.offset, c.len, &bad) {
+            Reply::err(100_000, libc::EIO)
+        } else if c.offset == slow_at {
+            Reply::ok(80_000_000)
+        } else {
+            Reply::ok(100_000)
+        }
+    });
+    let t = target(size);
+    let progress = Arc::new(Progress::default());
+    progress.live.set(Live::new(0, size, 512)).unwrap();
+    let rec = run_inner(
+        &dev,
+        &t,
+        &ScanConfig::default(),
+        None,
+        progress.clone(),
+        &AtomicBool::new(false),
+        None,
+    )
+    .unwrap();
+    let s = progress.live.get().unwrap().snapshot();
+
+    // The bands are the record's, command for command.
+    let want: Vec<u64> = rec.bands.iter().map(|b| b.count).collect();
+    assert_eq!(s.bands.to_vec(), want);
+    // Every bin got its two commands but the failed one's; the marks sit where they happened.
+    let bin_of = |off: u64| (off * LIVE_BINS as u64 / size) as usize;
+    let bad_bin = bin_of(100_000 * 512);
+    // The first pass skips ahead after the failure; later passes read what it skipped, out
+    // of order (unpaced).
+    for (i, b) in s.bins.iter().enumerate() {
+        let want = if i == bad_bin { BS } else { 2 * BS };
+        assert_eq!(b.bytes + b.unpaced_bytes, want, "bin {i}");
+        assert!(b.mb_s().is_some(), "bin {i}");
+        assert_eq!(b.slow, u64::from(i == bin_of(slow_at)), "bin {i}");
+        assert_eq!(b.failed, u64::from(i == bad_bin), "bin {i}");
+    }
+    // 100 µs a command: 655 MB/s, and the slow bin far below.
+    let rate = s.bins[0].mb_s().unwrap();
+    assert!((rate - 655.36).abs() < 30.0, "{rate}");
+    assert!(s.bins[bin_of(slow_at)].mb_s().unwrap() < 2.0);
+    let p50 = s.quantile_ns(0.5).unwrap();
+    assert!((80_000..=100_000).contains(&p50), "p50 {p50}");
+}
