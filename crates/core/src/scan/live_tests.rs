@@ -18,9 +18,9 @@ fn a_scan_fills_the_live_curve_bands_and_marks_as_it_goes() {
     // 100000 (in command 781) is bad.
     let size = 64 * MIB;
     let slow_at = 300 * BS;
-    let bad = [100_000..100_001];
+    let bad = std::slice::from_ref(&(100_000..100_001));
     let dev = Scripted::new(|c: &Call| {
-        if touches(c.offset, c.len, &bad) {
+        if touches(c.offset, c.len, bad) {
             Reply::err(100_000, libc::EIO)
         } else if c.offset == slow_at {
             Reply::ok(80_000_000)
