@@ -2,6 +2,7 @@
 
 mod cmd;
 mod identity;
+mod live;
 mod progress;
 mod progress_group;
 mod signals;

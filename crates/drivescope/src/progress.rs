@@ -146,13 +146,7 @@ impl Status {
             Total::Bytes(n) => format!("{} of {}", format_size(self.done), format_size(n)),
             Total::Regions(n) => format!("region {} of {n}", self.done),
         };
-        // After the first pass, the position stands at the end: say what is going on instead.
-        let when = match self.pass {
-            1 => "trimming failed areas".to_string(),
-            2 => "scraping failed areas (within --error-budget)".to_string(),
-            3 => "retrying failed sectors (within --error-budget)".to_string(),
-            _ => format!("ETA {}", hms(self.eta)),
-        };
+        let when = self.when();
         format!(
             "{:5.1}%  {pos}  {:.1} MB/s  slow {}  failed {}  {when}",
             self.frac * 100.0,
@@ -161,9 +155,21 @@ impl Status {
             self.failed,
         )
     }
+
+    /// `ETA 0:00:30`, or after the first pass (the position stands at the end) what the
+    /// run is doing instead.
+    pub fn when(&self) -> String {
+        match self.pass {
+            1 => "trimming failed areas".to_string(),
+            2 => "scraping failed areas (within --error-budget)".to_string(),
+            3 => "retrying failed sectors (within --error-budget)".to_string(),
+            _ => format!("ETA {}", hms(self.eta)),
+        }
+    }
 }
 
-fn hms(d: Duration) -> String {
+/// `1:02:03`
+pub fn hms(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }

@@ -7,6 +7,7 @@ use super::args::{
 use crate::progress;
 use anyhow::Context;
 use clap::Args;
+use drivescope_core::scan::live::Live;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
@@ -112,6 +113,9 @@ pub struct ScanArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// On a terminal, plain progress lines instead of the full-screen live view.
+    #[arg(long)]
+    pub no_live: bool,
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
@@ -202,13 +206,32 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let (writer, checkpoints) = checkpoints.unzip();
-    let display = (!args.quiet).then(|| progress::start(prog.clone(), total));
+    let live = live_wanted(&args, &cfg).then(|| {
+        let _ = prog.live.set(Live::new(
+            plan.start,
+            plan.length,
+            target.logical_block_size as u64,
+        ));
+        let title = crate::live::view::title("scan", &spec, device.as_ref());
+        crate::live::term::start(prog.clone(), total, title, stop.clone())
+    });
+    let display = match live {
+        Some(Ok(view)) => Some(Display::Live(view)),
+        Some(Err(e)) => {
+            eprintln!("drivescope: warning: no live view ({e}); plain progress instead");
+            Some(Display::Plain(progress::start(prog.clone(), total)))
+        }
+        None => (!args.quiet).then(|| Display::Plain(progress::start(prog.clone(), total))),
+    };
     let result = match &prior {
         Some((_, p)) => scan::resume(&target, p, prog, &stop, sink, checkpoints),
         None => scan::run(&target, &cfg, prog, &stop, sink, checkpoints),
     };
-    if let Some(d) = display {
-        d.finish();
+    // The terminal is back to normal before anything more is printed.
+    match display {
+        Some(Display::Plain(d)) => d.finish(),
+        Some(Display::Live(v)) => v.finish(),
+        None => {}
     }
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
@@ -271,6 +294,23 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// How the scan's progress is shown while it runs.
+enum Display {
+    Plain(progress::Display),
+    Live(crate::live::term::LiveView),
+}
+
+/// The full-screen live view: a full scan (not --quick, not --verify) with stdout and stderr
+/// both on a terminal, unless --no-live, --quiet or --json.
+fn live_wanted(args: &ScanArgs, cfg: &ScanConfig) -> bool {
+    use std::io::IsTerminal;
+    !(args.no_live || args.quiet || args.json)
+        && cfg.quick.is_none()
+        && cfg.verify.is_none()
+        && std::io::stdout().is_terminal()
+        && std::io::stderr().is_terminal()
 }
 
 /// Open the target: read-only, or through the destructive gate for a write scan of a block
