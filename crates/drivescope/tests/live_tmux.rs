@@ -1,0 +1,155 @@
+//! The live view on a real terminal: `scan` of an emulated lab disk (FUSE + loop) with one
+//! slow spot, run inside tmux. The pane shows the curve and the slow mark while it runs; `q`
+//! stops the scan as SIGINT does (the summary printed on the restored screen, the run saved
+//! as interrupted) and the saved run continues with `--resume`. Needs root, FUSE and tmux
+//! (Debian `tmux`); fails loudly without them.
+
+mod common;
+use common::*;
+use drivescope_lab::{check_environment, LabDevice, Model};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A tmux server of the test's own, killed on drop.
+struct Tmux(String);
+
+impl Tmux {
+    fn cmd(&self) -> Command {
+        let mut c = Command::new("tmux");
+        c.env("LANG", "C.UTF-8").args(["-u", "-L", &self.0]);
+        c
+    }
+
+    fn pane(&self) -> String {
+        let out = self.cmd().args(["capture-pane", "-p"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Whether the pane shows the terminal's alternate screen.
+    fn alternate(&self) -> bool {
+        let out = self
+            .cmd()
+            .args(["display-message", "-p", "#{alternate_on}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+
+    /// The pane once `ok` holds for it, within `limit`.
+    fn wait_for(&self, limit: Duration, ok: impl Fn(&str) -> bool) -> String {
+        let t0 = Instant::now();
+        loop {
+            let p = self.pane();
+            if ok(&p) {
+                return p;
+            }
+            assert!(
+                t0.elapsed() < limit,
+                "waited {limit:?}; the pane shows:\n{p}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd().arg("kill-server").status();
+    }
+}
+
+fn braille(s: &str) -> bool {
+    s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c))
+}
+
+/// A row of the curve's frame holding only the slow mark.
+fn slow_mark(pane: &str) -> bool {
+    pane.lines().any(|l| {
+        let inner: String = l.chars().filter(|c| !matches!(c, '│' | ' ')).collect();
+        inner == "!"
+    })
+}
+
+#[test]
+fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
+    require_root();
+    assert!(
+        Command::new("tmux").arg("-V").output().is_ok(),
+        "this test drives the live view in tmux (Debian: apt-get install tmux)"
+    );
+    if let Err(e) = check_environment(true) {
+        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
+    }
+    // 512 MiB at 40 MB/s: 13 s to the end; one 64 KiB command at 48 MiB takes 300 ms more.
+    let text = "name = 'live'\nsize = '512M'\nzones = { rates_mb_s = [40] }\n\
+                slow = [{ offset = '48M', length = '64K', latency = '300ms' }]\n";
+    let model = Model::from_toml_str(text, "test").unwrap();
+    let dev = LabDevice::start_temp(&model, true).expect("start lab device");
+    let path = dev.loop_device().unwrap().to_path_buf();
+    let dir = PathBuf::from(format!("/tmp/drivescope-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = dir.join("runs.db");
+    let bin = env!("CARGO_BIN_EXE_drivescope");
+
+    let tmux = Tmux(format!("drivescope-live-{}", std::process::id()));
+    let shell = format!(
+        "{bin} scan {} --store {}; echo EXIT=$?; sleep 600",
+        path.display(),
+        store.display()
+    );
+    let started = tmux
+        .cmd()
+        .args(["new-session", "-d", "-x", "120", "-y", "32", &shell])
+        .status()
+        .unwrap();
+    assert!(started.success());
+
+    // The view: title, curve filling in, and the slow spot marked once the scan is past it.
+    let live = tmux.wait_for(Duration::from_secs(30), |p| {
+        p.contains("MB/s by position") && slow_mark(p)
+    });
+    assert!(
+        live.contains(&format!("drivescope scan {}", path.display())),
+        "{live}"
+    );
+    assert!(braille(&live), "no curve in\n{live}");
+    assert!(live.contains("q stop"), "{live}");
+    assert!(live.contains("<150ms"), "{live}");
+    assert!(tmux.alternate());
+
+    tmux.cmd().args(["send-keys", "q"]).status().unwrap();
+    let done = tmux.wait_for(Duration::from_secs(30), |p| p.contains("EXIT="));
+    // The terminal is restored: the summary on the normal screen, no view left over.
+    assert!(!tmux.alternate(), "{done}");
+    assert!(!done.contains("MB/s by position"), "{done}");
+    assert!(done.contains("EXIT=130"), "{done}");
+    assert!(done.contains("drivescope: interrupted after"), "{done}");
+    assert!(
+        done.contains("continue it with `drivescope scan --resume 1`"),
+        "{done}"
+    );
+
+    // Saved as interrupted and resumable: the rest of the range is read.
+    let out = drivescope_cmd()
+        .args(["scan", "--resume", "1", "--json", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["resumed_from"], 1);
+    assert_eq!(doc["interrupted"], false);
+    // The slow command the view marked is in the whole run's slow list.
+    let slow = doc["slow"].as_array().unwrap();
+    assert!(
+        slow.iter().any(|e| e["offset"] == 48 << 20),
+        "{}",
+        doc["slow"]
+    );
+}
