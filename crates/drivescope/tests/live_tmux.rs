@@ -71,8 +71,13 @@ fn slow_mark(pane: &str) -> bool {
     })
 }
 
-#[test]
-fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// 512 MiB at 40 MB/s: 13 s to the end; one 64 KiB command at 48 MiB takes 300 ms more.
+fn lab_disk() -> LabDevice {
     require_root();
     assert!(
         Command::new("tmux").arg("-V").output().is_ok(),
@@ -81,29 +86,39 @@ fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
     }
-    // 512 MiB at 40 MB/s: 13 s to the end; one 64 KiB command at 48 MiB takes 300 ms more.
     let text = "name = 'live'\nsize = '512M'\nzones = { rates_mb_s = [40] }\n\
                 slow = [{ offset = '48M', length = '64K', latency = '300ms' }]\n";
     let model = Model::from_toml_str(text, "test").unwrap();
-    let dev = LabDevice::start_temp(&model, true).expect("start lab device");
+    LabDevice::start_temp(&model, true).expect("start lab device")
+}
+
+/// `shell` in a new tmux session, 120 × 32.
+fn session(name: &str, shell: &str) -> Tmux {
+    let tmux = Tmux(format!("drivescope-{name}-{}", std::process::id()));
+    let started = tmux
+        .cmd()
+        .args(["new-session", "-d", "-x", "120", "-y", "32", shell])
+        .status()
+        .unwrap();
+    assert!(started.success());
+    tmux
+}
+
+#[test]
+fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
+    let _one = one_at_a_time();
+    let dev = lab_disk();
     let path = dev.loop_device().unwrap().to_path_buf();
     let dir = PathBuf::from(format!("/tmp/drivescope-live-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let store = dir.join("runs.db");
     let bin = env!("CARGO_BIN_EXE_drivescope");
-
-    let tmux = Tmux(format!("drivescope-live-{}", std::process::id()));
     let shell = format!(
         "{bin} scan {} --store {}; echo EXIT=$?; sleep 600",
         path.display(),
         store.display()
     );
-    let started = tmux
-        .cmd()
-        .args(["new-session", "-d", "-x", "120", "-y", "32", &shell])
-        .status()
-        .unwrap();
-    assert!(started.success());
+    let tmux = session("live", &shell);
 
     // The view: title, curve filling in, and the slow spot marked once the scan is past it.
     let live = tmux.wait_for(Duration::from_secs(30), |p| {
@@ -152,4 +167,50 @@ fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
         "{}",
         doc["slow"]
     );
+}
+
+/// With stderr not a terminal there is no live view: the terminal never leaves its normal
+/// screen, and stderr gets the plain progress lines, in their format, with no control codes.
+#[test]
+fn stderr_off_the_terminal_keeps_the_plain_progress_lines() {
+    let _one = one_at_a_time();
+    let dev = lab_disk();
+    let path = dev.loop_device().unwrap().to_path_buf();
+    let err = PathBuf::from(format!("/tmp/drivescope-plain-{}.err", std::process::id()));
+    let bin = env!("CARGO_BIN_EXE_drivescope");
+    let shell = format!(
+        "{bin} scan {} --no-store 2>{}; echo EXIT=$?; sleep 600",
+        path.display(),
+        err.display()
+    );
+    let tmux = session("plain", &shell);
+    let t0 = Instant::now();
+    let mut done = String::new();
+    while t0.elapsed() < Duration::from_secs(60) {
+        assert!(!tmux.alternate(), "{}", tmux.pane());
+        done = tmux.pane();
+        if done.contains("EXIT=") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let text = std::fs::read_to_string(&err).unwrap();
+    let _ = std::fs::remove_file(&err);
+    assert!(done.contains("EXIT=0"), "{done}");
+    assert!(!text.contains('\x1b'), "{text:?}");
+    // One line at 10 s (the scan takes about 13 s): ` 77.0%  394.0 MiB of 512.0 MiB  …`.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" MB/s  slow "))
+        .collect();
+    assert!(!lines.is_empty(), "{text}");
+    for l in lines {
+        let (pct, rest) = l.trim_start().split_once("%  ").unwrap();
+        assert!(pct.parse::<f64>().is_ok(), "{l}");
+        assert!(rest.contains(" of 512.0 MiB  "), "{l}");
+        assert!(
+            rest.contains(" MB/s  slow ") && rest.contains("  failed 0  ETA "),
+            "{l}"
+        );
+    }
 }
