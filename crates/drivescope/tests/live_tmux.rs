@@ -59,6 +59,16 @@ impl Drop for Tmux {
     }
 }
 
+/// A path of the test's own, removed on drop (also when the test fails).
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 fn braille(s: &str) -> bool {
     s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c))
 }
@@ -109,9 +119,12 @@ fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
     let _one = one_at_a_time();
     let dev = lab_disk();
     let path = dev.loop_device().unwrap().to_path_buf();
-    let dir = PathBuf::from(format!("/tmp/drivescope-live-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let store = dir.join("runs.db");
+    let dir = Scratch(PathBuf::from(format!(
+        "/tmp/drivescope-live-{}",
+        std::process::id()
+    )));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let store = dir.0.join("runs.db");
     let bin = env!("CARGO_BIN_EXE_drivescope");
     let shell = format!(
         "{bin} scan {} --store {}; echo EXIT=$?; sleep 600",
@@ -151,7 +164,6 @@ fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
         .arg(&store)
         .output()
         .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         out.status.success(),
         "{}",
@@ -176,12 +188,15 @@ fn stderr_off_the_terminal_keeps_the_plain_progress_lines() {
     let _one = one_at_a_time();
     let dev = lab_disk();
     let path = dev.loop_device().unwrap().to_path_buf();
-    let err = PathBuf::from(format!("/tmp/drivescope-plain-{}.err", std::process::id()));
+    let err = Scratch(PathBuf::from(format!(
+        "/tmp/drivescope-plain-{}.err",
+        std::process::id()
+    )));
     let bin = env!("CARGO_BIN_EXE_drivescope");
     let shell = format!(
         "{bin} scan {} --no-store 2>{}; echo EXIT=$?; sleep 600",
         path.display(),
-        err.display()
+        err.0.display()
     );
     let tmux = session("plain", &shell);
     let t0 = Instant::now();
@@ -194,8 +209,7 @@ fn stderr_off_the_terminal_keeps_the_plain_progress_lines() {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let text = std::fs::read_to_string(&err).unwrap();
-    let _ = std::fs::remove_file(&err);
+    let text = std::fs::read_to_string(&err.0).unwrap();
     assert!(done.contains("EXIT=0"), "{done}");
     assert!(!text.contains('\x1b'), "{text:?}");
     // One line at 10 s (the scan takes about 13 s): ` 77.0%  394.0 MiB of 512.0 MiB  …`.
