@@ -145,6 +145,22 @@ fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
     assert!(live.contains("q stop"), "{live}");
     assert!(live.contains("<150ms"), "{live}");
     assert!(tmux.alternate());
+    // A smaller terminal: the view is drawn again to its size, keys on the last row.
+    let resized = tmux
+        .cmd()
+        .args(["resize-window", "-x", "80", "-y", "24"])
+        .status()
+        .unwrap();
+    assert!(resized.success());
+    let small = tmux.wait_for(Duration::from_secs(10), |p| {
+        let rows: Vec<&str> = p.lines().collect();
+        rows.len() == 24
+            && rows[23].starts_with("q stop")
+            && rows.iter().all(|r| r.chars().count() <= 80)
+            && rows[1].starts_with('┌')
+            && rows[1].ends_with('┐')
+    });
+    assert!(small.contains("MB/s by position"), "{small}");
 
     tmux.cmd().args(["send-keys", "q"]).status().unwrap();
     let done = tmux.wait_for(Duration::from_secs(30), |p| p.contains("EXIT="));
