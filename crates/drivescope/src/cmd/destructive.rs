@@ -46,6 +46,33 @@ pub fn open(spec: &str, d: &DestructiveOpts, protect: &[PathBuf]) -> anyhow::Res
     })
 }
 
+/// Open a scan's target: read-only, or, to write, through the gate for a block device (the null target
+/// stores nothing and needs none). Writes to anything else are refused: drivescope never writes to an
+/// existing file. `command` names the command in the refusal (`scan`, `screen`).
+pub fn open_scan_target(
+    spec: &str,
+    write: bool,
+    command: &str,
+    d: &DestructiveOpts,
+    protect: &[PathBuf],
+) -> anyhow::Result<Target> {
+    if !write || spec.starts_with("null:") {
+        return Ok(Target::open_read(spec)?);
+    }
+    let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such file or device"),
+        _ => anyhow::anyhow!("{spec}: {e}"),
+    })?;
+    if !std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
+        return Err(Refused(format!(
+            "{spec}: {command} --write writes only to block devices (drivescope never writes to an \
+             existing file)"
+        ))
+        .into());
+    }
+    open(spec, d, protect)
+}
+
 /// On a terminal, put the gate's question and read the answer; None elsewhere.
 fn ask(question: &str) -> Option<String> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {

@@ -9,13 +9,11 @@ use anyhow::Context;
 use clap::Args;
 use drivescope_core::scan::live::Live;
 use drivescope_core::scan::{self, Progress, ScanConfig};
-use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
 use drivescope_probe::Identity;
 use drivescope_report::curve_csv::CurveCsv;
 use drivescope_report::failed_list::FailedList;
 use drivescope_report::text;
-use std::os::unix::fs::FileTypeExt;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -129,7 +127,13 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
     };
     let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
-    let target = open_target(&spec, write, &args)?;
+    let target = super::destructive::open_scan_target(
+        &spec,
+        write,
+        "scan",
+        &args.destructive,
+        &args.store.protected(),
+    )?;
     let mut cfg = ScanConfig {
         engine: args.engine.into(),
         queue_depth: args.queue_depth,
@@ -311,29 +315,6 @@ fn live_wanted(args: &ScanArgs, cfg: &ScanConfig) -> bool {
         && cfg.verify.is_none()
         && std::io::stdout().is_terminal()
         && std::io::stderr().is_terminal()
-}
-
-/// Open the target: read-only, or through the destructive gate for a write scan of a block
-/// device. Writes to anything else but the null target are refused.
-fn open_target(spec: &str, write: bool, args: &ScanArgs) -> anyhow::Result<Target> {
-    if !write {
-        return Ok(Target::open_read(spec)?);
-    }
-    if spec.starts_with("null:") {
-        return Ok(Target::open_read(spec)?); // nothing is stored: the engine's ceiling
-    }
-    let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such file or device"),
-        _ => anyhow::anyhow!("{spec}: {e}"),
-    })?;
-    if !meta.file_type().is_block_device() {
-        return Err(super::Refused(format!(
-            "{spec}: scan --write writes only to block devices (drivescope never writes to an \
-             existing file)"
-        ))
-        .into());
-    }
-    super::destructive::open(spec, &args.destructive, &args.store.protected())
 }
 
 /// The stored run to resume, checked to be an interrupted scan.

@@ -14,7 +14,6 @@ use drivescope_core::units::{self, SizeOrPercent};
 use drivescope_record::{
     Criteria, Document, Grade, Header, Kind, Member, ScreenRecord, SharedPath, TargetInfo,
 };
-use std::os::unix::fs::FileTypeExt;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -363,30 +362,17 @@ fn open_all(specs: &[String], write: bool, args: &ScreenArgs) -> anyhow::Result<
         ))
         .into());
     }
+    let protect = args.store.protected();
     specs
         .iter()
         .enumerate()
         .map(|(i, spec)| {
-            if !write || spec.starts_with("null:") {
-                return Ok(Target::open_read(spec)?);
-            }
-            let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such file or device"),
-                _ => anyhow::anyhow!("{spec}: {e}"),
-            })?;
-            if !meta.file_type().is_block_device() {
-                return Err(super::Refused(format!(
-                    "{spec}: screen --write writes only to block devices (drivescope never writes \
-                     to an existing file); nothing was written to any drive"
-                ))
-                .into());
-            }
             let d = DestructiveOpts {
                 destructive: args.destructive,
                 confirm: args.confirm.get(i).cloned(),
                 force: args.force,
             };
-            super::destructive::open(spec, &d, &args.store.protected()).map_err(|e| {
+            super::destructive::open_scan_target(spec, write, "screen", &d, &protect).map_err(|e| {
                 match e.downcast::<super::Refused>() {
                     Ok(r) => {
                         super::Refused(format!("{}; nothing was written to any drive", r.0)).into()
