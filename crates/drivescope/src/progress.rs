@@ -32,21 +32,29 @@ impl Display {
     }
 }
 
+impl Display {
+    /// Run `draw` on a thread named `progress` until [`Display::finish`]: `draw(tty, done)` draws for a
+    /// terminal (stderr is one) or plain lines, and returns once `done` is set.
+    pub fn spawn(draw: impl FnOnce(bool, &AtomicBool) + Send + 'static) -> Display {
+        let done = Arc::new(AtomicBool::new(false));
+        let d2 = done.clone();
+        let tty = std::io::stderr().is_terminal();
+        let handle = std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || draw(tty, &d2))
+            .ok();
+        Display { done, handle }
+    }
+}
+
 pub fn start(p: Arc<Progress>, total: Total) -> Display {
-    let done = Arc::new(AtomicBool::new(false));
-    let d2 = done.clone();
-    let tty = std::io::stderr().is_terminal();
-    let handle = std::thread::Builder::new()
-        .name("progress".into())
-        .spawn(move || {
-            if tty {
-                bar(p, total, &d2)
-            } else {
-                lines(&p, total, &d2)
-            }
-        })
-        .ok();
-    Display { done, handle }
+    Display::spawn(move |tty, done| {
+        if tty {
+            bar(p, total, done)
+        } else {
+            lines(&p, total, done)
+        }
+    })
 }
 
 /// Plain lines for logs and scripts: one every 10 s, none at the end.

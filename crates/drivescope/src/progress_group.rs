@@ -2,13 +2,11 @@
 //! each with its target, rate, position, slow and failed counts and ETA; otherwise a block of
 //! plain lines (one per drive) every 10 s. Each line is [`Status::line`] of the drive's counters.
 
-use crate::progress::{Status, Total};
+use crate::progress::{Display, Status, Total};
 use drivescope_core::scan::Progress;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// One drive's counters, its name on the display, and its 100 %.
@@ -18,35 +16,14 @@ pub struct Shown {
     pub total: u64,
 }
 
-pub struct Display {
-    done: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl Display {
-    pub fn finish(mut self) {
-        self.done.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
 pub fn start(drives: Vec<Shown>) -> Display {
-    let done = Arc::new(AtomicBool::new(false));
-    let d2 = done.clone();
-    let tty = std::io::stderr().is_terminal();
-    let handle = std::thread::Builder::new()
-        .name("progress".into())
-        .spawn(move || {
-            if tty {
-                bars(&drives, &d2)
-            } else {
-                lines(&drives, &d2)
-            }
-        })
-        .ok();
-    Display { done, handle }
+    Display::spawn(move |tty, done| {
+        if tty {
+            bars(&drives, done)
+        } else {
+            lines(&drives, done)
+        }
+    })
 }
 
 /// The width every name is padded to.
