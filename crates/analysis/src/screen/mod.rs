@@ -11,6 +11,7 @@ mod siblings;
 mod surface;
 
 pub use shared::{shared_path, SHARED_BELOW};
+pub use siblings::model;
 
 use drivescope_record::{
     Criteria, DriveVerdict, Finding, Grade, Member, Reason, Rule, ScanRecord, ScreenRecord,

@@ -456,15 +456,13 @@ mod history {
     //! Earlier stored full scans of drives of the same model.
 
     use super::super::store_opts::StoreOpts;
-    use drivescope_record::{DeviceSummary, Document, History, Kind, Member};
+    use drivescope_analysis::screen;
+    use drivescope_record::{Document, History, Kind, Member};
     use drivescope_store::{ListFilter, Store};
+    use std::collections::HashMap;
 
-    /// The model of a member's drive, when its identity names one.
-    fn model(m: &Member) -> Option<String> {
-        DeviceSummary::of(m.scan.as_ref()?.header.device.as_ref()?).model
-    }
-
-    /// Fills each member's history from an existing store (none is created to look).
+    /// Fills each member's history from an existing store (none is created to look), each model looked
+    /// up once.
     pub fn fill(members: &mut [Member], store: &StoreOpts) {
         let Ok(Some(path)) = store.path() else {
             return;
@@ -476,45 +474,47 @@ mod history {
             return;
         };
         let ours: Vec<i64> = members.iter().filter_map(|m| m.run).collect();
+        let mut found: HashMap<String, Option<History>> = HashMap::new();
         for m in members.iter_mut() {
-            let Some(model) = model(m) else { continue };
-            let Ok(runs) = store.list(&ListFilter {
-                device: Some(model.clone()),
+            let Some(model) = m.scan.as_deref().and_then(screen::model) else {
+                continue;
+            };
+            m.history = found
+                .entry(model)
+                .or_insert_with_key(|model| of_model(&store, model, &ours))
+                .clone();
+        }
+    }
+
+    /// The stored whole, finished reads of drives of `model`, oldest first, other than `ours`.
+    fn of_model(store: &Store, model: &str, ours: &[i64]) -> Option<History> {
+        let runs = store
+            .list(&ListFilter {
+                device: Some(model.to_string()),
                 kind: Some(Kind::Scan.as_str().into()),
                 limit: Some(200),
                 ..Default::default()
-            }) else {
+            })
+            .ok()?;
+        let mut h = History {
+            model: model.to_string(),
+            runs: Vec::new(),
+            mean_mb_per_s: Vec::new(),
+        };
+        for r in runs.iter().rev().filter(|r| !ours.contains(&r.id.0)) {
+            let Ok(Document::Scan(s)) = store.get(r.id) else {
                 continue;
             };
-            let mut h = History {
-                model: model.clone(),
-                runs: Vec::new(),
-                mean_mb_per_s: Vec::new(),
-            };
-            // Oldest first; only whole, finished reads of a drive of this very model.
-            for r in runs.iter().rev().filter(|r| !ours.contains(&r.id.0)) {
-                let Ok(Document::Scan(s)) = store.get(r.id) else {
-                    continue;
-                };
-                let same = s
-                    .header
-                    .device
-                    .as_ref()
-                    .and_then(|d| DeviceSummary::of(d).model)
-                    .is_some_and(|x| x == model);
-                if same
-                    && !s.interrupted
-                    && !s.write
-                    && s.device_lost.is_none()
-                    && s.length == s.header.target.size
-                {
-                    h.runs.push(r.id.0);
-                    h.mean_mb_per_s.push(s.mb_per_s.mean);
-                }
-            }
-            if !h.runs.is_empty() {
-                m.history = Some(h);
+            if screen::model(&s).as_deref() == Some(model)
+                && !s.interrupted
+                && !s.write
+                && s.device_lost.is_none()
+                && s.length == s.header.target.size
+            {
+                h.runs.push(r.id.0);
+                h.mean_mb_per_s.push(s.mb_per_s.mean);
             }
         }
+        (!h.runs.is_empty()).then_some(h)
     }
 }
