@@ -7,6 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod atomic;
+pub use atomic::AtomicHistogram;
+
 const SUB_BITS: u32 = 6;
 const SUB: u64 = 1 << SUB_BITS; // 64
 /// Number of buckets covering all of `u64`.

@@ -1,6 +1,7 @@
 //! drivescope-stats: pure accumulators for timed commands. No I/O.
 //!
 //! - [`Histogram`]: log-linear latency histogram (64 linear sub-buckets per power of two).
+//! - [`AtomicHistogram`]: the same buckets filled on one thread while another reads them.
 //! - [`Bands`]: the tester's response-time bands (< 1 ms … ≥ 500 ms, failed).
 //! - [`Curve`]: transfer rate per position bin.
 //! - [`Series`]: per-interval throughput and latency over time.
@@ -15,5 +16,7 @@ mod series;
 pub use bands::{BandCount, Bands, BAND_LABELS, BAND_LIMITS_NS};
 pub use capped::Capped;
 pub use curve::{BinState, Curve, CurveBin, CurvePoint};
-pub use histogram::{BucketOut, Histogram, HistogramOut, LatencySummary, PERCENTILES};
+pub use histogram::{
+    AtomicHistogram, BucketOut, Histogram, HistogramOut, LatencySummary, PERCENTILES,
+};
 pub use series::{Series, SeriesPoint};

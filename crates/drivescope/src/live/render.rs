@@ -251,6 +251,11 @@ fn help(f: &mut Frame) {
             "curve      MB/s by position; {SLOW_MARK} slow command, {FAILED_MARK} failed"
         )),
     ];
+    overlay(f, "help", text);
+}
+
+/// A box in the middle of the frame over what is drawn there.
+pub fn overlay(f: &mut Frame, title: &str, text: Vec<Line>) {
     let area = f.area();
     let w = 66.min(area.width);
     let h = (text.len() as u16 + 2).min(area.height);
@@ -262,7 +267,7 @@ fn help(f: &mut Frame) {
     };
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(text).block(Block::bordered().title("help")),
+        Paragraph::new(text).block(Block::bordered().title(title)),
         r,
     );
 }

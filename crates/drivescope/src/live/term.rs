@@ -3,7 +3,7 @@
 //! end, an error, a panic on either thread).
 
 use super::render;
-use super::view::{Action, Shown, ViewState};
+use super::view::{Action, RateWindow, Shown, ViewState};
 use crate::progress::{Status, Total};
 use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use crossterm::terminal::{
@@ -12,8 +12,7 @@ use crossterm::terminal::{
 use crossterm::{cursor, execute};
 use drivescope_core::scan::Progress;
 use ratatui::backend::CrosstermBackend;
-use ratatui::Terminal;
-use std::collections::VecDeque;
+use ratatui::{Frame, Terminal};
 use std::io::Stdout;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once};
@@ -22,8 +21,6 @@ use std::time::{Duration, Instant};
 
 /// Redraws a second, at most (keys and resizes redraw at once).
 const REDRAW: Duration = Duration::from_millis(250);
-/// The span the current rate is taken over.
-const RATE_WINDOW: Duration = Duration::from_secs(1);
 
 /// Puts the terminal back as it was: main screen, cooked mode, cursor shown.
 fn restore() {
@@ -86,6 +83,11 @@ impl Drop for LiveView {
     }
 }
 
+/// What a live view draws: one frame of a run from its counters as they are at `now`.
+pub trait Source: Send + 'static {
+    fn draw(&mut self, f: &mut Frame, v: &ViewState, now: Instant, elapsed: Duration);
+}
+
 /// Take over the terminal and draw the run behind `p` (which must have its live counters
 /// set) until [`LiveView::finish`]. `q` and Ctrl-C set `stop` as SIGINT does; pressed again
 /// while the run is stopping, they end the process as a second SIGINT does.
@@ -95,30 +97,59 @@ pub fn start(
     title: String,
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<LiveView> {
+    start_with(
+        ScanSource {
+            p,
+            total,
+            title,
+            rate: RateWindow::default(),
+        },
+        stop,
+    )
+}
+
+/// Take over the terminal and draw `source` until [`LiveView::finish`]; keys as [`start`].
+pub fn start_with(source: impl Source, stop: Arc<AtomicBool>) -> std::io::Result<LiveView> {
     let guard = Guard::new()?;
     let done = Arc::new(AtomicBool::new(false));
     let d2 = done.clone();
     let handle = std::thread::Builder::new()
         .name("live view".into())
-        .spawn(move || run(guard, &p, total, &title, &stop, &d2))?;
+        .spawn(move || run(guard, source, &stop, &d2))?;
     Ok(LiveView {
         done,
         handle: Some(handle),
     })
 }
 
-fn run(
-    mut guard: Guard,
-    p: &Progress,
+/// A full scan, drawn by position.
+struct ScanSource {
+    p: Arc<Progress>,
     total: Total,
-    title: &str,
-    stop: &AtomicBool,
-    done: &AtomicBool,
-) {
-    let Some(live) = p.live.get() else { return };
+    title: String,
+    rate: RateWindow,
+}
+
+impl Source for ScanSource {
+    fn draw(&mut self, f: &mut Frame, v: &ViewState, now: Instant, elapsed: Duration) {
+        let Some(live) = self.p.live.get() else {
+            return;
+        };
+        let bytes = self.p.bytes.load(Ordering::Relaxed);
+        let shown = Shown {
+            title: self.title.clone(),
+            snap: live.snapshot(),
+            status: Status::of(&self.p, self.total, elapsed),
+            elapsed,
+            current_mb_s: self.rate.push(now, bytes),
+        };
+        render::draw(f, &shown, v);
+    }
+}
+
+fn run(mut guard: Guard, mut source: impl Source, stop: &AtomicBool, done: &AtomicBool) {
     let t0 = Instant::now();
     let mut v = ViewState::default();
-    let mut seen: VecDeque<(Instant, u64)> = VecDeque::new();
     let mut next = Instant::now();
     while !done.load(Ordering::Relaxed) {
         let mut now_too = false;
@@ -152,24 +183,8 @@ fn run(
             continue;
         }
         next = now + REDRAW;
-        let bytes = p.bytes.load(Ordering::Relaxed);
-        seen.push_back((now, bytes));
-        while seen.len() > 2 && now - seen[1].0 >= RATE_WINDOW {
-            seen.pop_front();
-        }
-        let current_mb_s = seen.front().and_then(|&(t, b)| {
-            let dt = (now - t).as_secs_f64();
-            (dt >= 0.2).then(|| bytes.saturating_sub(b) as f64 / 1e6 / dt)
-        });
         let elapsed = t0.elapsed();
-        let shown = Shown {
-            title: title.to_string(),
-            snap: live.snapshot(),
-            status: Status::of(p, total, elapsed),
-            elapsed,
-            current_mb_s,
-        };
-        if guard.0.draw(|f| render::draw(f, &shown, &v)).is_err() {
+        if guard.0.draw(|f| source.draw(f, &v, now, elapsed)).is_err() {
             break;
         }
     }

@@ -4,7 +4,8 @@
 use crate::progress::Status;
 use drivescope_core::scan::live::Snapshot;
 use drivescope_probe::Identity;
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 /// The view's own state, changed by keys.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -73,6 +74,30 @@ impl Shown {
     pub fn position(&self) -> (u64, u64) {
         let at = self.snap.start + self.status.done;
         (at, at / self.snap.sector.max(1))
+    }
+}
+
+/// The span a current rate is taken over.
+const RATE_WINDOW: Duration = Duration::from_secs(1);
+
+/// The rate over the last second or so, from a byte counter read at each redraw.
+#[derive(Debug, Default)]
+pub struct RateWindow {
+    seen: VecDeque<(Instant, u64)>,
+}
+
+impl RateWindow {
+    /// The counter read `bytes` at `now`: MB/s since about a second ago, once 0.2 s have been
+    /// seen.
+    pub fn push(&mut self, now: Instant, bytes: u64) -> Option<f64> {
+        self.seen.push_back((now, bytes));
+        while self.seen.len() > 2 && now - self.seen[1].0 >= RATE_WINDOW {
+            self.seen.pop_front();
+        }
+        self.seen.front().and_then(|&(t, b)| {
+            let dt = (now - t).as_secs_f64();
+            (dt >= 0.2).then(|| bytes.saturating_sub(b) as f64 / 1e6 / dt)
+        })
     }
 }
 
