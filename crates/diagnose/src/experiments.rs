@@ -230,6 +230,7 @@ impl Run<'_, '_> {
                 region,
                 series_interval_ns: None,
                 seed: 0x5EED,
+                watch: self.o.watch,
             },
             self.stop,
         )?;

@@ -34,6 +34,8 @@ pub struct DiagnoseOptions {
     pub whole_device: bool,
     /// Positions in the target are a device's (a block device, not a file).
     pub block_device: bool,
+    /// Live counters of the timed runs, for a view of the diagnosis.
+    pub watch: Option<&'static drivescope_core::bench::watch::Watch>,
 }
 
 /// The time a diagnosis has left.

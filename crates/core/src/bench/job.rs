@@ -36,6 +36,8 @@ pub struct IoJob {
     series_interval_ns: Option<u64>,
     rng: Rng,
     pub stats: WorkerStats,
+    /// This worker's live counters, when a view watches the run.
+    pub lane: Option<std::sync::Arc<super::watch::Lane>>,
 }
 
 impl IoJob {
@@ -63,6 +65,7 @@ impl IoJob {
             deadline_ns: u64::MAX,
             series_interval_ns,
             rng: Rng::new(seed),
+            lane: None,
             stats: WorkerStats {
                 hist: Histogram::new(),
                 submit_hist: Histogram::new(),
@@ -138,10 +141,16 @@ impl Job for IoJob {
                 if let Some(series) = s.series.as_mut() {
                     series.record(c.done_ns, n as u64, lat);
                 }
+                if let Some(l) = &self.lane {
+                    l.command(Some(n as u64), lat);
+                }
             }
             Err(e) => {
                 s.errors += 1;
                 s.first_errno.get_or_insert(e);
+                if let Some(l) = &self.lane {
+                    l.command(None, c.latency_ns());
+                }
             }
         }
     }

@@ -8,6 +8,9 @@ mod run;
 #[cfg(test)]
 mod scripted_tests;
 mod steps;
+pub mod watch;
+#[cfg(test)]
+mod watch_tests;
 
 pub(crate) use job::IoJob;
 pub use pattern::{profile, Access, Rw, TestSpec};
@@ -34,6 +37,8 @@ pub struct Common {
     /// Test region `[0, size)`.
     pub size: u64,
     pub seed: u64,
+    /// Live counters for a view of the run, when one is shown.
+    pub watch: Option<&'static watch::Watch>,
 }
 
 impl Common {
@@ -47,6 +52,7 @@ impl Common {
             region: self.size,
             series_interval_ns,
             seed: self.seed,
+            watch: self.watch,
         }
     }
 }
@@ -148,7 +154,13 @@ fn bench_on<E: Engine>(
             }
             first = false;
             let opts = o.common.run_options(o.duration, None);
+            let say = |step: String| {
+                if let Some(w) = opts.watch {
+                    w.step(step);
+                }
+            };
             // preparing run, discarded
+            say("preparing run (not counted)".into());
             let prep = run_once_on(dev, target, spec, rw, &opts, stop)?;
             check_errors(&prep, &spec.name())?;
             let mut runs = Vec::new();
@@ -156,6 +168,7 @@ fn bench_on<E: Engine>(
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
+                say(format!("run {} of {}", i + 1, o.runs));
                 let r = run_once_on(
                     dev,
                     target,
@@ -282,13 +295,21 @@ pub fn sweep(
         duration_ns: opts.duration_ns.min(1_000_000_000),
         ..opts
     };
+    let say = |step: String| {
+        if let Some(w) = opts.watch {
+            w.step(step);
+        }
+    };
+    say("warm-up (not counted)".into());
     run_once(target, &spec_of(1, 1), o.rw, &warm, stop)?;
     let mut cells = Vec::new();
+    let n = o.threads.len() * o.qds.len();
     'outer: for &th in &o.threads {
         for &qd in &o.qds {
             if stop.load(Ordering::Relaxed) {
                 break 'outer;
             }
+            say(format!("cell {} of {n}", cells.len() + 1));
             let r = run_once(target, &spec_of(qd, th), o.rw, &opts, stop)?;
             check_errors(&r, &spec_of(qd, th).name())?;
             let cell = SweepCell {

@@ -66,6 +66,8 @@ pub struct RunOptions {
     pub region: u64,
     pub series_interval_ns: Option<u64>,
     pub seed: u64,
+    /// Live counters for a view of the run: each worker fills its own lane.
+    pub watch: Option<&'static super::watch::Watch>,
 }
 
 /// Run `spec` with `rw` once.
@@ -107,6 +109,9 @@ pub(crate) fn run_once_on<E: Engine>(
     let blocks = (opts.region / bs).max(1);
     let clock = dev.clock();
     let barrier = Barrier::new(spec.threads as usize);
+    if let Some(w) = opts.watch {
+        w.begin(format!("{} {}", spec.name(), rw.label()));
+    }
     let results: Vec<Result<WorkerStats, EngineError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -132,6 +137,7 @@ pub(crate) fn run_once_on<E: Engine>(
                         seed,
                         opts.series_interval_ns,
                     );
+                    job.lane = opts.watch.map(|w| w.lane(t as usize));
                     barrier.wait();
                     let cpu0 = thread_cpu_ns();
                     dev.run(cfg, seed, clock, stop, &mut job)?;

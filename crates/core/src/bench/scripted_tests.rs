@@ -29,6 +29,7 @@ fn common(size: u64) -> Common {
         data: DataPattern::Zero,
         size,
         seed: 7,
+        watch: None,
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::args::{parse_duration, parse_pct, parse_profile, parse_test, RwArg};
 use super::workload::{self, WorkloadArgs};
+use crate::live::workload::Done;
 use clap::Args;
 use drivescope_core::bench::{self, profile, BenchOptions, TestSpec};
 use drivescope_report::text;
@@ -49,8 +50,22 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     let rws = workload::rw_modes(a.rw, a.mix);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
-    let opened = workload::open(&a.w, &rws, &stop)?;
+    let mut opened = workload::open(&a.w, &rws, &stop)?;
     let device = crate::identity::of(&a.w.target);
+    // Each test in each mode: a preparing run and the measured ones, pauses between.
+    let count = (tests.len() * rws.len()) as u32;
+    let planned = a.duration * (a.runs + 1) * count + a.pause * count.saturating_sub(1);
+    let live = workload::watch(
+        &a.w,
+        "bench",
+        Some(planned),
+        Done::Lines {
+            title: "finished tests".into(),
+            lines: Vec::new(),
+        },
+        &stop,
+    );
+    opened.common.watch = live.as_ref().map(|l| l.watch);
     let opts = BenchOptions {
         common: opened.common,
         profile: if a.tests.is_empty() {
@@ -66,11 +81,15 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let quiet = a.w.quiet;
     let direct = opened.target.direct;
-    let mut rec = bench::bench(&opened.target, &opts, &stop, &mut |t| {
-        if !quiet {
-            eprintln!("{}", text::bench_line(t, direct));
-        }
-    })?;
+    let result = bench::bench(&opened.target, &opts, &stop, &mut |t| match &live {
+        Some(l) => l.line(text::bench_line(t, direct)),
+        None if !quiet => eprintln!("{}", text::bench_line(t, direct)),
+        None => {}
+    });
+    if let Some(l) = live {
+        l.finish();
+    }
+    let mut rec = result?;
     rec.header.device = device;
     workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_bench)
 }

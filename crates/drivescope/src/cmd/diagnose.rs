@@ -2,6 +2,7 @@
 
 use super::args::parse_duration;
 use super::workload::{self, WorkloadArgs};
+use crate::live::workload::Done;
 use clap::Args;
 use drivescope_core::bench::Rw;
 use drivescope_core::scan::hostname;
@@ -44,12 +45,23 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     } else {
         &[Rw::Read]
     };
-    let opened = workload::open_or(
+    let mut opened = workload::open_or(
         &a.w,
         rws,
         &stop,
         "leave out --destructive for a read-only diagnosis",
     )?;
+    let live = workload::watch(
+        &a.w,
+        "diagnose",
+        Some(a.budget),
+        Done::Lines {
+            title: "experiments (the last one runs now)".into(),
+            lines: Vec::new(),
+        },
+        &stop,
+    );
+    opened.common.watch = live.as_ref().map(|l| l.watch);
     let target = &opened.target;
     let device = crate::identity::of(&a.w.target);
     let mut header = Header::new(
@@ -68,14 +80,21 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         no_writes_why,
         whole_device: block && opened.common.size >= target.size,
         block_device: block,
+        watch: opened.common.watch,
     };
     let quiet = a.w.quiet;
-    let mut say = |e: drivescope_record::Experiment, what: &str| {
-        if !quiet {
-            eprintln!("drivescope: {}: {what}", e.label());
+    let mut say = |e: drivescope_record::Experiment, what: &str| match &live {
+        Some(l) => {
+            l.watch.step(format!("experiment: {}", e.label()));
+            l.line(format!("{}: {what}", e.label()));
         }
+        None if !quiet => eprintln!("drivescope: {}: {what}", e.label()),
+        None => {}
     };
     let mut rec = diagnose(target, header, &o, &stop, &mut say);
+    if let Some(l) = live {
+        l.finish();
+    }
     rec.header.ended_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     if a.w.json {
         print_diagnose(&rec, &mut std::io::stderr())?;

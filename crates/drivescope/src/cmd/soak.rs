@@ -2,6 +2,7 @@
 
 use super::args::{parse_duration, parse_pct, parse_test, RwArg};
 use super::workload::{self, WorkloadArgs};
+use crate::live::workload::Done;
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, TestSpec};
 use drivescope_report::text;
@@ -44,9 +45,11 @@ pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
     }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
-    let opened = workload::open(&a.w, &[rw], &stop)?;
+    let mut opened = workload::open(&a.w, &[rw], &stop)?;
     let device = crate::identity::of(&a.w.target);
-    let mut rec = bench::soak(
+    let live = workload::watch(&a.w, "soak", Some(a.duration), Done::Nothing, &stop);
+    opened.common.watch = live.as_ref().map(|l| l.watch);
+    let result = bench::soak(
         &opened.target,
         &SoakOptions {
             common: opened.common,
@@ -57,7 +60,11 @@ pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
             step_threshold: a.step as f64 / 100.0,
         },
         &stop,
-    )?;
+    );
+    if let Some(l) = live {
+        l.finish();
+    }
+    let mut rec = result?;
     rec.header.device = device;
     workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_soak)
 }

@@ -2,6 +2,7 @@
 
 use super::args::{parse_duration, parse_list, parse_pct, parse_test, Grid, RwArg};
 use super::workload::{self, WorkloadArgs};
+use crate::live::workload::Done;
 use clap::Args;
 use drivescope_core::bench::{self, SweepOptions, TestSpec};
 use drivescope_report::text;
@@ -40,11 +41,26 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
     let (qds, threads) = (a.qd.0, a.threads.0);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
-    let opened = workload::open(&a.w, &[rw], &stop)?;
+    let mut opened = workload::open(&a.w, &[rw], &stop)?;
     let device = crate::identity::of(&a.w.target);
+    // A warm-up of at most a second, then every cell.
+    let planned =
+        a.duration.min(Duration::from_secs(1)) + a.duration * (qds.len() * threads.len()) as u32;
+    let live = workload::watch(
+        &a.w,
+        "sweep",
+        Some(planned),
+        Done::Grid {
+            qds: qds.clone(),
+            threads: threads.clone(),
+            cells: Vec::new(),
+        },
+        &stop,
+    );
+    opened.common.watch = live.as_ref().map(|l| l.watch);
     let quiet = a.w.quiet;
     let direct = opened.target.direct;
-    let mut rec = bench::sweep(
+    let result = bench::sweep(
         &opened.target,
         &SweepOptions {
             common: opened.common,
@@ -56,12 +72,20 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
             duration: a.duration,
         },
         &stop,
-        &mut |c| {
-            if !quiet {
-                eprintln!("{}", text::sweep_line(c, direct));
+        &mut |c| match &live {
+            Some(l) => {
+                if let Done::Grid { cells, .. } = &mut *l.finished.lock().expect("finished") {
+                    cells.push(c.clone());
+                }
             }
+            None if !quiet => eprintln!("{}", text::sweep_line(c, direct)),
+            None => {}
         },
-    )?;
+    );
+    if let Some(l) = live {
+        l.finish();
+    }
+    let mut rec = result?;
     rec.header.device = device;
     workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_sweep)
 }

@@ -2,7 +2,9 @@
 //! creates, fills and removes; a device or an existing file is only read), and options.
 
 use super::args::{parse_size, DataArg, EngineArg, ReapArg, RwArg};
+use crate::live::workload::{Done, Finished, WorkloadSource};
 use clap::Args;
+use drivescope_core::bench::watch::Watch;
 use drivescope_core::bench::{fill, Common, Rw};
 use drivescope_core::engine::DataPattern;
 use drivescope_core::target::{Target, TargetType};
@@ -10,6 +12,8 @@ use drivescope_core::testfile::TestFile;
 use drivescope_core::units::format_size;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 #[derive(Args, Clone)]
 pub struct WorkloadArgs {
@@ -41,6 +45,9 @@ pub struct WorkloadArgs {
     /// No progress lines.
     #[arg(long, short)]
     pub quiet: bool,
+    /// On a terminal, plain progress lines instead of the full-screen live view.
+    #[arg(long)]
+    pub no_live: bool,
     #[command(flatten)]
     pub store: super::store_opts::StoreOpts,
     #[command(flatten)]
@@ -127,10 +134,71 @@ pub fn open_or(
             data,
             size: bs_floor,
             seed: 0x5EED,
+            watch: None,
         },
         target,
         _test_file: test_file,
     })
+}
+
+/// A live view of a workload run on the terminal: its counters (set them in the run's
+/// options), what has finished (the report callback adds to it), and the view itself (the
+/// terminal is restored when it is dropped).
+pub struct Watching {
+    pub watch: &'static Watch,
+    pub finished: Finished,
+    view: crate::live::term::LiveView,
+}
+
+impl Watching {
+    /// Add a finished test's or experiment's line.
+    pub fn line(&self, l: String) {
+        if let Done::Lines { lines, .. } = &mut *self.finished.lock().expect("finished") {
+            lines.push(l);
+        }
+    }
+
+    /// Restore the terminal (before the summary is printed).
+    pub fn finish(self) {
+        self.view.finish()
+    }
+}
+
+/// The live view, when stdout and stderr are both a terminal and neither --no-live, --quiet
+/// nor --json is given; `None` means plain progress lines. `planned`: the run's length by
+/// its settings, for the time axis and the ETA.
+pub fn watch(
+    a: &WorkloadArgs,
+    command: &str,
+    planned: Option<Duration>,
+    done: Done,
+    stop: &Arc<AtomicBool>,
+) -> Option<Watching> {
+    use std::io::IsTerminal;
+    if a.no_live
+        || a.quiet
+        || a.json
+        || !std::io::stdout().is_terminal()
+        || !std::io::stderr().is_terminal()
+    {
+        return None;
+    }
+    let watch = Watch::leaked();
+    let finished: Finished = Arc::new(Mutex::new(done));
+    let device = crate::identity::of(&a.target);
+    let title = crate::live::view::title(command, &a.target, device.as_ref());
+    let source = WorkloadSource::new(title, watch, planned, finished.clone());
+    match crate::live::term::start_with(source, stop.clone()) {
+        Ok(view) => Some(Watching {
+            watch,
+            finished,
+            view,
+        }),
+        Err(e) => {
+            eprintln!("drivescope: warning: no live view ({e}); plain progress instead");
+            None
+        }
+    }
 }
 
 /// The rw modes for `--rw` and `--mix`.

@@ -6,3 +6,5 @@ pub mod render;
 mod render_tests;
 pub mod term;
 pub mod view;
+pub mod workload;
+pub mod workload_render;

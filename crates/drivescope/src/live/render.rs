@@ -172,7 +172,12 @@ fn curve(f: &mut Frame, s: &Shown, a: &Areas) {
 }
 
 fn bands(f: &mut Frame, s: &Shown, v: &ViewState, area: Rect) {
-    let title = if v.log {
+    band_panel(f, &s.snap.bands, v.log, area);
+}
+
+/// The response-time bands as counts with bars (on a log scale with `log`), in a box.
+pub fn band_panel(f: &mut Frame, counts: &[u64; BANDS], log: bool, area: Rect) {
+    let title = if log {
         "response time (log)"
     } else {
         "response time"
@@ -180,14 +185,13 @@ fn bands(f: &mut Frame, s: &Shown, v: &ViewState, area: Rect) {
     let block = Block::bordered().title(title);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let counts = &s.snap.bands;
     let max = counts.iter().copied().max().unwrap_or(0);
     let bar_w = (inner.width as usize).saturating_sub(18);
     let len = |c: u64| -> usize {
         if max == 0 || c == 0 {
             return 0;
         }
-        let frac = if v.log {
+        let frac = if log {
             ((c as f64).ln_1p() / (max as f64).ln_1p()).clamp(0.0, 1.0)
         } else {
             c as f64 / max as f64

@@ -1,0 +1,241 @@
+//! Drawing one frame of a bench, sweep, soak or diagnosis live view: the rate over time, the
+//! response-time bands, what has finished, the rates and percentiles of the test that runs
+//! now, and the keys. A pure function of [`WorkShown`] and [`ViewState`].
+
+use super::render::{band_panel, overlay};
+use super::view::ViewState;
+use super::workload::{Done, WorkShown};
+use crate::progress::hms;
+use drivescope_units::format_ns;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::Line;
+use ratatui::widgets::canvas::{Canvas, Line as Segment};
+use ratatui::widgets::{Block, Paragraph};
+use ratatui::Frame;
+
+/// The key line at the bottom.
+pub const KEYS: &str = "q stop (results so far kept)   l log scale   ? help";
+const GUTTER: u16 = 7;
+const BANDS_W: u16 = 32;
+/// Rows of the finished part at most (the latest are shown).
+const DONE_ROWS: usize = 8;
+
+pub fn draw(f: &mut Frame, s: &WorkShown, v: &ViewState) {
+    let rows = done_lines(&s.done, s).len();
+    let done_h = match s.done {
+        Done::Nothing => 0,
+        _ => (rows.clamp(1, DONE_ROWS) + 2) as u16,
+    };
+    let [title, body, done, stats, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(6),
+        Constraint::Length(done_h),
+        Constraint::Length(3),
+        Constraint::Length(1),
+    ])
+    .areas(f.area());
+    f.render_widget(Paragraph::new(s.title.as_str()), title);
+    let [chart, bands] =
+        Layout::horizontal([Constraint::Min(20), Constraint::Length(BANDS_W)]).areas(body);
+    rate_chart(f, s, chart);
+    band_panel(f, &s.snap.bands, v.log, bands);
+    finished(f, s, done);
+    f.render_widget(Paragraph::new(stats_lines(s)), stats);
+    f.render_widget(
+        Paragraph::new(KEYS).style(Style::default().fg(Color::DarkGray)),
+        keys,
+    );
+    if v.help {
+        overlay(
+            f,
+            "help",
+            vec![
+                Line::from("q, Ctrl-C  stop: the tests finished so far are printed"),
+                Line::from("           and saved, as on an interrupt"),
+                Line::from("l          log scale for the response-time bars"),
+                Line::from("?          this help (Esc closes it)"),
+                Line::from("chart      MB/s over time, all tests of the run"),
+                Line::from("bands      response times of the test that runs now"),
+            ],
+        );
+    }
+}
+
+/// The rate over time: seconds on x (to the planned end when known), MB/s on y.
+fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
+    f.render_widget(Block::bordered().title("MB/s over time"), area);
+    let inner = Block::bordered().inner(area);
+    let [graph, axis] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+    let [gutter, plot] =
+        Layout::horizontal([Constraint::Length(GUTTER), Constraint::Min(1)]).areas(graph);
+    let top = s.history.iter().map(|p| p.1).fold(0.0, f64::max) * 1.1;
+    let top = if top > 0.0 { top } else { 1.0 };
+    let end = s
+        .planned
+        .map(|p| p.as_secs_f64())
+        .unwrap_or(0.0)
+        .max(s.elapsed.as_secs_f64())
+        .max(1.0);
+    let h = gutter.height as usize;
+    let mut labels = vec![Line::from(""); h];
+    if h > 0 {
+        labels[0] = Line::from(format!("{top:>6.0}"));
+        labels[h - 1] = Line::from(format!("{:>6}", 0));
+        if h >= 5 {
+            labels[h / 2] = Line::from(format!("{:>6.0}", top / 2.0));
+        }
+    }
+    f.render_widget(Paragraph::new(labels), gutter);
+    let pts = s.history.clone();
+    let canvas = Canvas::default()
+        .marker(Marker::Braille)
+        .x_bounds([0.0, end])
+        .y_bounds([0.0, top])
+        .paint(move |ctx| {
+            for w in pts.windows(2) {
+                ctx.draw(&Segment {
+                    x1: w[0].0,
+                    y1: w[0].1,
+                    x2: w[1].0,
+                    y2: w[1].1,
+                    color: Color::Cyan,
+                });
+            }
+            if let [p] = pts.as_slice() {
+                ctx.draw(&Segment {
+                    x1: p.0,
+                    y1: p.1,
+                    x2: p.0,
+                    y2: p.1,
+                    color: Color::Cyan,
+                });
+            }
+        });
+    f.render_widget(canvas, plot);
+    let left = "0s".to_string();
+    let right = hms(std::time::Duration::from_secs_f64(end));
+    let pad = (plot.width as usize).saturating_sub(left.len() + right.chars().count());
+    f.render_widget(
+        Paragraph::new(format!("{left}{}{right}", " ".repeat(pad))),
+        Rect {
+            x: plot.x,
+            width: plot.width,
+            ..axis
+        },
+    );
+}
+
+/// The finished part's lines: the latest lines, or the grid.
+pub fn done_lines(d: &Done, s: &WorkShown) -> Vec<String> {
+    match d {
+        Done::Nothing => Vec::new(),
+        Done::Lines { lines, .. } => lines[lines.len().saturating_sub(DONE_ROWS)..].to_vec(),
+        Done::Grid {
+            qds,
+            threads,
+            cells,
+        } => {
+            let mut out = vec![format!(
+                "IOPS  {}",
+                qds.iter()
+                    .map(|q| format!("{:>9}", format!("Q{q}")))
+                    .collect::<String>()
+            )];
+            for &t in threads {
+                let mut row = format!("{:<5} ", format!("T{t}"));
+                for &q in qds {
+                    let cell = cells
+                        .iter()
+                        .find(|c| c.queue_depth == q && c.threads == t)
+                        .map(|c| compact(c.iops));
+                    let running = s.snap.phase.what.contains(&format!(" Q{q}T{t} "))
+                        && s.snap.phase.step.starts_with("cell");
+                    row.push_str(&format!(
+                        "{:>9}",
+                        cell.unwrap_or_else(|| if running { "run".into() } else { "·".into() })
+                    ));
+                }
+                out.push(row);
+            }
+            out
+        }
+    }
+}
+
+/// 12345 as `12.3 K`, 1234567 as `1.23 M`.
+fn compact(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2} M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1} K", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn finished(f: &mut Frame, s: &WorkShown, area: Rect) {
+    if area.height == 0 {
+        return;
+    }
+    let lines: Vec<Line> = done_lines(&s.done, s).into_iter().map(Line::from).collect();
+    let lines = if lines.is_empty() {
+        vec![Line::from("nothing yet").style(Style::default().fg(Color::DarkGray))]
+    } else {
+        lines
+    };
+    let title = match &s.done {
+        Done::Lines { title, .. } => title.as_str(),
+        Done::Grid { .. } => "finished cells",
+        Done::Nothing => "",
+    };
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        area,
+    );
+}
+
+fn stats_lines(s: &WorkShown) -> Vec<Line<'static>> {
+    let rate = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1} MB/s"));
+    let h = &s.snap.hist;
+    let q = |q: f64| {
+        if h.count() == 0 {
+            "-".to_string()
+        } else {
+            format_ns(h.quantile(q))
+        }
+    };
+    let p = &s.snap.phase;
+    let what = match (p.what.is_empty(), p.step.is_empty()) {
+        (true, _) => "starting".to_string(),
+        (false, true) => p.what.clone(),
+        (false, false) => format!("{} · {}", p.what, p.step),
+    };
+    let when = match (s.planned, s.left()) {
+        (Some(plan), Some(left)) => format!(
+            "elapsed {} of ~{}  ETA {}",
+            hms(s.elapsed),
+            hms(plan),
+            hms(left)
+        ),
+        _ => format!("elapsed {}", hms(s.elapsed)),
+    };
+    vec![
+        Line::from(format!(
+            "now {}  {}  mean {}",
+            rate(s.now_mb_s),
+            s.now_iops
+                .map_or("- IOPS".to_string(), |r| format!("{} IOPS", compact(r))),
+            rate(s.mean_mb_s()),
+        )),
+        Line::from(format!(
+            "{what}  p50 {}  p99 {}  p99.9 {}  failed {}",
+            q(0.5),
+            q(0.99),
+            q(0.999),
+            s.snap.failed,
+        )),
+        Line::from(when),
+    ]
+}
