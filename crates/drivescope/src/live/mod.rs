@@ -8,3 +8,5 @@ pub mod term;
 pub mod view;
 pub mod workload;
 pub mod workload_render;
+#[cfg(test)]
+mod workload_tests;

@@ -165,7 +165,7 @@ pub fn done_lines(d: &Done, s: &WorkShown) -> Vec<String> {
 }
 
 /// 12345 as `12.3 K`, 1234567 as `1.23 M`.
-fn compact(v: f64) -> String {
+pub fn compact(v: f64) -> String {
     if v >= 1e6 {
         format!("{:.2} M", v / 1e6)
     } else if v >= 1e4 {
