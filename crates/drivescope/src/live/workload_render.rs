@@ -67,7 +67,8 @@ pub fn draw(f: &mut Frame, s: &WorkShown, v: &ViewState) {
 fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
     f.render_widget(Block::bordered().title("MB/s over time"), area);
     let inner = Block::bordered().inner(area);
-    let [graph, axis] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
+    let [graph, axis_row] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
     let [gutter, plot] =
         Layout::horizontal([Constraint::Length(GUTTER), Constraint::Min(1)]).areas(graph);
     let top = s.history.iter().map(|p| p.1).fold(0.0, f64::max) * 1.1;
@@ -81,10 +82,10 @@ fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
     let h = gutter.height as usize;
     let mut labels = vec![Line::from(""); h];
     if h > 0 {
-        labels[0] = Line::from(format!("{top:>6.0}"));
+        labels[0] = Line::from(format!("{:>6}", axis(top)));
         labels[h - 1] = Line::from(format!("{:>6}", 0));
         if h >= 5 {
-            labels[h / 2] = Line::from(format!("{:>6.0}", top / 2.0));
+            labels[h / 2] = Line::from(format!("{:>6}", axis(top / 2.0)));
         }
     }
     f.render_widget(Paragraph::new(labels), gutter);
@@ -122,9 +123,18 @@ fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
         Rect {
             x: plot.x,
             width: plot.width,
-            ..axis
+            ..axis_row
         },
     );
+}
+
+/// An axis label in six columns: thousands of MB/s as `K` past 99999.
+fn axis(v: f64) -> String {
+    if v >= 99_999.5 {
+        format!("{:.0}K", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
 }
 
 /// The finished part's lines: the latest lines, or the grid.
