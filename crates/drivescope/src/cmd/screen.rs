@@ -497,7 +497,7 @@ fn resumable_scan(m: &Member) -> Option<&ScanRecord> {
 /// The stored group to resume, checked to be an interrupted screen.
 fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRecord)> {
     let store = args.store.open_store()?;
-    let id = super::store_opts::resolve(&store, run)?;
+    let id = super::store_opts::resolve_of(&store, run, Kind::Screen)?;
     let Document::Screen(rec) = store.get(id)? else {
         anyhow::bail!("run {} is not a screen", id.0);
     };
