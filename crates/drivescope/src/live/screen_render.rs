@@ -74,13 +74,12 @@ pub fn areas(area: Rect, drives: usize, phase: bool) -> Areas {
         (drives as u16, None)
     } else {
         let n = body.saturating_sub(1) / least;
-        (n, Some(row(area, bottom - 1)))
+        (n, Some(row(area, bottom.saturating_sub(1))))
     };
-    let h = if shown > 0 {
-        body.saturating_sub(u16::from(more.is_some())) / shown
-    } else {
-        0
-    };
+    let h = body
+        .saturating_sub(u16::from(more.is_some()))
+        .checked_div(shown)
+        .unwrap_or(0);
     let panels = (0..shown)
         .map(|k| {
             let top = y + k * h;

@@ -321,3 +321,19 @@ fn l_puts_the_shared_scale_on_a_log_axis_and_help_opens() {
     assert!(help.contains("a taller terminal shows them"), "{help}");
     assert!(!text(&lin).contains("q, Ctrl-C"));
 }
+
+#[test]
+fn small_terminals_get_what_fits() {
+    let s = pair();
+    for (w, h) in [(1, 1), (12, 2), (40, 4), (80, 8), (80, 12)] {
+        let (b, a) = frame(w, h, &s, &ViewState::default());
+        let want = if h >= 12 {
+            2
+        } else if h >= 8 {
+            1
+        } else {
+            0
+        };
+        assert_eq!(a.panels.len(), want, "{w}×{h}\n{}", text(&b));
+    }
+}
