@@ -29,7 +29,11 @@ impl Drop for Scratch {
 /// 256 MiB at 40 MB/s (6.7 s to the end); with `slow`, one 64 KiB command at 48 MiB takes
 /// 300 ms more.
 fn lab_disk(slow: bool) -> LabDevice {
-    let mut text = "name = 'live'\nsize = '256M'\nzones = { rates_mb_s = [40] }\n".to_string();
+    lab_disk_of("256M", slow)
+}
+
+fn lab_disk_of(size: &str, slow: bool) -> LabDevice {
+    let mut text = format!("name = 'live'\nsize = '{size}'\nzones = {{ rates_mb_s = [40] }}\n");
     if slow {
         text += "slow = [{ offset = '48M', length = '64K', latency = '300ms' }]\n";
     }
@@ -61,12 +65,22 @@ fn slow_marked(rows: &[&str]) -> bool {
     })
 }
 
-#[test]
-fn screen_shows_a_curve_per_drive_marks_the_slow_one_and_q_stops_both_resumably() {
+fn lab_ready() {
     require_root();
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
     }
+}
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[test]
+fn screen_shows_a_curve_per_drive_marks_the_slow_one_and_q_stops_both_resumably() {
+    let _one = one_at_a_time();
+    lab_ready();
     let devs = [lab_disk(false), lab_disk(true)];
     let paths: Vec<String> = devs
         .iter()
@@ -167,4 +181,33 @@ fn screen_shows_a_curve_per_drive_marks_the_slow_one_and_q_stops_both_resumably(
         s.slow.iter().any(|e| e.offset == SLOW_AT)
     };
     assert!(slow_at(1) && !slow_at(0));
+}
+
+/// With --no-live the terminal never leaves its normal screen: the progress lines, then the
+/// summary.
+#[test]
+fn no_live_keeps_the_progress_lines() {
+    let _one = one_at_a_time();
+    lab_ready();
+    let devs = [lab_disk_of("64M", false), lab_disk_of("64M", false)];
+    let bin = env!("CARGO_BIN_EXE_drivescope");
+    let shell = format!(
+        "{bin} screen {} {} --shared-path 0 --no-store --no-live; echo EXIT=$?; sleep 600",
+        devs[0].loop_device().unwrap().display(),
+        devs[1].loop_device().unwrap().display(),
+    );
+    let tmux = Tmux::session("screen-plain", &shell, 120, 32);
+    let t0 = std::time::Instant::now();
+    let mut pane = String::new();
+    while t0.elapsed() < Duration::from_secs(60) && !pane.contains("EXIT=") {
+        assert!(!tmux.alternate(), "{}", tmux.pane());
+        pane = tmux.pane();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(pane.contains("EXIT=0"), "{pane}");
+    assert!(!pane.contains("q stop all"), "{pane}");
+    assert!(
+        tmux.history(200).contains("drivescope screen: 2 drives"),
+        "{pane}"
+    );
 }
