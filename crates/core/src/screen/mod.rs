@@ -26,6 +26,16 @@ pub struct Drive<'a> {
 /// Scan every drive at the same time. One result per drive, in order: the scan's record, or
 /// why it could not run (a scan that lost its device mid-run is a record, with `device_lost`).
 pub fn scan_all(drives: &[Drive], stop: &AtomicBool) -> Vec<Result<ScanRecord, String>> {
+    scan_all_with(drives, stop, &|_, _| {})
+}
+
+/// [`scan_all`], calling `ended(i, result)` on drive `i`'s own thread as soon as its scan ends
+/// (while the others may still run), so a display can tell a finished drive from a running one.
+pub fn scan_all_with(
+    drives: &[Drive],
+    stop: &AtomicBool,
+    ended: &(dyn Fn(usize, &Result<ScanRecord, String>) + Sync),
+) -> Vec<Result<ScanRecord, String>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = drives
             .iter()
@@ -42,7 +52,9 @@ pub fn scan_all(drives: &[Drive], stop: &AtomicBool) -> Vec<Result<ScanRecord, S
                                 scan::run(d.target, &d.cfg, d.progress.clone(), stop, None, None)
                             }
                         };
-                        r.map_err(|e| e.to_string())
+                        let r = r.map_err(|e| e.to_string());
+                        ended(i, &r);
+                        r
                     })
             })
             .collect();

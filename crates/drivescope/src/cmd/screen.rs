@@ -4,9 +4,11 @@
 use super::args::{parse_duration, parse_error_budget, parse_size, parse_size_or_percent};
 use super::args::{EngineArg, ReapArg};
 use super::destructive::DestructiveOpts;
+use crate::live::screen as screen_live;
 use crate::progress_group::{self, Shown};
 use anyhow::Context;
 use clap::Args;
+use drivescope_core::scan::live::Live;
 use drivescope_core::scan::{self, Progress, ScanConfig, ScanRecord};
 use drivescope_core::screen::{self, Drive, SharedOptions};
 use drivescope_core::target::Target;
@@ -105,6 +107,9 @@ pub struct ScreenArgs {
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
+    /// On a terminal, plain progress lines instead of the full-screen live view.
+    #[arg(long)]
+    pub no_live: bool,
 }
 
 /// `--confirm`'s help, with the example spelled by the gate's own function.
@@ -166,11 +171,6 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let started_at = scan::now_rfc3339();
 
-    let shared = match &prior {
-        Some((_, p)) => p.shared_path.clone(),
-        None => shared_path(&args, &targets, &stop),
-    };
-
     let to_scan: Vec<usize> = match &prior {
         Some((_, p)) => (0..specs.len())
             .filter(|&i| priors[i].is_some() || p.members[i].scan.is_none())
@@ -186,7 +186,42 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
             progress: Arc::new(Progress::default()),
         })
         .collect();
-    let display = (!args.quiet).then(|| {
+    // The live view opens before the shared-path reads, which it names while they run.
+    let live = live_wanted(&args, &cfg).then(|| {
+        let group = screen_live::Group::new(drives.len());
+        let members = drives
+            .iter()
+            .zip(&to_scan)
+            .map(|(d, &i)| {
+                let plan = scan::plan(&d.cfg, d.target).ok();
+                let (start, length) = plan.map_or((0, 0), |p| (p.start, p.length));
+                screen_live::Member::new(
+                    crate::live::view::device(&specs[i], devices[i].as_ref()),
+                    d.progress.clone(),
+                    length,
+                    Live::new(start, length, d.target.logical_block_size as u64),
+                )
+            })
+            .collect();
+        let title = format!("drivescope screen{}", if write { " --write" } else { "" });
+        screen_live::start(title, members, group.clone(), stop.clone()).map(|v| (v, group))
+    });
+    let (view, group) = match live {
+        Some(Ok((v, g))) => (Some(v), Some(g)),
+        Some(Err(e)) => {
+            eprintln!("drivescope: warning: no live view ({e}); plain progress instead");
+            (None, None)
+        }
+        None => (None, None),
+    };
+    let shared = match &prior {
+        Some((_, p)) => p.shared_path.clone(),
+        None => shared_path(&args, &targets, &stop, group.as_deref()),
+    };
+    if let Some(g) = &group {
+        g.scans_start();
+    }
+    let display = (!args.quiet && view.is_none()).then(|| {
         progress_group::start(
             drives
                 .iter()
@@ -198,9 +233,16 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
                 .collect(),
         )
     });
-    let results = screen::scan_all(&drives, &stop);
+    let results = match &group {
+        Some(g) => screen::scan_all_with(&drives, &stop, &|i, r| g.end(i, screen_live::End::of(r))),
+        None => screen::scan_all(&drives, &stop),
+    };
+    // The terminal is back to normal before anything more is printed.
     if let Some(d) = display {
         d.finish();
+    }
+    if let Some(v) = view {
+        v.finish();
     }
 
     // Each drive's result, in the order given; drives that had finished keep theirs.
@@ -384,8 +426,24 @@ fn open_all(specs: &[String], write: bool, args: &ScreenArgs) -> anyhow::Result<
         .collect()
 }
 
-/// Each drive alone, then all together (two drives or more; --shared-path 0 skips it).
-fn shared_path(args: &ScreenArgs, targets: &[Target], stop: &AtomicBool) -> Option<SharedPath> {
+/// The full-screen live view: stdout and stderr both on a terminal, unless --no-live, --quiet
+/// or --json (or --verify, whose read-back pass the view does not draw, as for scan).
+fn live_wanted(args: &ScreenArgs, cfg: &ScanConfig) -> bool {
+    use std::io::IsTerminal;
+    !(args.no_live || args.quiet || args.json)
+        && cfg.verify.is_none()
+        && std::io::stdout().is_terminal()
+        && std::io::stderr().is_terminal()
+}
+
+/// Each drive alone, then all together (two drives or more; --shared-path 0 skips it). What
+/// runs is said on stderr, or on the live view's `group` while it is up.
+fn shared_path(
+    args: &ScreenArgs,
+    targets: &[Target],
+    stop: &AtomicBool,
+    group: Option<&screen_live::Group>,
+) -> Option<SharedPath> {
     // Null targets share no path but the machine's own CPUs.
     let null = targets.iter().any(|t| t.spec.starts_with("null:"));
     if targets.len() < 2 || args.shared_path.is_zero() || null {
@@ -395,12 +453,15 @@ fn shared_path(args: &ScreenArgs, targets: &[Target], stop: &AtomicBool) -> Opti
         duration_ns: args.shared_path.as_nanos() as u64,
         ..SharedOptions::default()
     };
-    if !args.quiet {
-        eprintln!(
-            "drivescope: reading each drive alone for {}, then all {} together",
-            units::format_ns(o.duration_ns),
-            targets.len()
-        );
+    let what = format!(
+        "reading each drive alone for {}, then all {} together",
+        units::format_ns(o.duration_ns),
+        targets.len()
+    );
+    match group {
+        Some(g) => g.phase(Some(format!("shared path: {what}; the scans start after"))),
+        None if !args.quiet => eprintln!("drivescope: {what}"),
+        None => {}
     }
     let refs: Vec<&Target> = targets.iter().collect();
     let r = screen::shared_path(&refs, &o, stop);
@@ -436,7 +497,7 @@ fn resumable_scan(m: &Member) -> Option<&ScanRecord> {
 /// The stored group to resume, checked to be an interrupted screen.
 fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRecord)> {
     let store = args.store.open_store()?;
-    let id = super::store_opts::resolve(&store, run)?;
+    let id = super::store_opts::resolve_of(&store, run, Kind::Screen)?;
     let Document::Screen(rec) = store.get(id)? else {
         anyhow::bail!("run {} is not a screen", id.0);
     };

@@ -132,6 +132,28 @@ pub fn resolve(store: &Store, run: &str) -> anyhow::Result<RunId> {
     Ok(RunId(n))
 }
 
+/// A run of `kind` named on the command line: its number, or `last` for the newest of that
+/// kind (a screen saves its drives' scans after its own start, so the newest run of all is one
+/// of them).
+pub fn resolve_of(
+    store: &Store,
+    run: &str,
+    kind: drivescope_record::Kind,
+) -> anyhow::Result<RunId> {
+    if run != "last" {
+        return resolve(store, run);
+    }
+    let newest = store.list(&drivescope_store::ListFilter {
+        kind: Some(kind.as_str().into()),
+        limit: Some(1),
+        ..Default::default()
+    })?;
+    newest
+        .first()
+        .map(|r| r.id)
+        .with_context(|| format!("the store holds no {} runs yet", kind.as_str()))
+}
+
 /// Loads runs for the report commands.
 pub fn load(store: &Store, runs: &[String]) -> anyhow::Result<Vec<drivescope_report::Run>> {
     runs.iter()

@@ -1,9 +1,14 @@
 //! The full-screen live view of a scan on a terminal (ratatui over crossterm): what a frame
-//! shows (`view`), how it is drawn (`render`), and the terminal it runs in (`term`).
+//! shows (`view`), how it is drawn (`render`), and the terminal it runs in (`term`); the view of
+//! `screen`'s drives at once (`screen`, drawn by `screen_render`).
 
 pub mod render;
 #[cfg(test)]
 mod render_tests;
+pub mod screen;
+pub mod screen_render;
+#[cfg(test)]
+mod screen_render_tests;
 pub mod term;
 pub mod view;
 pub mod workload;

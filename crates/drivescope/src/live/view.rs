@@ -103,8 +103,13 @@ impl RateWindow {
 
 /// `scan /dev/sdb — Samsung SSD 870 EVO 1TB, serial S6P…`: what the title line says.
 pub fn title(command: &str, spec: &str, id: Option<&Identity>) -> String {
+    format!("drivescope {command} {}", device(spec, id))
+}
+
+/// `/dev/sdb — Samsung SSD 870 EVO 1TB, serial S6P…`: the device as a title names it.
+pub fn device(spec: &str, id: Option<&Identity>) -> String {
     let hw = id.and_then(|id| id.block_devices().find_map(|b| b.hardware.as_ref()));
-    let mut t = format!("drivescope {command} {spec}");
+    let mut t = spec.to_string();
     if let Some(h) = hw {
         let name: Vec<&str> = [h.vendor.as_deref(), h.model.as_deref()]
             .into_iter()

@@ -6,6 +6,8 @@ use drivescope_core::loopdev::LoopDevice;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod tmux;
+
 /// Fail loudly (never skip) when the test cannot create kernel devices.
 pub fn require_root() {
     // SAFETY: geteuid has no preconditions.
