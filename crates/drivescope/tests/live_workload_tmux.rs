@@ -3,10 +3,10 @@
 //! (the tests finished so far printed on the restored screen, the run saved as interrupted); a
 //! run that ends by itself restores the terminal and prints its summary.
 
-mod tmux;
+mod common;
 use std::path::PathBuf;
 use std::time::Duration;
-use tmux::{braille, Tmux};
+use common::tmux::{braille, Tmux};
 
 /// A directory of the test's own, removed on drop (also when the test fails).
 struct Scratch(PathBuf);
