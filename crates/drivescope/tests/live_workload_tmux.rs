@@ -4,9 +4,9 @@
 //! run that ends by itself restores the terminal and prints its summary.
 
 mod common;
+use common::tmux::{braille, Tmux};
 use std::path::PathBuf;
 use std::time::Duration;
-use common::tmux::{braille, Tmux};
 
 /// A directory of the test's own, removed on drop (also when the test fails).
 struct Scratch(PathBuf);

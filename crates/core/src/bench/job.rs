@@ -37,7 +37,7 @@ pub struct IoJob {
     rng: Rng,
     pub stats: WorkerStats,
     /// This worker's live counters, when a view watches the run.
-    pub lane: Option<std::sync::Arc<super::watch::Lane>>,
+    pub lane: Option<super::watch::LaneWriter>,
 }
 
 impl IoJob {
@@ -141,17 +141,30 @@ impl Job for IoJob {
                 if let Some(series) = s.series.as_mut() {
                     series.record(c.done_ns, n as u64, lat);
                 }
-                if let Some(l) = &self.lane {
-                    l.command(Some(n as u64), lat);
+                if let Some(l) = &mut self.lane {
+                    l.command(true, lat);
                 }
             }
             Err(e) => {
                 s.errors += 1;
                 s.first_errno.get_or_insert(e);
-                if let Some(l) = &self.lane {
-                    l.command(None, c.latency_ns());
+                if let Some(l) = &mut self.lane {
+                    l.command(false, c.latency_ns());
                 }
             }
+        }
+        if self.lane.as_mut().is_some_and(|l| l.due(c.done_ns)) {
+            self.publish();
+        }
+    }
+}
+
+impl IoJob {
+    /// Publish the run's counts so far to the live view's lane, if one watches.
+    pub fn publish(&self) {
+        if let Some(l) = &self.lane {
+            let s = &self.stats;
+            l.publish(s.bytes, s.commands, s.errors, &s.hist);
         }
     }
 }

@@ -137,10 +137,14 @@ pub(crate) fn run_once_on<E: Engine>(
                         seed,
                         opts.series_interval_ns,
                     );
-                    job.lane = opts.watch.map(|w| w.lane(t as usize));
+                    job.lane = opts
+                        .watch
+                        .map(|w| super::watch::LaneWriter::new(w.lane(t as usize)));
                     barrier.wait();
                     let cpu0 = thread_cpu_ns();
-                    dev.run(cfg, seed, clock, stop, &mut job)?;
+                    let ran = dev.run(cfg, seed, clock, stop, &mut job);
+                    job.publish();
+                    ran?;
                     job.stats.cpu_ns = thread_cpu_ns() - cpu0;
                     Ok(job.stats)
                 })

@@ -1,7 +1,8 @@
 //! What a live view of a bench, sweep or soak reads while the run goes on: per worker thread
 //! one lane of relaxed atomics (bytes, commands, failed, response-time bands, the latency
-//! histogram) that only its worker writes, and a line saying what runs now. A reader on
-//! another thread adds the lanes up when it redraws. Nothing is locked on a command's path.
+//! histogram) that only its worker writes, ten times a second and when its run ends, from the
+//! counts it keeps anyway; and a line saying what runs now. A reader on another thread adds
+//! the lanes up when it redraws. Nothing is locked or shared on a command's path.
 
 use crate::scan::live::BANDS;
 use drivescope_stats::{AtomicHistogram, Histogram, BAND_LIMITS_NS};
@@ -9,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// One worker's counters.
+/// One worker's counters, as the worker last published them.
 #[derive(Debug, Default)]
 pub struct Lane {
     bytes: AtomicU64,
@@ -20,32 +21,69 @@ pub struct Lane {
     hist: AtomicHistogram,
 }
 
-/// One more on a counter only this lane's worker writes: a load and a store, no locked add.
-#[inline]
-fn add(a: &AtomicU64, n: u64) {
-    a.store(a.load(Relaxed).wrapping_add(n), Relaxed);
+/// A worker's own count of its current run, published to its lane now and then: per
+/// command it costs a band's increment and a clock comparison, not a store per counter.
+#[derive(Debug)]
+pub struct LaneWriter {
+    lane: Arc<Lane>,
+    /// The lane's bytes, commands and failures before this run.
+    base: [u64; 3],
+    bands: [u64; BANDS],
+    next_ns: u64,
 }
 
-impl Lane {
-    /// A command completed: `bytes` moved (`None`: it failed) in `latency_ns`.
-    #[inline]
-    pub fn command(&self, bytes: Option<u64>, latency_ns: u64) {
-        add(&self.commands, 1);
-        match bytes {
-            Some(n) => {
-                add(&self.bytes, n);
-                let band = BAND_LIMITS_NS
-                    .iter()
-                    .position(|&l| latency_ns < l)
-                    .unwrap_or(BAND_LIMITS_NS.len());
-                add(&self.bands[band], 1);
-                self.hist.record(latency_ns);
-            }
-            None => {
-                add(&self.failed, 1);
-                add(&self.bands[BANDS - 1], 1);
-            }
+/// How often a worker publishes: a view redraws four times a second.
+const PUBLISH_NS: u64 = 100_000_000;
+
+impl LaneWriter {
+    pub fn new(lane: Arc<Lane>) -> LaneWriter {
+        let base = [
+            lane.bytes.load(Relaxed),
+            lane.commands.load(Relaxed),
+            lane.failed.load(Relaxed),
+        ];
+        LaneWriter {
+            lane,
+            base,
+            bands: [0; BANDS],
+            next_ns: 0,
         }
+    }
+
+    /// A command completed in `latency_ns` (`ok`: it moved its bytes).
+    #[inline]
+    pub fn command(&mut self, ok: bool, latency_ns: u64) {
+        let band = if ok {
+            BAND_LIMITS_NS
+                .iter()
+                .position(|&l| latency_ns < l)
+                .unwrap_or(BAND_LIMITS_NS.len())
+        } else {
+            BANDS - 1
+        };
+        self.bands[band] += 1;
+    }
+
+    /// Whether it is time to publish, at `now_ns` of the run's clock.
+    #[inline]
+    pub fn due(&mut self, now_ns: u64) -> bool {
+        if now_ns < self.next_ns {
+            return false;
+        }
+        self.next_ns = now_ns.saturating_add(PUBLISH_NS);
+        true
+    }
+
+    /// Publish the run's totals so far and its latency histogram.
+    pub fn publish(&self, bytes: u64, commands: u64, failed: u64, hist: &Histogram) {
+        let l = &self.lane;
+        l.bytes.store(self.base[0] + bytes, Relaxed);
+        l.commands.store(self.base[1] + commands, Relaxed);
+        l.failed.store(self.base[2] + failed, Relaxed);
+        for (a, &n) in l.bands.iter().zip(&self.bands) {
+            a.store(n, Relaxed);
+        }
+        l.hist.set_from(hist);
     }
 }
 

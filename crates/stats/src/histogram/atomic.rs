@@ -56,6 +56,18 @@ impl AtomicHistogram {
         self.max.store(0, Relaxed);
     }
 
+    /// Hold what `h` holds (its counts, min and max), as its one writer publishing a copy of
+    /// a histogram it keeps itself.
+    pub fn set_from(&self, h: &Histogram) {
+        for (a, &n) in self.counts.iter().zip(h.counts.iter()) {
+            if a.load(Relaxed) != n {
+                a.store(n, Relaxed);
+            }
+        }
+        self.min.store(h.min, Relaxed);
+        self.max.store(h.max, Relaxed);
+    }
+
     /// Add what was recorded so far to `h`: counts, min and max exactly; the sums (mean,
     /// deviation) from bucket midpoints.
     pub fn add_to(&self, h: &mut Histogram) {
@@ -122,6 +134,10 @@ mod tests {
         assert!((s.mean() - h.mean()).abs() / h.mean() < 0.01);
         a.clear();
         assert_eq!(a.snapshot().count(), 0);
+        a.set_from(&h);
+        let s = a.snapshot();
+        assert_eq!((s.count(), s.min(), s.max()), (h.count(), h.min(), h.max()));
+        assert_eq!(s.quantile(0.99), h.quantile(0.99));
     }
 
     #[test]
