@@ -1,15 +1,14 @@
 //! What a live view of a running scan reads: a coarse transfer curve over the range, the
-//! response-time bands and a latency histogram, all in fixed arrays of atomics that the scan
-//! thread (the only writer) updates with relaxed stores as each command completes. Nothing is
-//! locked, nothing grows; a reader on another thread takes a [`Snapshot`] when it redraws.
+//! response-time bands and the latency histogram (the record's own buckets, so its percentiles
+//! are the record's), all in fixed arrays of atomics that the scan thread (the only writer)
+//! updates with relaxed stores as each command completes. Nothing is locked, nothing grows; a
+//! reader on another thread takes a [`Snapshot`] when it redraws.
 
-use drivescope_stats::BAND_LIMITS_NS;
+use drivescope_stats::{AtomicHistogram, Histogram, BAND_LIMITS_NS};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Position bins of the live curve (a view draws at most this many columns).
 pub const LIVE_BINS: usize = 512;
-/// Latency histogram buckets: four per octave from 1 µs up (the last one holds the rest).
-pub const LAT_BUCKETS: usize = 96;
 /// Response-time bands: the 8 timed ones of `drivescope_stats::Bands`, then failed.
 pub const BANDS: usize = BAND_LIMITS_NS.len() + 2;
 
@@ -34,7 +33,8 @@ pub struct Live {
     pub sector: u64,
     bins: Box<[Bin]>,
     bands: [AtomicU64; BANDS],
-    lat: Box<[AtomicU64]>,
+    /// Completion latency of the successful commands, as the record's histogram counts it.
+    lat: AtomicHistogram,
 }
 
 /// One bin as read.
@@ -64,7 +64,7 @@ impl BinSnap {
 }
 
 /// A copy of the live counters at one moment.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Snapshot {
     pub start: u64,
     pub length: u64,
@@ -72,29 +72,8 @@ pub struct Snapshot {
     pub bins: Vec<BinSnap>,
     /// Counts per band, [`BANDS`] of them (the last is failed).
     pub bands: [u64; BANDS],
-    pub lat: Vec<u64>,
-}
-
-/// Histogram bucket of a latency: 4 per octave above 1 µs.
-#[inline]
-fn bucket(ns: u64) -> usize {
-    let us4 = ns >> 8; // units of 256 ns: bucket 0 is below ~1 µs
-    if us4 < 4 {
-        return 0;
-    }
-    let oct = 63 - us4.leading_zeros() as usize; // >= 2
-    let frac = ((us4 >> (oct - 2)) & 3) as usize;
-    ((oct - 2) * 4 + frac + 1).min(LAT_BUCKETS - 1)
-}
-
-/// Smallest latency of bucket `i` (ns).
-pub fn bucket_floor_ns(i: usize) -> u64 {
-    if i == 0 {
-        return 0;
-    }
-    let oct = (i - 1) / 4 + 2;
-    let frac = ((i - 1) % 4) as u64;
-    ((4 + frac) << (oct - 2)) << 8
+    /// Latencies of the successful commands so far.
+    pub lat: Histogram,
 }
 
 /// Band of a completed command's latency.
@@ -120,7 +99,7 @@ impl Live {
             sector: sector.max(1),
             bins: (0..LIVE_BINS).map(|_| Bin::default()).collect(),
             bands: Default::default(),
-            lat: (0..LAT_BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            lat: AtomicHistogram::new(),
         }
     }
 
@@ -153,7 +132,7 @@ impl Live {
         match bytes {
             Some(n) => {
                 bump(&self.bands[band(latency_ns)]);
-                bump(&self.lat[bucket(latency_ns)]);
+                self.lat.record(latency_ns);
                 if let Some(b) = b.filter(|_| paced) {
                     b.bytes
                         .store(b.bytes.load(Ordering::Relaxed) + n, Ordering::Relaxed);
@@ -207,28 +186,16 @@ impl Live {
                 })
                 .collect(),
             bands: std::array::from_fn(|i| r(&self.bands[i])),
-            lat: self.lat.iter().map(r).collect(),
+            lat: self.lat.snapshot(),
         }
     }
 }
 
 impl Snapshot {
-    /// The latency at quantile `q` (0..1) of the successful commands so far, to the
-    /// histogram's resolution (the floor of its bucket, within 19 %); `None` before any.
+    /// The latency at quantile `q` (0..1) of the successful commands so far, as the record
+    /// gives it for the same commands; `None` before any.
     pub fn quantile_ns(&self, q: f64) -> Option<u64> {
-        let n: u64 = self.lat.iter().sum();
-        if n == 0 {
-            return None;
-        }
-        let want = ((q * n as f64).ceil() as u64).clamp(1, n);
-        let mut seen = 0;
-        for (i, c) in self.lat.iter().enumerate() {
-            seen += c;
-            if seen >= want {
-                return Some(bucket_floor_ns(i));
-            }
-        }
-        None
+        (self.lat.count() > 0).then(|| self.lat.quantile(q))
     }
 
     /// Bin `i`'s share of the range: `[offset, end)`.
@@ -242,30 +209,6 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn buckets_rise_with_latency_and_floors_bound_them() {
-        let mut last = 0;
-        for ns in [
-            0,
-            900,
-            1_024,
-            1_500,
-            10_000,
-            1_000_000,
-            50_000_000,
-            2_000_000_000,
-        ] {
-            let b = bucket(ns);
-            assert!(b >= last, "{ns} ns in bucket {b}, below {last}");
-            assert!(bucket_floor_ns(b) <= ns, "{ns} ns under its bucket's floor");
-            if b + 1 < LAT_BUCKETS {
-                assert!(ns < bucket_floor_ns(b + 1), "{ns} ns past the next floor");
-            }
-            last = b;
-        }
-        assert_eq!(bucket(u64::MAX), LAT_BUCKETS - 1);
-    }
 
     #[test]
     fn commands_land_in_their_bins_bands_and_quantiles() {
@@ -300,9 +243,14 @@ mod tests {
         assert_eq!(s.bands[1], 10); // <3ms
         assert_eq!(s.bands[5], 1); // <150ms
         assert_eq!(s.bands[BANDS - 1], 1);
-        let p50 = s.quantile_ns(0.5).unwrap();
-        assert!((800_000..=1_000_000).contains(&p50), "p50 {p50}");
-        assert!(s.quantile_ns(0.99).unwrap() > 40_000_000);
+        // 10 of 11 successful commands at 1 ms, one at 60 ms: the quantiles of a histogram of
+        // those, not of the failed one.
+        let mut h = drivescope_stats::Histogram::new();
+        (0..10).for_each(|_| h.record(1_000_000));
+        h.record(60_000_000);
+        assert_eq!(s.quantile_ns(0.5), Some(h.quantile(0.5)));
+        assert_eq!(s.quantile_ns(0.99), Some(h.quantile(0.99)));
+        assert!(s.quantile_ns(0.99).unwrap() > 59_000_000);
         assert_eq!(s.bin_range(1), (4096 + 1_000_000, 4096 + 2_000_000));
     }
 }

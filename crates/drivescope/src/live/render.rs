@@ -87,7 +87,7 @@ pub fn draw(f: &mut Frame, s: &Shown, v: &ViewState) {
     f.render_widget(Paragraph::new(s.title.as_str()), a.title);
     curve(f, s, &a);
     bands(f, s, v, a.bands);
-    f.render_widget(Paragraph::new(stats(s)), a.stats);
+    f.render_widget(Paragraph::new(stats(s, a.stats.width)), a.stats);
     f.render_widget(
         Paragraph::new(KEYS).style(Style::default().fg(Color::DarkGray)),
         a.keys,
@@ -207,15 +207,24 @@ fn bands(f: &mut Frame, s: &Shown, v: &ViewState, area: Rect) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn stats(s: &Shown) -> Vec<Line<'static>> {
+/// The rates, percentiles and position, in `width` columns: p99.9 where it fits.
+fn stats(s: &Shown, width: u16) -> Vec<Line<'static>> {
     let rate = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1} MB/s"));
-    let q = |q: f64| {
-        s.snap
-            .quantile_ns(q)
-            .map_or("-".to_string(), |ns| format!("≈{}", format_ns(ns)))
-    };
+    let q = |q: f64| s.snap.quantile_ns(q).map_or("-".to_string(), format_ns);
     let st = &s.status;
     let (at, lba) = s.position();
+    let counts = format!("slow {}  failed {}", st.slow, st.failed);
+    let with = format!(
+        "p50 {}  p99 {}  p99.9 {}  {counts}",
+        q(0.5),
+        q(0.99),
+        q(0.999)
+    );
+    let latency = if with.chars().count() <= width as usize {
+        with
+    } else {
+        format!("p50 {}  p99 {}  {counts}", q(0.5), q(0.99))
+    };
     vec![
         Line::from(format!(
             "now {}  mean {}  min {}",
@@ -223,13 +232,7 @@ fn stats(s: &Shown) -> Vec<Line<'static>> {
             rate(Some(st.rate_mb_s)),
             rate(s.min_mb_s()),
         )),
-        Line::from(format!(
-            "p50 {}  p99 {}  slow {}  failed {}",
-            q(0.5),
-            q(0.99),
-            st.slow,
-            st.failed,
-        )),
+        Line::from(latency),
         Line::from(format!(
             "{:.1}%  at {} (LBA {lba}) of {}  elapsed {}  {}",
             st.frac * 100.0,
