@@ -120,3 +120,52 @@ fn the_live_percentiles_are_the_records() {
     assert_eq!(s.lat.min(), Some(rec.latency.min_ns));
     assert_eq!(s.lat.max(), Some(rec.latency.max_ns));
 }
+
+#[test]
+fn a_quick_scan_fills_the_live_counters_as_its_record_counts() {
+    // 64 MiB in 16 regions of 4 MiB, 10 ms of dwell each: 1 ms a 64 KiB command after the
+    // region's first (the seek, 5 ms). Region 5's first command is slow (60 ms); LBA 82050
+    // (region 10, its second command) is bad.
+    let size = 64 * MIB;
+    let region = size / 16;
+    let bad = std::slice::from_ref(&(82_050..82_051));
+    let dev = Scripted::new(|c: &Call| {
+        if touches(c.offset, c.len, bad) {
+            Reply::err(200_000, libc::EIO)
+        } else if c.offset == 5 * region {
+            Reply::ok(60_000_000)
+        } else if c.offset % region == 0 {
+            Reply::ok(5_000_000)
+        } else {
+            Reply::ok(1_000_000)
+        }
+    });
+    let cfg = ScanConfig {
+        quick: Some((16, 10_000_000)),
+        ..ScanConfig::default()
+    };
+    let (rec, s) = scan_live(&dev, size, &cfg);
+    assert!(rec.failed_commands >= 1 && rec.slow_total >= 1, "{rec:?}");
+    let want: Vec<u64> = rec.bands.iter().map(|b| b.count).collect();
+    assert_eq!(s.bands.to_vec(), want);
+    let bytes: u64 = s.bins.iter().map(|b| b.bytes + b.unpaced_bytes).sum();
+    assert_eq!(bytes, rec.bytes);
+    let failed: u64 = s.bins.iter().map(|b| b.failed).sum();
+    assert_eq!(failed, rec.failed_commands);
+    let slow: u64 = s.bins.iter().map(|b| b.slow).sum();
+    assert_eq!(slow, rec.slow_total);
+    assert_eq!(s.quantile_ns(0.99), Some(rec.latency.percentiles_ns["99"]));
+    // Each region's bins have a rate; the marks sit in the bins of the regions they came from.
+    let bin_of = |off: u64| (off * LIVE_BINS as u64 / size) as usize;
+    for r in rec.regions.as_ref().unwrap() {
+        assert!(
+            s.bins[bin_of(r.offset)].mb_s().is_some(),
+            "region {}",
+            r.index
+        );
+    }
+    assert_eq!(s.bins[bin_of(5 * region)].slow, 1);
+    assert_eq!(s.bins[bin_of(82_050 * 512)].failed, 1);
+    // Between the regions nothing was read.
+    assert_eq!(s.bins[bin_of(region / 2)].bytes, 0);
+}

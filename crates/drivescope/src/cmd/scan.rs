@@ -210,13 +210,18 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let (writer, checkpoints) = checkpoints.unzip();
-    let live = live_wanted(&args, &cfg).then(|| {
+    let live = live_wanted(&args).then(|| {
         let _ = prog.live.set(Live::new(
             plan.start,
             plan.length,
             target.logical_block_size as u64,
         ));
-        let title = crate::live::view::title("scan", &spec, device.as_ref());
+        let command = match (cfg.quick, cfg.verify) {
+            (Some(_), _) => "quick scan",
+            (None, Some(_)) => "verify",
+            (None, None) => "scan",
+        };
+        let title = crate::live::view::title(command, &spec, device.as_ref());
         crate::live::term::start(prog.clone(), total, title, stop.clone())
     });
     let display = match live {
@@ -306,13 +311,11 @@ enum Display {
     Live(crate::live::term::LiveView),
 }
 
-/// The full-screen live view: a full scan (not --quick, not --verify) with stdout and stderr
-/// both on a terminal, unless --no-live, --quiet or --json.
-fn live_wanted(args: &ScanArgs, cfg: &ScanConfig) -> bool {
+/// The full-screen live view: a scan (full, quick or verified) with stdout and stderr both on
+/// a terminal, unless --no-live, --quiet or --json.
+fn live_wanted(args: &ScanArgs) -> bool {
     use std::io::IsTerminal;
     !(args.no_live || args.quiet || args.json)
-        && cfg.quick.is_none()
-        && cfg.verify.is_none()
         && std::io::stdout().is_terminal()
         && std::io::stderr().is_terminal()
 }

@@ -221,3 +221,49 @@ fn keys_change_the_frame() {
     assert!(help.contains("q, Ctrl-C  stop"), "{help}");
     assert!(!text(&lin).contains("q, Ctrl-C  stop"));
 }
+
+#[test]
+fn a_quick_scan_shows_its_regions_joined_and_counts_by_region() {
+    // 16 regions of 64 MiB, 4 MiB read at the head of each at 200 MB/s; region 9 is slow.
+    let live = Live::new(0, LEN, 512);
+    let p = Progress::default();
+    let region = LEN / 16;
+    let mut t = 0;
+    for r in 0..16u64 {
+        for k in 0..4 {
+            let off = r * region + k * MIB;
+            let lat = if r == 9 { 60_000_000 } else { MIB * 1000 / 200 };
+            live.command(off, Some(MIB), t, t + lat, lat, r == 9, true);
+            t += lat;
+        }
+    }
+    p.position.store(16, Ordering::Relaxed);
+    p.bytes.store(64 * MIB, Ordering::Relaxed);
+    p.slow.store(4, Ordering::Relaxed);
+    let elapsed = Duration::from_nanos(t);
+    let s = Shown {
+        title: "drivescope quick scan /dev/sdz".into(),
+        snap: live.snapshot(),
+        status: Status::of(&p, Total::Regions(16), elapsed),
+        elapsed,
+        current_mb_s: None,
+    };
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| render::draw(f, &s, &ViewState::default()))
+        .unwrap();
+    let b = term.backend().buffer().clone();
+    let all = text(&b);
+    assert!(all.contains("100.0%  region 16 of 16  elapsed"), "{all}");
+    // The slowest region's rate: 4 MiB in 240 ms.
+    assert!(all.contains("min 17.5 MB/s"), "{all}");
+    // The curve runs from the first region to the last, between the regions too.
+    let a = areas(b.area);
+    let bin = |off: u64| (off * LIVE_BINS as u64 / LEN) as usize;
+    let col = |off| a.plot.x + column_of_bin(bin(off), LIVE_BINS, a.plot.width);
+    let gaps = (col(0) + 1..col(15 * region))
+        .filter(|&x| !curve_in_column(&b, a.plot, x))
+        .count();
+    assert_eq!(gaps, 0, "{all}");
+    let marks: Vec<char> = row(&b, a.marks.y).chars().collect();
+    assert_eq!(marks[col(9 * region) as usize], SLOW_MARK, "{all}");
+}

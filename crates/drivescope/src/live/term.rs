@@ -103,6 +103,7 @@ pub fn start(
             total,
             title,
             rate: RateWindow::default(),
+            read_back: None,
         },
         stop,
     )
@@ -122,24 +123,39 @@ pub fn start_with(source: impl Source, stop: Arc<AtomicBool>) -> std::io::Result
     })
 }
 
-/// A full scan, drawn by position.
+/// A scan (full, quick or verified), drawn by position.
 struct ScanSource {
     p: Arc<Progress>,
     total: Total,
     title: String,
     rate: RateWindow,
+    /// When a verified write scan's read-back pass was first seen (the view's clock).
+    read_back: Option<Duration>,
 }
 
 impl Source for ScanSource {
     fn draw(&mut self, f: &mut Frame, v: &ViewState, now: Instant, elapsed: Duration) {
-        let Some(live) = self.p.live.get() else {
+        // A verified write scan: the write pass, then the read-back pass on counters of its own
+        // (its clock and rates from its start).
+        let (p, title, elapsed) = match self.p.read_back.get() {
+            Some(r) => {
+                let since = *self.read_back.get_or_insert_with(|| {
+                    self.rate = RateWindow::default();
+                    elapsed
+                });
+                let title = format!("{}  (reading back)", self.title);
+                (r, title, elapsed.saturating_sub(since))
+            }
+            None => (&self.p, self.title.clone(), elapsed),
+        };
+        let Some(live) = p.live.get() else {
             return;
         };
-        let bytes = self.p.bytes.load(Ordering::Relaxed);
+        let bytes = p.bytes.load(Ordering::Relaxed);
         let shown = Shown {
-            title: self.title.clone(),
+            title,
             snap: live.snapshot(),
-            status: Status::of(&self.p, self.total, elapsed),
+            status: Status::of(p, self.total, elapsed),
             elapsed,
             current_mb_s: self.rate.push(now, bytes),
         };
