@@ -232,6 +232,15 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         }
         None => (!args.quiet).then(|| Display::Plain(progress::start(prog.clone(), total))),
     };
+    // Debug builds only: the run panics once the live view is up, so a test can see the
+    // terminal restored and the message printed.
+    #[cfg(debug_assertions)]
+    if matches!(display, Some(Display::Live(_)))
+        && std::env::var_os("DRIVESCOPE_DEBUG_PANIC_LIVE").is_some()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        panic!("DRIVESCOPE_DEBUG_PANIC_LIVE: a panic while the live view is up");
+    }
     let result = match &prior {
         Some((_, p)) => scan::resume(&target, p, prog, &stop, sink, checkpoints),
         None => scan::run(&target, &cfg, prog, &stop, sink, checkpoints),

@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 /// Redraws a second, at most (keys and resizes redraw at once).
 const REDRAW: Duration = Duration::from_millis(250);
 
+/// Set by the panic hook once it has restored the terminal: the view draws no more.
+static PANICKED: AtomicBool = AtomicBool::new(false);
+
 /// Puts the terminal back as it was: main screen, cooked mode, cursor shown.
 fn restore() {
     let _ = disable_raw_mode();
@@ -38,6 +41,7 @@ impl Guard {
         HOOK.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
+                PANICKED.store(true, Ordering::Relaxed);
                 restore();
                 previous(info);
             }));
@@ -167,7 +171,7 @@ fn run(mut guard: Guard, mut source: impl Source, stop: &AtomicBool, done: &Atom
     let t0 = Instant::now();
     let mut v = ViewState::default();
     let mut next = Instant::now();
-    while !done.load(Ordering::Relaxed) {
+    while !done.load(Ordering::Relaxed) && !PANICKED.load(Ordering::Relaxed) {
         let mut now_too = false;
         if event::poll(Duration::from_millis(50)).unwrap_or(false) {
             match event::read() {
@@ -200,7 +204,9 @@ fn run(mut guard: Guard, mut source: impl Source, stop: &AtomicBool, done: &Atom
         }
         next = now + REDRAW;
         let elapsed = t0.elapsed();
-        if guard.0.draw(|f| source.draw(f, &v, now, elapsed)).is_err() {
+        if PANICKED.load(Ordering::Relaxed)
+            || guard.0.draw(|f| source.draw(f, &v, now, elapsed)).is_err()
+        {
             break;
         }
     }
