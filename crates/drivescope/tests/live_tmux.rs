@@ -271,7 +271,8 @@ fn a_panic_restores_the_terminal_and_its_message_is_shown() {
     );
     let bin = env!("CARGO_BIN_EXE_drivescope");
     let shell = format!(
-        "DRIVESCOPE_DEBUG_PANIC_LIVE=1 {bin} scan null:64G --no-store; echo EXIT=$?; sleep 600"
+        "RUST_BACKTRACE=0 DRIVESCOPE_DEBUG_PANIC_LIVE=1 {bin} scan null:64G --no-store; \
+         echo EXIT=$?; sleep 600"
     );
     let tmux = session("panic", &shell);
     let done = tmux.wait_for(Duration::from_secs(30), |p| p.contains("EXIT="));
