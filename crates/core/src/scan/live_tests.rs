@@ -134,7 +134,7 @@ fn a_quick_scan_fills_the_live_counters_as_its_record_counts() {
             Reply::err(200_000, libc::EIO)
         } else if c.offset == 5 * region {
             Reply::ok(60_000_000)
-        } else if c.offset % region == 0 {
+        } else if c.offset.is_multiple_of(region) {
             Reply::ok(5_000_000)
         } else {
             Reply::ok(1_000_000)
