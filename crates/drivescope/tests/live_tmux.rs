@@ -36,6 +36,16 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).trim() == "1"
     }
 
+    /// Whether the pane's cursor is shown.
+    fn cursor_shown(&self) -> bool {
+        let out = self
+            .cmd()
+            .args(["display-message", "-p", "#{cursor_flag}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+
     /// The pane once `ok` holds for it, within `limit`.
     fn wait_for(&self, limit: Duration, ok: impl Fn(&str) -> bool) -> String {
         let t0 = Instant::now();
@@ -243,4 +253,29 @@ fn stderr_off_the_terminal_keeps_the_plain_progress_lines() {
             "{l}"
         );
     }
+}
+
+/// A panic while the view is up (asked for through a debug build's environment variable):
+/// the terminal is back on its main screen with the cursor shown, and the panic's message is
+/// printed there. Debug builds only: a release build has no such variable.
+#[cfg(debug_assertions)]
+#[test]
+fn a_panic_restores_the_terminal_and_its_message_is_shown() {
+    let _one = one_at_a_time();
+    assert!(
+        Command::new("tmux").arg("-V").output().is_ok(),
+        "this test drives the live view in tmux (Debian: apt-get install tmux)"
+    );
+    let bin = env!("CARGO_BIN_EXE_drivescope");
+    let shell = format!(
+        "RUST_BACKTRACE=0 DRIVESCOPE_DEBUG_PANIC_LIVE=1 {bin} scan null:64G --no-store; \
+         echo EXIT=$?; sleep 600"
+    );
+    let tmux = session("panic", &shell);
+    let done = tmux.wait_for(Duration::from_secs(30), |p| p.contains("EXIT="));
+    assert!(done.contains("EXIT=101"), "{done}");
+    assert!(done.contains("a panic while the live view is up"), "{done}");
+    assert!(!done.contains("MB/s by position"), "{done}");
+    assert!(!tmux.alternate(), "{done}");
+    assert!(tmux.cursor_shown(), "{done}");
 }

@@ -53,6 +53,9 @@ pub struct Progress {
     pub pass: AtomicU8,
     /// Curve, bands and latencies for a live view, kept only when set before the run.
     pub live: OnceLock<Live>,
+    /// A verified write scan's read-back pass, once it starts: its own counters (and live
+    /// ones when this progress has them).
+    pub read_back: OnceLock<Arc<Progress>>,
 }
 
 #[derive(Debug)]

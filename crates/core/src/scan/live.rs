@@ -1,15 +1,14 @@
 //! What a live view of a running scan reads: a coarse transfer curve over the range, the
-//! response-time bands and a latency histogram, all in fixed arrays of atomics that the scan
-//! thread (the only writer) updates with relaxed stores as each command completes. Nothing is
-//! locked, nothing grows; a reader on another thread takes a [`Snapshot`] when it redraws.
+//! response-time bands and the latency histogram (the record's own buckets, so its percentiles
+//! are the record's), all in fixed arrays of atomics that the scan thread (the only writer)
+//! updates with relaxed stores as each command completes. Nothing is locked, nothing grows; a
+//! reader on another thread takes a [`Snapshot`] when it redraws.
 
-use drivescope_stats::BAND_LIMITS_NS;
+use drivescope_stats::{AtomicHistogram, Histogram, BAND_LIMITS_NS};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Position bins of the live curve (a view draws at most this many columns).
 pub const LIVE_BINS: usize = 512;
-/// Latency histogram buckets: four per octave from 1 µs up (the last one holds the rest).
-pub const LAT_BUCKETS: usize = 96;
 /// Response-time bands: the 8 timed ones of `drivescope_stats::Bands`, then failed.
 pub const BANDS: usize = BAND_LIMITS_NS.len() + 2;
 
@@ -34,7 +33,11 @@ pub struct Live {
     pub sector: u64,
     bins: Box<[Bin]>,
     bands: [AtomicU64; BANDS],
-    lat: Box<[AtomicU64]>,
+    /// Completion latency of the successful commands, as the record's histogram counts it.
+    lat: AtomicHistogram,
+    /// The writer's last bin: its offsets `[lo, hi)` and index. A scan's next command mostly
+    /// falls in it, which spares a 128-bit division per command.
+    last: [AtomicU64; 3],
 }
 
 /// One bin as read.
@@ -64,7 +67,7 @@ impl BinSnap {
 }
 
 /// A copy of the live counters at one moment.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Snapshot {
     pub start: u64,
     pub length: u64,
@@ -72,29 +75,8 @@ pub struct Snapshot {
     pub bins: Vec<BinSnap>,
     /// Counts per band, [`BANDS`] of them (the last is failed).
     pub bands: [u64; BANDS],
-    pub lat: Vec<u64>,
-}
-
-/// Histogram bucket of a latency: 4 per octave above 1 µs.
-#[inline]
-fn bucket(ns: u64) -> usize {
-    let us4 = ns >> 8; // units of 256 ns: bucket 0 is below ~1 µs
-    if us4 < 4 {
-        return 0;
-    }
-    let oct = 63 - us4.leading_zeros() as usize; // >= 2
-    let frac = ((us4 >> (oct - 2)) & 3) as usize;
-    ((oct - 2) * 4 + frac + 1).min(LAT_BUCKETS - 1)
-}
-
-/// Smallest latency of bucket `i` (ns).
-pub fn bucket_floor_ns(i: usize) -> u64 {
-    if i == 0 {
-        return 0;
-    }
-    let oct = (i - 1) / 4 + 2;
-    let frac = ((i - 1) % 4) as u64;
-    ((4 + frac) << (oct - 2)) << 8
+    /// Latencies of the successful commands so far.
+    pub lat: Histogram,
 }
 
 /// Band of a completed command's latency.
@@ -120,18 +102,36 @@ impl Live {
             sector: sector.max(1),
             bins: (0..LIVE_BINS).map(|_| Bin::default()).collect(),
             bands: Default::default(),
-            lat: (0..LAT_BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            lat: AtomicHistogram::new(),
+            last: Default::default(),
         }
     }
 
+    /// The bin of `offset` (by the writer: it remembers the bin for the next command).
     #[inline]
     fn bin(&self, offset: u64) -> Option<&Bin> {
+        let [lo, hi, i] = &self.last;
+        if offset >= lo.load(Ordering::Relaxed) && offset < hi.load(Ordering::Relaxed) {
+            return self.bins.get(i.load(Ordering::Relaxed) as usize);
+        }
+        self.find_bin(offset)
+    }
+
+    #[cold]
+    fn find_bin(&self, offset: u64) -> Option<&Bin> {
         let rel = offset.checked_sub(self.start)?;
         if rel >= self.length {
             return None;
         }
-        let i = (rel as u128 * LIVE_BINS as u128 / self.length as u128) as usize;
-        self.bins.get(i)
+        let (n, len) = (LIVE_BINS as u128, self.length as u128);
+        let i = rel as u128 * n / len;
+        // Offsets of bin i: those with i * len <= rel * n < (i + 1) * len.
+        let edge = |k: u128| self.start + (k * len).div_ceil(n) as u64;
+        let [lo, hi, at] = &self.last;
+        lo.store(edge(i), Ordering::Relaxed);
+        hi.store(edge(i + 1), Ordering::Relaxed);
+        at.store(i as u64, Ordering::Relaxed);
+        self.bins.get(i as usize)
     }
 
     /// A command over the range completed: `bytes` moved (`None`: it failed) between
@@ -153,7 +153,7 @@ impl Live {
         match bytes {
             Some(n) => {
                 bump(&self.bands[band(latency_ns)]);
-                bump(&self.lat[bucket(latency_ns)]);
+                self.lat.record(latency_ns);
                 if let Some(b) = b.filter(|_| paced) {
                     b.bytes
                         .store(b.bytes.load(Ordering::Relaxed) + n, Ordering::Relaxed);
@@ -207,28 +207,16 @@ impl Live {
                 })
                 .collect(),
             bands: std::array::from_fn(|i| r(&self.bands[i])),
-            lat: self.lat.iter().map(r).collect(),
+            lat: self.lat.snapshot(),
         }
     }
 }
 
 impl Snapshot {
-    /// The latency at quantile `q` (0..1) of the successful commands so far, to the
-    /// histogram's resolution (the floor of its bucket, within 19 %); `None` before any.
+    /// The latency at quantile `q` (0..1) of the successful commands so far, as the record
+    /// gives it for the same commands; `None` before any.
     pub fn quantile_ns(&self, q: f64) -> Option<u64> {
-        let n: u64 = self.lat.iter().sum();
-        if n == 0 {
-            return None;
-        }
-        let want = ((q * n as f64).ceil() as u64).clamp(1, n);
-        let mut seen = 0;
-        for (i, c) in self.lat.iter().enumerate() {
-            seen += c;
-            if seen >= want {
-                return Some(bucket_floor_ns(i));
-            }
-        }
-        None
+        (self.lat.count() > 0).then(|| self.lat.quantile(q))
     }
 
     /// Bin `i`'s share of the range: `[offset, end)`.
@@ -244,27 +232,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn buckets_rise_with_latency_and_floors_bound_them() {
-        let mut last = 0;
-        for ns in [
-            0,
-            900,
-            1_024,
-            1_500,
-            10_000,
-            1_000_000,
-            50_000_000,
-            2_000_000_000,
-        ] {
-            let b = bucket(ns);
-            assert!(b >= last, "{ns} ns in bucket {b}, below {last}");
-            assert!(bucket_floor_ns(b) <= ns, "{ns} ns under its bucket's floor");
-            if b + 1 < LAT_BUCKETS {
-                assert!(ns < bucket_floor_ns(b + 1), "{ns} ns past the next floor");
+    fn the_remembered_bin_is_the_one_the_offset_falls_in() {
+        // A length that no bin count divides, walked in order and out of it.
+        let (start, length) = (7 * 512, 300_000_007);
+        let l = Live::new(start, length, 512);
+        let want = |off: u64| ((off - start) as u128 * LIVE_BINS as u128 / length as u128) as usize;
+        let index =
+            |b: &Bin| (b as *const Bin as usize - l.bins.as_ptr() as usize) / size_of::<Bin>();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let ordered = (start..start + length).step_by(4096 * 3 + 512);
+        let scattered = (0..20_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            start + x % length
+        });
+        for off in ordered.chain(scattered) {
+            assert_eq!(index(l.bin(off).unwrap()), want(off), "offset {off}");
+            // the bin's neighbours on either side of its edges
+            for o in [off.saturating_sub(1), off + 1] {
+                if (start..start + length).contains(&o) {
+                    assert_eq!(index(l.bin(o).unwrap()), want(o), "offset {o}");
+                }
             }
-            last = b;
         }
-        assert_eq!(bucket(u64::MAX), LAT_BUCKETS - 1);
+        // Each edge, entered from above: the offset before it is in the bin before.
+        for k in 1..LIVE_BINS as u128 {
+            let e = start + (k * length as u128).div_ceil(LIVE_BINS as u128) as u64;
+            assert_eq!(index(l.bin(e).unwrap()), k as usize);
+            assert_eq!(index(l.bin(e - 1).unwrap()), k as usize - 1);
+            assert_eq!(index(l.bin(e).unwrap()), k as usize);
+        }
+        assert!(l.bin(start - 1).is_none() && l.bin(start + length).is_none());
     }
 
     #[test]
@@ -300,9 +299,14 @@ mod tests {
         assert_eq!(s.bands[1], 10); // <3ms
         assert_eq!(s.bands[5], 1); // <150ms
         assert_eq!(s.bands[BANDS - 1], 1);
-        let p50 = s.quantile_ns(0.5).unwrap();
-        assert!((800_000..=1_000_000).contains(&p50), "p50 {p50}");
-        assert!(s.quantile_ns(0.99).unwrap() > 40_000_000);
+        // 10 of 11 successful commands at 1 ms, one at 60 ms: the quantiles of a histogram of
+        // those, not of the failed one.
+        let mut h = drivescope_stats::Histogram::new();
+        (0..10).for_each(|_| h.record(1_000_000));
+        h.record(60_000_000);
+        assert_eq!(s.quantile_ns(0.5), Some(h.quantile(0.5)));
+        assert_eq!(s.quantile_ns(0.99), Some(h.quantile(0.99)));
+        assert!(s.quantile_ns(0.99).unwrap() > 59_000_000);
         assert_eq!(s.bin_range(1), (4096 + 1_000_000, 4096 + 2_000_000));
     }
 }

@@ -456,13 +456,20 @@ fn run_hooked<E: Engine>(
             let complete = job.finished();
             if let (Some(pattern), true) = (pattern, complete) {
                 let t0 = clock.now_ns();
+                let read_progress = Arc::new(Progress::default());
+                if let Some(l) = progress.live.get() {
+                    let _ = read_progress
+                        .live
+                        .set(live::Live::new(l.start, l.length, l.sector));
+                }
+                let _ = progress.read_back.set(read_progress.clone());
                 let read = SequentialScan::new(
                     ScanParams {
                         write: false,
                         retries: 0,
                         ..params
                     },
-                    Arc::new(Progress::default()),
+                    read_progress,
                 );
                 let mut pass = verify::ReadPass::new(read, pattern);
                 dev.run(&engine_cfg, 1, &clock, stop, &mut pass)?;

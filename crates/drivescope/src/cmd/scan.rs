@@ -210,13 +210,18 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let (writer, checkpoints) = checkpoints.unzip();
-    let live = live_wanted(&args, &cfg).then(|| {
+    let live = live_wanted(&args).then(|| {
         let _ = prog.live.set(Live::new(
             plan.start,
             plan.length,
             target.logical_block_size as u64,
         ));
-        let title = crate::live::view::title("scan", &spec, device.as_ref());
+        let command = match (cfg.quick, cfg.verify) {
+            (Some(_), _) => "quick scan",
+            (None, Some(_)) => "verify",
+            (None, None) => "scan",
+        };
+        let title = crate::live::view::title(command, &spec, device.as_ref());
         crate::live::term::start(prog.clone(), total, title, stop.clone())
     });
     let display = match live {
@@ -227,6 +232,15 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         }
         None => (!args.quiet).then(|| Display::Plain(progress::start(prog.clone(), total))),
     };
+    // Debug builds only: the run panics once the live view is up, so a test can see the
+    // terminal restored and the message printed.
+    #[cfg(debug_assertions)]
+    if matches!(display, Some(Display::Live(_)))
+        && std::env::var_os("DRIVESCOPE_DEBUG_PANIC_LIVE").is_some()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        panic!("DRIVESCOPE_DEBUG_PANIC_LIVE: a panic while the live view is up");
+    }
     let result = match &prior {
         Some((_, p)) => scan::resume(&target, p, prog, &stop, sink, checkpoints),
         None => scan::run(&target, &cfg, prog, &stop, sink, checkpoints),
@@ -306,13 +320,11 @@ enum Display {
     Live(crate::live::term::LiveView),
 }
 
-/// The full-screen live view: a full scan (not --quick, not --verify) with stdout and stderr
-/// both on a terminal, unless --no-live, --quiet or --json.
-fn live_wanted(args: &ScanArgs, cfg: &ScanConfig) -> bool {
+/// The full-screen live view: a scan (full, quick or verified) with stdout and stderr both on
+/// a terminal, unless --no-live, --quiet or --json.
+fn live_wanted(args: &ScanArgs) -> bool {
     use std::io::IsTerminal;
     !(args.no_live || args.quiet || args.json)
-        && cfg.quick.is_none()
-        && cfg.verify.is_none()
         && std::io::stdout().is_terminal()
         && std::io::stderr().is_terminal()
 }

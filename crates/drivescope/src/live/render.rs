@@ -3,8 +3,8 @@
 //! percentiles and position, and the keys. A pure function of [`Shown`] and [`ViewState`].
 
 use super::view::{Shown, ViewState};
-use crate::progress::hms;
-use drivescope_core::scan::live::BANDS;
+use crate::progress::{hms, Total};
+use drivescope_core::scan::live::{BinSnap, BANDS};
 use drivescope_core::units::format_size;
 use drivescope_stats::BAND_LABELS;
 use drivescope_units::format_ns;
@@ -87,7 +87,7 @@ pub fn draw(f: &mut Frame, s: &Shown, v: &ViewState) {
     f.render_widget(Paragraph::new(s.title.as_str()), a.title);
     curve(f, s, &a);
     bands(f, s, v, a.bands);
-    f.render_widget(Paragraph::new(stats(s)), a.stats);
+    f.render_widget(Paragraph::new(stats(s, a.stats.width)), a.stats);
     f.render_widget(
         Paragraph::new(KEYS).style(Style::default().fg(Color::DarkGray)),
         a.keys,
@@ -120,8 +120,22 @@ fn curve(f: &mut Frame, s: &Shown, a: &Areas) {
         }
     }
     f.render_widget(Paragraph::new(labels), gutter);
-    // The curve: one point per bin at its middle, joined where neighbours both have a rate.
+    // The curve: one point per bin at its middle, joined where neighbours both have a rate; a
+    // quick scan's regions lie apart: joined across the bins between that were not read.
     let x = |i: usize| (i as f64 + 0.5) / n as f64;
+    let untouched =
+        |b: &BinSnap| b.bytes == 0 && b.unpaced_bytes == 0 && b.failed == 0 && b.slow == 0;
+    let quick = s.quick();
+    let mut next = vec![None; n];
+    let mut ahead: Option<usize> = None;
+    for i in (0..snap.bins.len()).rev() {
+        next[i] = ahead.filter(|_| i + 1 < snap.bins.len());
+        if rates[i].is_some() {
+            ahead = Some(i);
+        } else if !(quick && untouched(&snap.bins[i])) {
+            ahead = None;
+        }
+    }
     let canvas = Canvas::default()
         .marker(Marker::Braille)
         .x_bounds([0.0, 1.0])
@@ -129,8 +143,8 @@ fn curve(f: &mut Frame, s: &Shown, a: &Areas) {
         .paint(move |ctx| {
             for i in 0..n {
                 let Some(y1) = rates[i] else { continue };
-                let (x2, y2) = match rates.get(i + 1).copied().flatten() {
-                    Some(y2) => (x(i + 1), y2),
+                let (x2, y2) = match next[i].and_then(|j| Some((j, rates[j]?))) {
+                    Some((j, y2)) => (x(j), y2),
                     None => (x(i), y1),
                 };
                 ctx.draw(&Segment {
@@ -211,15 +225,32 @@ pub fn band_panel(f: &mut Frame, counts: &[u64; BANDS], log: bool, area: Rect) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn stats(s: &Shown) -> Vec<Line<'static>> {
+/// The rates, percentiles and position, in `width` columns: p99.9 where it fits.
+fn stats(s: &Shown, width: u16) -> Vec<Line<'static>> {
     let rate = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1} MB/s"));
-    let q = |q: f64| {
-        s.snap
-            .quantile_ns(q)
-            .map_or("-".to_string(), |ns| format!("≈{}", format_ns(ns)))
-    };
+    let q = |q: f64| s.snap.quantile_ns(q).map_or("-".to_string(), format_ns);
     let st = &s.status;
     let (at, lba) = s.position();
+    let counts = format!("slow {}  failed {}", st.slow, st.failed);
+    let with = format!(
+        "p50 {}  p99 {}  p99.9 {}  {counts}",
+        q(0.5),
+        q(0.99),
+        q(0.999)
+    );
+    let latency = if with.chars().count() <= width as usize {
+        with
+    } else {
+        format!("p50 {}  p99 {}  {counts}", q(0.5), q(0.99))
+    };
+    let place = match st.total {
+        Total::Regions(n) => format!("region {} of {n}", st.done),
+        Total::Bytes(_) => format!(
+            "at {} (LBA {lba}) of {}",
+            format_size(at),
+            format_size(s.snap.start + s.snap.length)
+        ),
+    };
     vec![
         Line::from(format!(
             "now {}  mean {}  min {}",
@@ -227,18 +258,10 @@ fn stats(s: &Shown) -> Vec<Line<'static>> {
             rate(Some(st.rate_mb_s)),
             rate(s.min_mb_s()),
         )),
+        Line::from(latency),
         Line::from(format!(
-            "p50 {}  p99 {}  slow {}  failed {}",
-            q(0.5),
-            q(0.99),
-            st.slow,
-            st.failed,
-        )),
-        Line::from(format!(
-            "{:.1}%  at {} (LBA {lba}) of {}  elapsed {}  {}",
+            "{:.1}%  {place}  elapsed {}  {}",
             st.frac * 100.0,
-            format_size(at),
-            format_size(s.snap.start + s.snap.length),
             hms(s.elapsed),
             st.when(),
         )),

@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 /// Redraws a second, at most (keys and resizes redraw at once).
 const REDRAW: Duration = Duration::from_millis(250);
 
+/// Set by the panic hook once it has restored the terminal: the view draws no more.
+static PANICKED: AtomicBool = AtomicBool::new(false);
+
 /// Puts the terminal back as it was: main screen, cooked mode, cursor shown.
 fn restore() {
     let _ = disable_raw_mode();
@@ -38,6 +41,7 @@ impl Guard {
         HOOK.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
+                PANICKED.store(true, Ordering::Relaxed);
                 restore();
                 previous(info);
             }));
@@ -103,6 +107,7 @@ pub fn start(
             total,
             title,
             rate: RateWindow::default(),
+            read_back: None,
         },
         stop,
     )
@@ -122,24 +127,39 @@ pub fn start_with(source: impl Source, stop: Arc<AtomicBool>) -> std::io::Result
     })
 }
 
-/// A full scan, drawn by position.
+/// A scan (full, quick or verified), drawn by position.
 struct ScanSource {
     p: Arc<Progress>,
     total: Total,
     title: String,
     rate: RateWindow,
+    /// When a verified write scan's read-back pass was first seen (the view's clock).
+    read_back: Option<Duration>,
 }
 
 impl Source for ScanSource {
     fn draw(&mut self, f: &mut Frame, v: &ViewState, now: Instant, elapsed: Duration) {
-        let Some(live) = self.p.live.get() else {
+        // A verified write scan: the write pass, then the read-back pass on counters of its own
+        // (its clock and rates from its start).
+        let (p, title, elapsed) = match self.p.read_back.get() {
+            Some(r) => {
+                let since = *self.read_back.get_or_insert_with(|| {
+                    self.rate = RateWindow::default();
+                    elapsed
+                });
+                let title = format!("{}  (reading back)", self.title);
+                (r, title, elapsed.saturating_sub(since))
+            }
+            None => (&self.p, self.title.clone(), elapsed),
+        };
+        let Some(live) = p.live.get() else {
             return;
         };
-        let bytes = self.p.bytes.load(Ordering::Relaxed);
+        let bytes = p.bytes.load(Ordering::Relaxed);
         let shown = Shown {
-            title: self.title.clone(),
+            title,
             snap: live.snapshot(),
-            status: Status::of(&self.p, self.total, elapsed),
+            status: Status::of(p, self.total, elapsed),
             elapsed,
             current_mb_s: self.rate.push(now, bytes),
         };
@@ -151,7 +171,7 @@ fn run(mut guard: Guard, mut source: impl Source, stop: &AtomicBool, done: &Atom
     let t0 = Instant::now();
     let mut v = ViewState::default();
     let mut next = Instant::now();
-    while !done.load(Ordering::Relaxed) {
+    while !done.load(Ordering::Relaxed) && !PANICKED.load(Ordering::Relaxed) {
         let mut now_too = false;
         if event::poll(Duration::from_millis(50)).unwrap_or(false) {
             match event::read() {
@@ -184,7 +204,9 @@ fn run(mut guard: Guard, mut source: impl Source, stop: &AtomicBool, done: &Atom
         }
         next = now + REDRAW;
         let elapsed = t0.elapsed();
-        if guard.0.draw(|f| source.draw(f, &v, now, elapsed)).is_err() {
+        if PANICKED.load(Ordering::Relaxed)
+            || guard.0.draw(|f| source.draw(f, &v, now, elapsed)).is_err()
+        {
             break;
         }
     }

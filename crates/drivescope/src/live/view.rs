@@ -1,7 +1,7 @@
 //! What one frame of the live view shows, gathered from the run's counters, and what the
 //! keys change. Pure: the terminal loop (`term`) feeds it, the renderer (`render`) draws it.
 
-use crate::progress::Status;
+use crate::progress::{Status, Total};
 use drivescope_core::scan::live::Snapshot;
 use drivescope_probe::Identity;
 use std::collections::VecDeque;
@@ -61,16 +61,26 @@ pub struct Shown {
 }
 
 impl Shown {
-    /// The lowest rate of a bin the scan has gone past, in MB/s.
+    /// A quick scan: regions read here and there, counted by region.
+    pub fn quick(&self) -> bool {
+        matches!(self.status.total, Total::Regions(_))
+    }
+
+    /// The lowest rate of a bin the scan has gone past (a quick scan: of any bin read), in
+    /// MB/s.
     pub fn min_mb_s(&self) -> Option<f64> {
-        let reached = self.snap.start + self.status.done;
+        let reached = if self.quick() {
+            u64::MAX
+        } else {
+            self.snap.start + self.status.done
+        };
         (0..self.snap.bins.len())
             .filter(|&i| self.snap.bin_range(i).1 <= reached)
             .filter_map(|i| self.snap.bins[i].mb_s())
             .min_by(f64::total_cmp)
     }
 
-    /// Absolute offset the scan has reached, and its LBA.
+    /// Absolute offset the scan has reached, and its LBA (of a full scan).
     pub fn position(&self) -> (u64, u64) {
         let at = self.snap.start + self.status.done;
         (at, at / self.snap.sector.max(1))
@@ -101,7 +111,8 @@ impl RateWindow {
     }
 }
 
-/// `scan /dev/sdb — Samsung SSD 870 EVO 1TB, serial S6P…`: what the title line says.
+/// `scan /dev/sdb — Samsung SSD 870 EVO 1TB, serial S6P…`: what the title line says
+/// (`command`: scan, quick scan, verify).
 pub fn title(command: &str, spec: &str, id: Option<&Identity>) -> String {
     format!("drivescope {command} {}", device(spec, id))
 }
