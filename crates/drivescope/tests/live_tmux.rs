@@ -5,69 +5,12 @@
 //! (Debian `tmux`); fails loudly without them.
 
 mod common;
+use common::tmux::{braille, Tmux};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// A tmux server of the test's own, killed on drop.
-struct Tmux(String);
-
-impl Tmux {
-    fn cmd(&self) -> Command {
-        let mut c = Command::new("tmux");
-        c.env("LANG", "C.UTF-8").args(["-u", "-L", &self.0]);
-        c
-    }
-
-    fn pane(&self) -> String {
-        let out = self.cmd().args(["capture-pane", "-p"]).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Whether the pane shows the terminal's alternate screen.
-    fn alternate(&self) -> bool {
-        let out = self
-            .cmd()
-            .args(["display-message", "-p", "#{alternate_on}"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).trim() == "1"
-    }
-
-    /// Whether the pane's cursor is shown.
-    fn cursor_shown(&self) -> bool {
-        let out = self
-            .cmd()
-            .args(["display-message", "-p", "#{cursor_flag}"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).trim() == "1"
-    }
-
-    /// The pane once `ok` holds for it, within `limit`.
-    fn wait_for(&self, limit: Duration, ok: impl Fn(&str) -> bool) -> String {
-        let t0 = Instant::now();
-        loop {
-            let p = self.pane();
-            if ok(&p) {
-                return p;
-            }
-            assert!(
-                t0.elapsed() < limit,
-                "waited {limit:?}; the pane shows:\n{p}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd().arg("kill-server").status();
-    }
-}
 
 /// A path of the test's own, removed on drop (also when the test fails).
 struct Scratch(PathBuf);
@@ -77,10 +20,6 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
         let _ = std::fs::remove_file(&self.0);
     }
-}
-
-fn braille(s: &str) -> bool {
-    s.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c))
 }
 
 /// A row of the curve's frame holding only the slow mark.
@@ -114,14 +53,7 @@ fn lab_disk() -> LabDevice {
 
 /// `shell` in a new tmux session, 120 × 32.
 fn session(name: &str, shell: &str) -> Tmux {
-    let tmux = Tmux(format!("drivescope-{name}-{}", std::process::id()));
-    let started = tmux
-        .cmd()
-        .args(["new-session", "-d", "-x", "120", "-y", "32", shell])
-        .status()
-        .unwrap();
-    assert!(started.success());
-    tmux
+    Tmux::session(name, shell, 120, 32)
 }
 
 #[test]
@@ -154,6 +86,15 @@ fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
     assert!(braille(&live), "no curve in\n{live}");
     assert!(live.contains("q stop"), "{live}");
     assert!(live.contains("<150ms"), "{live}");
+    // The slow command's 300 ms in its band while the scan goes on (the scan's own bands,
+    // handed to the view ten times a second).
+    tmux.wait_for(Duration::from_secs(5), |p| {
+        p.lines().any(|l| {
+            l.split_once("<500ms")
+                .and_then(|(_, r)| r.split_whitespace().next()?.parse::<u64>().ok())
+                .is_some_and(|n| n >= 1)
+        })
+    });
     assert!(tmux.alternate());
     // A smaller terminal: the view is drawn again to its size, keys on the last row.
     let resized = tmux

@@ -69,6 +69,14 @@ impl Bands {
         self.failed = self.failed.saturating_add(other.failed);
     }
 
+    /// The counts of the timed bands in order, then failed.
+    pub fn counts(&self) -> [u64; 9] {
+        let mut c = [0; 9];
+        c[..8].copy_from_slice(&self.counts);
+        c[8] = self.failed;
+        c
+    }
+
     pub fn failed(&self) -> u64 {
         self.failed
     }

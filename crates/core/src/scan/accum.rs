@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
+/// How often a live view gets the latency histogram and bands: it redraws four times a second.
+const LIVE_PUBLISH_NS: u64 = 100_000_000;
 /// Most entries kept in the slow and failed lists; the rest are counted.
 pub const LIST_CAP: usize = 10_000;
 
@@ -201,6 +203,8 @@ impl Retries {
 
 /// The scan's accumulators.
 pub struct Accum {
+    /// When the live view next gets the histogram and bands (the run's clock).
+    live_next_ns: u64,
     /// Completion latency of successful main commands.
     pub hist: Histogram,
     /// Submission latency of all main commands.
@@ -241,6 +245,7 @@ impl Accum {
             hist: Histogram::new(),
             submit_hist: Histogram::new(),
             bands: Bands::default(),
+            live_next_ns: 0,
             series: Series::new(interval_ns),
             slow: Capped::new(LIST_CAP),
             failed: Capped::new(LIST_CAP),
@@ -381,7 +386,7 @@ impl Accum {
             .commands
             .store(self.commands, Ordering::Relaxed);
         if let Some(live) = self.progress.live.get() {
-            live.command(
+            live.position(
                 c.cmd.offset,
                 c.result.ok().map(u64::from),
                 c.issue_ns,
@@ -391,7 +396,7 @@ impl Accum {
                 c.cmd.tag == TAG_MAIN,
             );
         }
-        match c.result {
+        let ok = match c.result {
             Ok(n) => {
                 self.bytes = self.bytes.saturating_add(n as u64);
                 self.hist.record(lat);
@@ -420,6 +425,18 @@ impl Accum {
                 self.gone(c);
                 false
             }
+        };
+        if c.done_ns >= self.live_next_ns {
+            self.live_next_ns = c.done_ns.saturating_add(LIVE_PUBLISH_NS);
+            self.publish_live();
+        }
+        ok
+    }
+
+    /// Hand the latency histogram and bands to a live view, if one is shown.
+    pub fn publish_live(&self) {
+        if let Some(live) = self.progress.live.get() {
+            live.publish(&self.hist, &self.bands);
         }
     }
 }

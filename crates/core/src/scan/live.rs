@@ -4,7 +4,7 @@
 //! updates with relaxed stores as each command completes. Nothing is locked, nothing grows; a
 //! reader on another thread takes a [`Snapshot`] when it redraws.
 
-use drivescope_stats::{AtomicHistogram, Histogram, BAND_LIMITS_NS};
+use drivescope_stats::{AtomicHistogram, Bands, Histogram, BAND_LIMITS_NS};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Position bins of the live curve (a view draws at most this many columns).
@@ -136,7 +136,9 @@ impl Live {
 
     /// A command over the range completed: `bytes` moved (`None`: it failed) between
     /// `issue_ns` and `done_ns`, `latency_ns` from its submission. `paced`: it belongs to the
-    /// range's order (a first pass), so its time counts towards its bin's rate.
+    /// range's order (a first pass), so its time counts towards its bin's rate. Counts it by
+    /// position ([`Live::position`]) and in the bands and latencies, for a writer that keeps
+    /// no histogram of its own.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn command(
@@ -149,35 +151,60 @@ impl Live {
         slow: bool,
         paced: bool,
     ) {
-        let b = self.bin(offset);
+        self.position(offset, bytes, issue_ns, done_ns, latency_ns, slow, paced);
         match bytes {
-            Some(n) => {
+            Some(_) => {
                 bump(&self.bands[band(latency_ns)]);
                 self.lat.record(latency_ns);
-                if let Some(b) = b.filter(|_| paced) {
+            }
+            None => bump(&self.bands[BANDS - 1]),
+        }
+    }
+
+    /// A command counted by position only (its bin's bytes, busy span, slow and failed marks):
+    /// a writer that keeps its own histogram and bands [`Live::publish`]es them now and then.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn position(
+        &self,
+        offset: u64,
+        bytes: Option<u64>,
+        issue_ns: u64,
+        done_ns: u64,
+        latency_ns: u64,
+        slow: bool,
+        paced: bool,
+    ) {
+        let Some(b) = self.bin(offset) else { return };
+        match bytes {
+            Some(n) => {
+                if paced {
                     b.bytes
                         .store(b.bytes.load(Ordering::Relaxed) + n, Ordering::Relaxed);
                     if b.first_ns.load(Ordering::Relaxed) == 0 {
                         b.first_ns.store(issue_ns.max(1), Ordering::Relaxed);
                     }
                     b.last_ns.store(done_ns, Ordering::Relaxed);
-                } else if let Some(b) = b {
+                } else {
                     let add = |a: &AtomicU64, v: u64| {
                         a.store(a.load(Ordering::Relaxed) + v, Ordering::Relaxed)
                     };
                     add(&b.unpaced_bytes, n);
                     add(&b.unpaced_ns, latency_ns);
                 }
-                if let (Some(b), true) = (b, slow) {
+                if slow {
                     bump(&b.slow);
                 }
             }
-            None => {
-                bump(&self.bands[BANDS - 1]);
-                if let Some(b) = b {
-                    bump(&b.failed);
-                }
-            }
+            None => bump(&b.failed),
+        }
+    }
+
+    /// The writer's own latency histogram and bands, as they are now.
+    pub fn publish(&self, hist: &Histogram, bands: &Bands) {
+        self.lat.set_from(hist);
+        for (a, n) in self.bands.iter().zip(bands.counts()) {
+            a.store(n, Ordering::Relaxed);
         }
     }
 

@@ -655,6 +655,7 @@ fn finish(
     kind: Kind,
     ctx: &Ctx,
 ) -> ScanRecord {
+    acc.publish_live();
     let rates = curve.iter().map(|p| p.mb_per_s);
     let min = rates.clone().fold(f64::INFINITY, f64::min);
     let max = rates.fold(0.0, f64::max);

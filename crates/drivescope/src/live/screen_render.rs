@@ -267,7 +267,7 @@ pub fn marks(snap: &Snapshot, width: u16) -> String {
     row.into_iter().collect()
 }
 
-/// ` 60.0%  ETA 0:00:01  now 104.9  mean 98.3 MB/s  p99 ≈10.49 ms  slow 1  failed 1`
+/// ` 60.0%  ETA 0:00:01  now 104.9  mean 98.3 MB/s  p99 10.49 ms  slow 1  failed 1`
 pub fn status(d: &DriveShown) -> String {
     let st = &d.status;
     let when = match d.state {
@@ -281,10 +281,7 @@ pub fn status(d: &DriveShown) -> String {
     let now = d
         .current_mb_s
         .map_or("-".to_string(), |r| format!("{r:.1}"));
-    let p99 = d
-        .snap
-        .quantile_ns(0.99)
-        .map_or("-".to_string(), |ns| format!("≈{}", format_ns(ns)));
+    let p99 = d.snap.quantile_ns(0.99).map_or("-".to_string(), format_ns);
     format!(
         "{:5.1}%  {when}  now {now}  mean {:.1} MB/s  p99 {p99}  slow {}  failed {}",
         st.frac * 100.0,

@@ -172,18 +172,18 @@ fn check(w: u16, h: u16) {
         row(&b, pb.head.y).contains(" /dev/sdz — ACME Disk 500, serial B2 (MB/s) "),
         "{all}"
     );
-    // Status lines: A runs at 400 MB/s but for its one slow command (80 ms), p99 in the 2.62 ms
+    // Status lines: A runs at 400 MB/s but for its one slow command (80 ms), p99 in the 2.64 ms
     // of the rest; B is done, its
     // failed command's time counted in its mean.
     assert!(
         row(&b, pa.status.y).starts_with(
-            " 60.0%  ETA 0:00:01  now 399.0  mean 381.7 MB/s  p99 ≈2.62 ms  slow 1  failed 0"
+            " 60.0%  ETA 0:00:01  now 399.0  mean 381.7 MB/s  p99 2.64 ms  slow 1  failed 0"
         ),
         "{all}"
     );
     assert!(
         row(&b, pb.status.y)
-            .starts_with("100.0%  done  now -  mean 99.8 MB/s  p99 ≈10.49 ms  slow 0  failed 1"),
+            .starts_with("100.0%  done  now -  mean 99.8 MB/s  p99 10.49 ms  slow 0  failed 1"),
         "{all}"
     );
     // Marks in the columns of their offsets within each drive's own range, nowhere else.

@@ -64,6 +64,16 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).trim() == "1"
     }
 
+    /// Whether the terminal shows its cursor.
+    pub fn cursor_shown(&self) -> bool {
+        let out = self
+            .cmd()
+            .args(["display-message", "-p", "#{cursor_flag}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+
     pub fn keys(&self, keys: &str) {
         assert!(self
             .cmd()
