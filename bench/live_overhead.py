@@ -8,9 +8,11 @@ copying). Prints each round and the median ratios live / no-live. Target: live w
 no-live.
 
 Targets: `null:64G` at 4 KiB (millions of commands: the instrument alone) and a loop device
-over a tmpfs file created here (a real kernel device), removed on every way out.
+over a tmpfs file created here (a real kernel device), removed on every way out; then a bench
+of the null target (RND4K Q1T1 and Q32T1 read, 3 runs of 1 s), its IOPS the record's mean.
 
 Usage (root): bench/live_overhead.py [--rounds 11] [--null-size 64G] [--loop-mib 512] [--bs 4KiB]
+                                     [--no-bench]
 """
 import argparse
 import json
@@ -28,6 +30,7 @@ ap.add_argument("--rounds", type=int, default=11)
 ap.add_argument("--null-size", default="64G")
 ap.add_argument("--loop-mib", type=int, default=512)
 ap.add_argument("--bs", default="4KiB")
+ap.add_argument("--no-bench", action="store_true")
 args = ap.parse_args()
 build(fio=False)
 print(f"# live view overhead — {machine()}")
@@ -57,9 +60,14 @@ def tmpfs_loop(mib):
             os.remove(path)
 
 
-def rate(target, live, store):
-    """Commands per second of one scan on a pty, from its stored record."""
-    cmd = [DS, "scan", target, "--block-size", args.bs, "--store", store]
+def rate(target, live, store, test=None):
+    """Commands per second of one scan (or, with `test`, one bench test) on a pty, from its
+    stored record."""
+    if test:
+        cmd = [DS, "bench", target, "--test", test, "--rw", "read", "--runs", "3",
+               "--duration", "1s", "--store", store]
+    else:
+        cmd = [DS, "scan", target, "--block-size", args.bs, "--store", store]
     if not live:
         cmd.append("--no-live")
     inner = " ".join(shlex.quote(c) for c in cmd)
@@ -72,16 +80,20 @@ def rate(target, live, store):
     out = subprocess.run([DS, "show", "last", "--json", "--store", store], capture_output=True,
                          text=True, check=True).stdout
     d = json.loads(out)
+    if test:
+        # The bench's own CPU per command (its workers' thread time), beside its mean IOPS.
+        t = d["tests"][0]
+        return t["mean_iops"], t["cpu_ns_per_command"]
     cpu_ns = (ru.ru_utime + ru.ru_stime) * 1e9
     return d["commands"] / (d["duration_ns"] / 1e9), cpu_ns / d["commands"]
 
 
-def compare(name, target, store):
+def compare(name, target, store, test=None):
     ratios, cpu_ratios = [], []
     for r in range(args.rounds):
         # alternate which goes first, so drift favours neither
         order = (True, False) if r % 2 == 0 else (False, True)
-        got = {live: rate(target, live, store) for live in order}
+        got = {live: rate(target, live, store, test) for live in order}
         ratio = got[True][0] / got[False][0]
         cpu = got[True][1] / got[False][1]
         ratios.append(ratio)
@@ -100,6 +112,9 @@ try:
     compare(f"null:{args.null_size} bs {args.bs}", f"null:{args.null_size}", store)
     with tmpfs_loop(args.loop_mib) as dev:
         compare(f"tmpfs loop {args.loop_mib} MiB bs {args.bs}", dev, store)
+    if not args.no_bench:
+        for test in ("RND4K Q1T1", "RND4K Q32T1"):
+            compare(f"bench null:1G {test}", "null:1G", store, test)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 print(f"# after: {load()}")
