@@ -11,7 +11,9 @@
 //! once each get their own run numbers from the server; no save waits for another's.
 //!
 //! Which backend a store uses follows from its [`Location`]: a path is SQLite, a connection string PostgreSQL.
+//! [`copy`] moves runs between any two stores.
 
+mod copy;
 mod error;
 mod fault;
 mod identity;
@@ -21,6 +23,7 @@ mod pg;
 mod query;
 mod save;
 
+pub use copy::{copy, Copied};
 pub use error::{Error, Result};
 pub use fault::{Fault, BUSY_TIMEOUT};
 pub use location::Location;

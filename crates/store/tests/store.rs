@@ -167,6 +167,11 @@ fn lists_with_filters_newest_first(place: Place) {
     );
 }
 
+/// A direct connection to a PostgreSQL store's database, to look inside.
+fn client(place: &Place) -> postgres::Client {
+    postgres::Client::connect(place.conn(), postgres::NoTls).unwrap()
+}
+
 /// A store as the first release wrote it: migration 1 only, the document as JSON text (jsonb on PostgreSQL),
 /// and device columns left empty: they were looked for where run documents never had them.
 fn write_version_1(place: &Place, doc: &drivescope_record::ScanRecord) {
@@ -185,7 +190,7 @@ fn write_version_1(place: &Place, doc: &drivescope_record::ScanRecord) {
             .unwrap();
         }
         Location::Postgres(_) => {
-            let mut c = place.client();
+            let mut c = client(place);
             c.batch_execute(POSTGRES_MIGRATIONS[0]).unwrap();
             c.batch_execute(
                 "CREATE TABLE drivescope_schema (version INTEGER NOT NULL);
@@ -237,8 +242,7 @@ fn refuses_a_store_from_a_newer_drivescope(place: Place) {
             .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
             .unwrap(),
         Location::Postgres(_) => {
-            place
-                .client()
+            client(&place)
                 .execute(
                     "UPDATE drivescope_schema SET version = $1",
                     &[&(SCHEMA_VERSION as i32 + 1)],

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// How `--store` reads its value: a PostgreSQL connection string, else a SQLite path (see
 /// [`Location::parse`]).
-fn location_parser() -> impl clap::builder::TypedValueParser<Value = Location> {
+pub fn location_parser() -> impl clap::builder::TypedValueParser<Value = Location> {
     use clap::builder::TypedValueParser;
     clap::builder::OsStringValueParser::new().map(Location::parse)
 }

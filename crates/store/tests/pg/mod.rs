@@ -190,11 +190,16 @@ impl Server {
                 }
             })
             .collect();
-        let mut admin = postgres::Client::connect(&self.conn("postgres"), postgres::NoTls)
-            .expect("connecting to the test server");
-        admin
-            .batch_execute(&format!("CREATE DATABASE {db}"))
-            .expect("creating a test database");
+        let out = Command::new(self.bin.join("createdb"))
+            .args(["-h".as_ref(), self.dir.as_os_str()])
+            .args(["-U", DB_USER, &db])
+            .output()
+            .expect("running createdb");
+        assert!(
+            out.status.success(),
+            "createdb {db}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         self.conn(&db)
     }
 }
@@ -275,12 +280,12 @@ impl Place {
         self.location.path().expect("a SQLite store")
     }
 
-    /// A direct connection to a PostgreSQL store's database, for tests that look inside.
-    pub fn client(&self) -> postgres::Client {
-        let Location::Postgres(conn) = &self.location else {
-            panic!("not a PostgreSQL store")
-        };
-        postgres::Client::connect(conn, postgres::NoTls).unwrap()
+    /// The connection string of a PostgreSQL store.
+    pub fn conn(&self) -> &str {
+        match &self.location {
+            Location::Postgres(conn) => conn,
+            Location::Sqlite(_) => panic!("not a PostgreSQL store"),
+        }
     }
 }
 
