@@ -28,16 +28,19 @@ enum StoreCommand {
         /// The store to copy into.
         #[arg(value_name = "TO", value_parser = super::store_opts::location_parser())]
         to: Location,
+        /// Print what was copied as one JSON document on stdout (see docs/json.md).
+        #[arg(long)]
+        json: bool,
     },
 }
 
 pub fn run(a: StoreArgs) -> anyhow::Result<ExitCode> {
     match a.command {
-        StoreCommand::Copy { from, to } => copy(&from, &to),
+        StoreCommand::Copy { from, to, json } => copy(&from, &to, json),
     }
 }
 
-fn copy(from: &Location, to: &Location) -> anyhow::Result<ExitCode> {
+fn copy(from: &Location, to: &Location, json: bool) -> anyhow::Result<ExitCode> {
     // A SQLite source must exist: opening would create an empty one.
     if let Some(p) = from.path().filter(|p| !p.exists()) {
         anyhow::bail!("no store at {}", p.display());
@@ -54,16 +57,32 @@ fn copy(from: &Location, to: &Location) -> anyhow::Result<ExitCode> {
     for (id, why) in &done.unreadable {
         eprintln!("drivescope: run {id} of {} not copied: {why}", shown(from));
     }
-    println!(
-        "{} copied, {} skipped (already in {}){}",
-        done.copied,
-        done.skipped,
-        shown(to),
-        match done.unreadable.len() {
-            0 => String::new(),
-            n => format!(", {n} unreadable"),
-        }
-    );
+    if json {
+        let unreadable: Vec<serde_json::Value> = done
+            .unreadable
+            .iter()
+            .map(|(id, why)| serde_json::json!({"run": id.0, "error": why}))
+            .collect();
+        super::print_json(&serde_json::json!({
+            "schema": drivescope_record::SCHEMA,
+            "from": shown(from),
+            "to": shown(to),
+            "copied": done.copied,
+            "skipped": done.skipped,
+            "unreadable": unreadable,
+        }))?;
+    } else {
+        println!(
+            "{} copied, {} skipped (already in {}){}",
+            done.copied,
+            done.skipped,
+            shown(to),
+            match done.unreadable.len() {
+                0 => String::new(),
+                n => format!(", {n} unreadable"),
+            }
+        );
+    }
     Ok(if done.unreadable.is_empty() {
         ExitCode::SUCCESS
     } else {
