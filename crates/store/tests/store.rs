@@ -280,3 +280,36 @@ fn a_stored_full_scan_of_4_tib_adds_under_2_mib() {
     );
     assert!(added < 2 << 20, "store grew {added} bytes");
 }
+
+/// The same PostgreSQL store named both ways `--store` takes: a libpq keyword/value string and a URI with the
+/// socket directory percent-encoded as its host.
+#[test]
+fn a_postgres_store_opens_by_keywords_and_by_uri() {
+    let place = Place::postgres("uri");
+    let mut store = Store::open(&place.location).unwrap();
+    let id = store.save(&sample::bench(4).into()).unwrap();
+    drop(store);
+    let field = |key: &str| {
+        let conn = place.conn();
+        let at = conn.find(&format!("{key}=")).unwrap() + key.len() + 1;
+        conn[at..].split(' ').next().unwrap().to_string()
+    };
+    let socket_dir: String = field("host")
+        .bytes()
+        .map(|b| match b {
+            b'/' => "%2F".to_string(),
+            b => (b as char).to_string(),
+        })
+        .collect();
+    let uri = format!(
+        "postgresql://{}@{socket_dir}/{}",
+        field("user"),
+        field("dbname")
+    );
+    let location = Location::parse(&uri);
+    assert_eq!(location, Location::Postgres(uri.clone()));
+    let store = Store::open(location).unwrap();
+    assert!(store.get_json(id).unwrap() == Document::from(sample::bench(4)).to_value());
+    assert_eq!(store.location().to_string(), uri);
+    assert_eq!(store.location().path(), None);
+}

@@ -23,7 +23,7 @@ const SERVER_USER: &str = "nobody";
 pub const DB_USER: &str = "drivescope";
 
 const MISSING: &str =
-    "PostgreSQL server programs (initdb, pg_ctl, postgres) not found under `pg_config --bindir` \
+    "PostgreSQL programs (initdb, pg_ctl, postgres, createdb) not found under `pg_config --bindir` \
      or /usr/lib/postgresql/*/bin: install the Debian package `postgresql`";
 
 /// A running server; stopped and removed when the last handle goes.
@@ -50,7 +50,7 @@ pub fn server() -> Arc<Server> {
 /// The directory of the PostgreSQL server programs.
 fn bindir() -> PathBuf {
     let has_server = |d: &Path| {
-        ["initdb", "pg_ctl", "postgres"]
+        ["initdb", "pg_ctl", "postgres", "createdb"]
             .iter()
             .all(|p| d.join(p).is_file())
     };
