@@ -23,7 +23,7 @@ const SERVER_USER: &str = "nobody";
 pub const DB_USER: &str = "drivescope";
 
 const MISSING: &str =
-    "PostgreSQL programs (initdb, pg_ctl, postgres, createdb) not found under `pg_config --bindir` \
+    "PostgreSQL programs (initdb, pg_ctl, postgres, createdb, psql) not found under `pg_config --bindir` \
      or /usr/lib/postgresql/*/bin: install the Debian package `postgresql`";
 
 /// A running server; stopped and removed when the last handle goes.
@@ -50,7 +50,7 @@ pub fn server() -> Arc<Server> {
 /// The directory of the PostgreSQL server programs.
 fn bindir() -> PathBuf {
     let has_server = |d: &Path| {
-        ["initdb", "pg_ctl", "postgres", "createdb"]
+        ["initdb", "pg_ctl", "postgres", "createdb", "psql"]
             .iter()
             .all(|p| d.join(p).is_file())
     };
@@ -278,6 +278,31 @@ impl Place {
     /// The SQLite file, for tests that look at it.
     pub fn path(&self) -> &Path {
         self.location.path().expect("a SQLite store")
+    }
+
+    /// Runs `sql` in a PostgreSQL store's database with the server's `psql`; panics when it fails.
+    pub fn psql(&self, sql: &str) {
+        let Keep::Server(server) = &self._keep else {
+            panic!("not a PostgreSQL store")
+        };
+        let out = Command::new(server.bin.join("psql"))
+            .args([
+                "-X",
+                "-q",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-d",
+                self.conn(),
+                "-c",
+                sql,
+            ])
+            .output()
+            .expect("running psql");
+        assert!(
+            out.status.success(),
+            "psql {sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// The connection string of a PostgreSQL store.
