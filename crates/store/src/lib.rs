@@ -92,23 +92,21 @@ impl Store {
 }
 
 fn open_sqlite(path: &Path) -> Result<Connection> {
-    {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
-        }
-        let mut conn = Connection::open(path)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        // WAL: readers never block the writer and a killed writer leaves the last committed state.
-        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(Error::Unsupported(format!(
-                "journal_mode WAL refused (got {mode})"
-            )));
-        }
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
-        migrations::migrate(&mut conn)?;
-        Ok(conn)
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
     }
+    let mut conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // WAL: readers never block the writer and a killed writer leaves the last committed state.
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Error::Unsupported(format!(
+            "journal_mode WAL refused (got {mode})"
+        )));
+    }
+    conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
+    migrations::migrate(&mut conn)?;
+    Ok(conn)
 }
 
 fn default_path_from(xdg_data_home: Option<PathBuf>, home: Option<PathBuf>) -> Result<PathBuf> {

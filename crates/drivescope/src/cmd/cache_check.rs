@@ -41,7 +41,7 @@ pub fn findings(doc: &Document, store: &StoreOpts) -> Vec<Finding> {
     let Document::Bench(b) = doc else {
         return Vec::new();
     };
-    let Some(store) = store.open_existing() else {
+    let Some(store) = store.named().and_then(super::store_opts::open_existing) else {
         return Vec::new();
     };
     newest_diagnosis(&store, b)

@@ -42,14 +42,18 @@ impl StoreOpts {
         open(self.store.as_ref())
     }
 
-    /// The store as it is, when there is one to read (a SQLite file that exists; a PostgreSQL
-    /// database that answers): none is created to look.
+    /// The store as it is, when runs are saved and there is one to read (a SQLite file that
+    /// exists; a PostgreSQL database that answers): none is created to look.
     pub fn open_existing(&self) -> Option<Store> {
-        let location = self.location().ok()??;
-        if location.path().is_some_and(|p| !p.exists()) {
-            return None;
+        open_existing(self.location().ok()??)
+    }
+
+    /// The store named by `--store` (else the default one), whatever `--no-store` says.
+    pub fn named(&self) -> Option<Location> {
+        match &self.store {
+            Some(l) => Some(l.clone()),
+            None => Store::default_path().ok().map(Location::Sqlite),
         }
-        Store::open(location).ok()
     }
 
     /// Saves `doc` unless `--no-store` and prints one line to stderr: `saved as run N` (and returns N),
@@ -106,6 +110,15 @@ impl StoreOpts {
             }
         }
     }
+}
+
+/// The store at `location` as it is (a SQLite file that exists; a PostgreSQL database that
+/// answers): none is created to look.
+pub fn open_existing(location: Location) -> Option<Store> {
+    if location.path().is_some_and(|p| !p.exists()) {
+        return None;
+    }
+    Store::open(location).ok()
 }
 
 /// A store's place for messages: a SQLite file's absolute path, a connection string without its password.
