@@ -55,6 +55,8 @@ enum Command {
     Export(cmd::export::ExportArgs),
     /// Write an HTML report with charts (and PNGs) of stored runs.
     Report(cmd::report::ReportArgs),
+    /// Look after results stores: copy runs from one to another (SQLite, PostgreSQL).
+    Store(cmd::store::StoreArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
     Completions(cmd::completions::CompletionsArgs),
     /// Print the man page (roff), or write one page per command with --dir.
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => cmd::compare::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Store(a) => cmd::store::run(a),
         Command::Completions(a) => cmd::completions::run(a),
         Command::Manpage(a) => cmd::manpage::run(a),
     };

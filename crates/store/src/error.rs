@@ -10,6 +10,9 @@ pub enum Error {
     /// (`file is not a database: Error code 26: file is not a database`).
     #[error("store: {0}")]
     Sqlite(rusqlite::Error),
+    /// PostgreSQL's words, with the server's message when there is one (`db error: ERROR: …`).
+    #[error("store: {}", postgres_words(.0))]
+    Postgres(postgres::Error),
     #[error("store: {0}: {1}")]
     Io(PathBuf, std::io::Error),
     #[error("store: no data directory: neither XDG_DATA_HOME nor HOME is set (use --store PATH)")]
@@ -30,4 +33,25 @@ impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Error {
         Error::Sqlite(e)
     }
+}
+
+impl From<postgres::Error> for Error {
+    fn from(e: postgres::Error) -> Error {
+        Error::Postgres(e)
+    }
+}
+
+/// The error and its causes in one line (the postgres crate keeps the server's message in the source).
+pub(crate) fn postgres_words(e: &postgres::Error) -> String {
+    let mut words = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !words.contains(&more) {
+            words += ": ";
+            words += &more;
+        }
+        source = s.source();
+    }
+    words.replace('\n', " ")
 }

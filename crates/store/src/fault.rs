@@ -4,8 +4,12 @@
 //! "unable to open database file" or "disk I/O error" (WAL mode creates and grows `-wal` and `-shm` files next to
 //! the database, and a failure there surfaces that way). For those the place itself is examined: a read-only
 //! mount, a file system without free space, a file or directory this process may not write.
+//!
+//! PostgreSQL names its causes with SQLSTATE codes; the server's own message is kept for the rest.
 
 use crate::error::Error;
+use crate::Location;
+use postgres::error::SqlState;
 use rusqlite::ErrorCode;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -60,9 +64,17 @@ impl std::fmt::Display for Fault {
 }
 
 impl Error {
-    /// Why the store at `path` failed, examining the place where SQLite's own report is vague.
-    pub fn fault(&self, path: &Path) -> Fault {
+    /// Why the store at `at` failed, examining the place where SQLite's own report is vague.
+    pub fn fault(&self, at: &Location) -> Fault {
+        let path = at.path().unwrap_or(Path::new(""));
         match self {
+            Error::Postgres(e) => match e.code() {
+                Some(c) if *c == SqlState::DISK_FULL => Fault::Full,
+                Some(c) if *c == SqlState::DATA_CORRUPTED || *c == SqlState::INDEX_CORRUPTED => {
+                    Fault::Damaged(crate::error::postgres_words(e))
+                }
+                _ => Fault::Other(crate::error::postgres_words(e)),
+            },
             Error::Sqlite(rusqlite::Error::SqliteFailure(e, msg)) => {
                 let words = msg.clone().unwrap_or_else(|| e.to_string());
                 match e.code {
@@ -154,7 +166,7 @@ mod tests {
 
     #[test]
     fn sqlite_codes_name_their_cause() {
-        let p = Path::new("/nonexistent-dir/runs.sqlite");
+        let p = &Location::Sqlite("/nonexistent-dir/runs.sqlite".into());
         assert_eq!(
             sqlite(rusqlite::ffi::SQLITE_FULL, "database or disk is full").fault(p),
             Fault::Full
@@ -184,7 +196,7 @@ mod tests {
     #[test]
     fn io_errors_name_their_cause() {
         let io = |errno| Error::Io("/x".into(), std::io::Error::from_raw_os_error(errno));
-        let p = Path::new("/x/runs.sqlite");
+        let p = &Location::Sqlite("/x/runs.sqlite".into());
         assert_eq!(io(libc::EROFS).fault(p), Fault::ReadOnlyFileSystem);
         assert_eq!(io(libc::ENOSPC).fault(p), Fault::Full);
         assert_eq!(io(libc::EACCES).fault(p), Fault::DirectoryNotWritable);
@@ -206,7 +218,7 @@ mod tests {
         }
         assert_eq!(
             Error::TooNew { found: 9, known: 1 }
-                .fault(Path::new("runs.sqlite"))
+                .fault(&Location::Sqlite("runs.sqlite".into()))
                 .to_string(),
             "schema version 9 is newer than this drivescope knows (1); upgrade drivescope"
         );

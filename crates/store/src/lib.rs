@@ -1,29 +1,39 @@
-//! drivescope results store: every run document kept in an embedded SQLite database.
+//! drivescope results store: every run document kept in an embedded SQLite database (the default), or in a
+//! PostgreSQL database that many hosts write at once.
 //!
 //! The store keeps what a run produced and never computes: a run goes in as the JSON document its command
 //! printed (`"schema": "drivescope/1"`) and comes back out unchanged. The identity of the run (kind, times,
 //! host, tool version, target, device model/serial/firmware/capacity/transport) is copied into indexed
 //! columns so runs can be listed and filtered without reading documents.
 //!
-//! Crash safety: the database runs in WAL mode with `synchronous=FULL`, and [`Store::save`] writes a run in one
-//! transaction, so a process killed while saving leaves either the whole run or none of it.
+//! Crash safety: [`Store::save`] writes a run in one transaction, so a process killed while saving leaves either
+//! the whole run or none of it (SQLite runs in WAL mode with `synchronous=FULL`). On PostgreSQL, hosts saving at
+//! once each get their own run numbers from the server; no save waits for another's.
+//!
+//! Which backend a store uses follows from its [`Location`]: a path is SQLite, a connection string PostgreSQL.
+//! [`copy`] moves runs between any two stores.
 
+mod copy;
 mod error;
 mod fault;
 mod identity;
+mod location;
 pub mod migrations;
+mod pg;
 mod query;
 mod save;
 
+pub use copy::{copy, Copied};
 pub use error::{Error, Result};
 pub use fault::{Fault, BUSY_TIMEOUT};
+pub use location::Location;
 pub use migrations::SCHEMA_VERSION;
 pub use query::{ListFilter, RunInfo};
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
-/// The number of a stored run (SQLite rowid; stable for the life of the store).
+/// The number of a stored run (SQLite rowid, PostgreSQL `bigserial`; stable for the life of the store).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunId(pub i64);
 
@@ -35,30 +45,28 @@ impl std::fmt::Display for RunId {
 
 /// An open results store.
 pub struct Store {
-    conn: Connection,
-    path: PathBuf,
+    backend: Backend,
+    location: Location,
+}
+
+/// The database behind a store.
+pub(crate) enum Backend {
+    Sqlite(Connection),
+    Postgres(Box<std::cell::RefCell<postgres::Client>>),
 }
 
 impl Store {
-    /// Opens the store at `path`, creating it (and its parent directory) when missing and upgrading an older
-    /// store to the current schema.
-    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        let path = path.as_ref().to_path_buf();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
-        }
-        let mut conn = Connection::open(&path)?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        // WAL: readers never block the writer and a killed writer leaves the last committed state.
-        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(Error::Unsupported(format!(
-                "journal_mode WAL refused (got {mode})"
-            )));
-        }
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
-        migrations::migrate(&mut conn)?;
-        Ok(Store { conn, path })
+    /// Opens the store at `location`, creating it when missing and upgrading an older store to the current
+    /// schema. A path (`PathBuf`, `&Path`) is a SQLite file, created with its parent directory; text is read by
+    /// [`Location::parse`]'s rule (a PostgreSQL connection string, else a path). A PostgreSQL database must
+    /// exist; the store creates its tables in it.
+    pub fn open(location: impl Into<Location>) -> Result<Store> {
+        let location = location.into();
+        let backend = match &location {
+            Location::Sqlite(path) => Backend::Sqlite(open_sqlite(path)?),
+            Location::Postgres(conn) => Backend::Postgres(Box::new(pg::open(conn)?.into())),
+        };
+        Ok(Store { backend, location })
     }
 
     /// `$XDG_DATA_HOME/drivescope/runs.sqlite`, else `~/.local/share/drivescope/runs.sqlite`.
@@ -70,16 +78,35 @@ impl Store {
     }
 
     /// Where this store lives.
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// The schema version of the open store (always [`SCHEMA_VERSION`] after [`Store::open`]).
     pub fn schema_version(&self) -> Result<i64> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+        match &self.backend {
+            Backend::Sqlite(conn) => Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?),
+            Backend::Postgres(c) => pg::schema_version(&mut c.borrow_mut()),
+        }
     }
+}
+
+fn open_sqlite(path: &Path) -> Result<Connection> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+    }
+    let mut conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // WAL: readers never block the writer and a killed writer leaves the last committed state.
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Error::Unsupported(format!(
+            "journal_mode WAL refused (got {mode})"
+        )));
+    }
+    conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
+    migrations::migrate(&mut conn)?;
+    Ok(conn)
 }
 
 fn default_path_from(xdg_data_home: Option<PathBuf>, home: Option<PathBuf>) -> Result<PathBuf> {

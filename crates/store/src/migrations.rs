@@ -1,10 +1,12 @@
-//! Versioned schema. `PRAGMA user_version` holds the number of migrations applied; opening a store applies the
+//! Versioned schema (the SQLite backend's; [`POSTGRES_MIGRATIONS`] are the same versions for PostgreSQL). `PRAGMA user_version` holds the number of migrations applied; opening a store applies the
 //! missing ones in one transaction each. Never edit a migration that has shipped: add a new one.
 
 use crate::error::{Error, Result};
 use crate::identity::Identity;
 use drivescope_record::Document;
 use rusqlite::Connection;
+
+pub use crate::pg::MIGRATIONS as POSTGRES_MIGRATIONS;
 
 /// Each entry upgrades the store from version `index` to `index + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -64,7 +66,7 @@ pub const MIGRATIONS: &[&str] = &[
 
 /// A store with fewer migrations than this gets the identity columns of every run copied again from its
 /// document, in the last migration's transaction (migrations 3 and 4 add identity columns).
-const RECOPY_BELOW: usize = 4;
+pub(crate) const RECOPY_BELOW: usize = 4;
 
 /// The schema version this code writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

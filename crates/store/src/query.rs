@@ -1,10 +1,10 @@
 //! Reading runs back: one document, or a filtered list of identities.
 
 use crate::error::{Error, Result};
-use crate::{RunId, Store};
+use crate::{Backend, RunId, Store};
 use drivescope_record::Document;
 use rusqlite::types::Value as Sql;
-use rusqlite::OptionalExtension;
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 
 /// Which runs `list` returns. Empty fields match everything.
@@ -111,68 +111,86 @@ impl Store {
         Document::from_value(doc).map_err(|e| Error::Corrupt(id.0, e.to_string()))
     }
 
-    /// The document of run `id` as JSON, exactly as it was saved.
+    /// The document of run `id` as JSON, as it was saved (on PostgreSQL, jsonb keeps values and not their
+    /// spelling: an integral float of 1e16 or more reads back as an integer).
     pub fn get_json(&self, id: RunId) -> Result<Value> {
-        let row: Option<(String, Vec<u8>)> = self
-            .conn
-            .query_row(
-                "SELECT encoding, body FROM run_documents WHERE run_id = ?1",
-                [id.0],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let (encoding, body) = row.ok_or(Error::NotFound(id.0))?;
-        decode(id.0, &encoding, body)
+        match &self.backend {
+            Backend::Sqlite(conn) => get_json_sqlite(conn, id),
+            Backend::Postgres(client) => crate::pg::get_json(&mut client.borrow_mut(), id),
+        }
     }
 
     /// The identity of run `id`.
     pub fn info(&self, id: RunId) -> Result<RunInfo> {
-        let sql = format!("SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE r.id = ?1");
-        self.conn
-            .query_row(&sql, [id.0], info_from_row)
-            .optional()?
-            .ok_or(Error::NotFound(id.0))
+        match &self.backend {
+            Backend::Sqlite(conn) => {
+                let sql = format!("SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE r.id = ?1");
+                conn.query_row(&sql, [id.0], info_from_row)
+                    .optional()?
+                    .ok_or(Error::NotFound(id.0))
+            }
+            Backend::Postgres(client) => crate::pg::info(&mut client.borrow_mut(), id),
+        }
     }
 
     /// Runs matching `filter`, newest first (by start time, then by number).
     pub fn list(&self, filter: &ListFilter) -> Result<Vec<RunInfo>> {
-        let mut sql = format!(
-            "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1"
-        );
-        let mut args: Vec<Sql> = Vec::new();
-        if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
-            // instr, not LIKE: the text is found as it is written, `%` and `_` included
-            args.push(Sql::Text(dev.to_lowercase()));
-            let n = args.len();
-            let has = |col: &str| format!("instr(lower(coalesce(r.{col},'')), ?{n}) > 0");
-            sql += &format!(
-                " AND ({} OR {} OR {} OR {})",
-                has("device_model"),
-                has("device_serial"),
-                has("device_name"),
-                has("target_path")
-            );
+        match &self.backend {
+            Backend::Sqlite(conn) => list_sqlite(conn, filter),
+            Backend::Postgres(client) => crate::pg::list(&mut client.borrow_mut(), filter),
         }
-        if let Some(kind) = filter.kind.as_deref().filter(|s| !s.is_empty()) {
-            args.push(Sql::Text(kind.to_string()));
-            sql += &format!(" AND r.kind = ?{}", args.len());
-        }
-        if let Some(since) = filter.since.as_deref().filter(|s| !s.is_empty()) {
-            args.push(Sql::Text(since.to_string()));
-            sql += &format!(" AND r.started_at >= ?{}", args.len());
-        }
-        if let Some(until) = filter.until.as_deref().filter(|s| !s.is_empty()) {
-            args.push(Sql::Text(until.to_string()));
-            let n = args.len();
-            sql += &format!(" AND substr(r.started_at, 1, length(?{n})) <= ?{n}");
-        }
-        sql += " ORDER BY r.started_at DESC, r.id DESC";
-        if let Some(limit) = filter.limit {
-            // SQLite's LIMIT is an i64: a larger one asks for every run
-            sql += &format!(" LIMIT {}", i64::try_from(limit).unwrap_or(i64::MAX));
-        }
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(args), info_from_row)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
+}
+
+fn get_json_sqlite(conn: &Connection, id: RunId) -> Result<Value> {
+    let row: Option<(String, Vec<u8>)> = conn
+        .query_row(
+            "SELECT encoding, body FROM run_documents WHERE run_id = ?1",
+            [id.0],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let (encoding, body) = row.ok_or(Error::NotFound(id.0))?;
+    decode(id.0, &encoding, body)
+}
+
+fn list_sqlite(conn: &Connection, filter: &ListFilter) -> Result<Vec<RunInfo>> {
+    let mut sql = format!(
+        "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1"
+    );
+    let mut args: Vec<Sql> = Vec::new();
+    if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
+        // instr, not LIKE: the text is found as it is written, `%` and `_` included
+        args.push(Sql::Text(dev.to_lowercase()));
+        let n = args.len();
+        let has = |col: &str| format!("instr(lower(coalesce(r.{col},'')), ?{n}) > 0");
+        sql += &format!(
+            " AND ({} OR {} OR {} OR {})",
+            has("device_model"),
+            has("device_serial"),
+            has("device_name"),
+            has("target_path")
+        );
+    }
+    if let Some(kind) = filter.kind.as_deref().filter(|s| !s.is_empty()) {
+        args.push(Sql::Text(kind.to_string()));
+        sql += &format!(" AND r.kind = ?{}", args.len());
+    }
+    if let Some(since) = filter.since.as_deref().filter(|s| !s.is_empty()) {
+        args.push(Sql::Text(since.to_string()));
+        sql += &format!(" AND r.started_at >= ?{}", args.len());
+    }
+    if let Some(until) = filter.until.as_deref().filter(|s| !s.is_empty()) {
+        args.push(Sql::Text(until.to_string()));
+        let n = args.len();
+        sql += &format!(" AND substr(r.started_at, 1, length(?{n})) <= ?{n}");
+    }
+    sql += " ORDER BY r.started_at DESC, r.id DESC";
+    if let Some(limit) = filter.limit {
+        // SQLite's LIMIT is an i64: a larger one asks for every run
+        sql += &format!(" LIMIT {}", i64::try_from(limit).unwrap_or(i64::MAX));
+    }
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args), info_from_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }

@@ -1,10 +1,11 @@
-//! Saving a run: identity row and document, in one transaction.
+//! Saving a run: identity row and document, in one transaction (the SQLite backend here, PostgreSQL's in
+//! `pg::save`).
 
 use crate::error::Result;
 use crate::identity::Identity;
-use crate::{RunId, Store};
+use crate::{Backend, RunId, Store};
 use drivescope_record::Document;
-use rusqlite::params;
+use rusqlite::{params, Connection};
 
 /// Documents smaller than this are stored as plain JSON text (readable with the sqlite3 shell); larger ones
 /// are deflated, which keeps a run with a long time series or full slow/failed lists small.
@@ -73,22 +74,10 @@ impl Store {
     pub fn save(&mut self, doc: &Document) -> Result<RunId> {
         let id = Identity::of(doc);
         let json = serde_json::to_vec(doc).expect("records always serialize");
-        let (encoding, body) = encode(&json, level(doc));
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute(
-            "INSERT INTO runs (kind, schema) VALUES (?1, ?2)",
-            params![id.kind, id.schema],
-        )?;
-        let run = tx.last_insert_rowid();
-        write_identity(&tx, run, &id)?;
-        tx.execute(
-            "INSERT INTO run_documents (run_id, encoding, json_bytes, body) VALUES (?1, ?2, ?3, ?4)",
-            params![run, encoding, json.len() as i64, body],
-        )?;
-        tx.commit()?;
-        Ok(RunId(run))
+        match &mut self.backend {
+            Backend::Sqlite(conn) => save_sqlite(conn, &id, &json, level(doc)),
+            Backend::Postgres(client) => crate::pg::save(client.get_mut(), &id, &json),
+        }
     }
 
     /// Replaces the document of run `id` (and its identity columns) with `doc`, in one
@@ -97,23 +86,51 @@ impl Store {
     pub fn replace(&mut self, id: RunId, doc: &Document) -> Result<()> {
         let identity = Identity::of(doc);
         let json = serde_json::to_vec(doc).expect("records always serialize");
-        let (encoding, body) = encode(&json, level(doc));
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let n = tx.execute(
-            "UPDATE run_documents SET encoding = ?2, json_bytes = ?3, body = ?4 WHERE run_id = ?1",
-            params![id.0, encoding, json.len() as i64, body],
-        )?;
-        if n == 0 {
-            return Err(crate::Error::NotFound(id.0));
+        match &mut self.backend {
+            Backend::Sqlite(conn) => replace_sqlite(conn, id, &identity, &json, level(doc)),
+            Backend::Postgres(client) => crate::pg::replace(client.get_mut(), id, &identity, &json),
         }
-        tx.execute(
-            "UPDATE runs SET saved_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
-            [id.0],
-        )?;
-        write_identity(&tx, id.0, &identity)?;
-        tx.commit()?;
-        Ok(())
     }
+}
+
+fn save_sqlite(conn: &mut Connection, id: &Identity, json: &[u8], level: u8) -> Result<RunId> {
+    let (encoding, body) = encode(json, level);
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute(
+        "INSERT INTO runs (kind, schema) VALUES (?1, ?2)",
+        params![id.kind, id.schema],
+    )?;
+    let run = tx.last_insert_rowid();
+    write_identity(&tx, run, id)?;
+    tx.execute(
+        "INSERT INTO run_documents (run_id, encoding, json_bytes, body) VALUES (?1, ?2, ?3, ?4)",
+        params![run, encoding, json.len() as i64, body],
+    )?;
+    tx.commit()?;
+    Ok(RunId(run))
+}
+
+fn replace_sqlite(
+    conn: &mut Connection,
+    id: RunId,
+    identity: &Identity,
+    json: &[u8],
+    level: u8,
+) -> Result<()> {
+    let (encoding, body) = encode(json, level);
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let n = tx.execute(
+        "UPDATE run_documents SET encoding = ?2, json_bytes = ?3, body = ?4 WHERE run_id = ?1",
+        params![id.0, encoding, json.len() as i64, body],
+    )?;
+    if n == 0 {
+        return Err(crate::Error::NotFound(id.0));
+    }
+    tx.execute(
+        "UPDATE runs SET saved_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
+        [id.0],
+    )?;
+    write_identity(&tx, id.0, identity)?;
+    tx.commit()?;
+    Ok(())
 }

@@ -4,16 +4,33 @@
 //! loop and prints `saved ID SEQ` after each commit; the parent kills it with SIGKILL at varying moments.
 //! Likewise `child_replaces_forever` (with `DRIVESCOPE_KILL9_REPLACE`) replaces one run's document again and
 //! again, as a scan's checkpoints do: killed at any moment, the run holds one of the documents, whole.
+//! On SQLite and on a real PostgreSQL server (where the kill drops the connection inside its transaction).
+
+mod pg;
 
 use drivescope_record::{Direction, Document};
 use drivescope_report::sample;
-use drivescope_store::{ListFilter, RunId, Store};
+use drivescope_store::{ListFilter, Location, RunId, Store};
+use pg::Place;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const ENV: &str = "DRIVESCOPE_KILL9_STORE";
 const ENV_REPLACE: &str = "DRIVESCOPE_KILL9_REPLACE";
+
+on_both!(
+    kill_9_during_save_keeps_every_earlier_run,
+    kill_9_during_replace_keeps_one_whole_document
+);
+
+/// How the child is told where the store is: the path, or the connection string.
+fn env_value(l: &Location) -> std::ffi::OsString {
+    match l {
+        Location::Sqlite(p) => p.clone().into_os_string(),
+        Location::Postgres(conn) => conn.into(),
+    }
+}
 
 /// Run `seq` of the child: a scan record whose host names its sequence number.
 fn doc(seq: u64) -> Document {
@@ -50,11 +67,8 @@ fn child_saves_forever() {
     }
 }
 
-#[test]
-fn kill_9_during_save_keeps_every_earlier_run() {
-    let dir = std::env::temp_dir().join(format!("drivescope-kill9-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let path = dir.join("runs.sqlite");
+fn kill_9_during_save_keeps_every_earlier_run(place: Place) {
+    let path = &place.location;
     let mut confirmed: Vec<(i64, u64)> = Vec::new();
     let mut expected = std::collections::HashMap::new();
     for round in 0..8u64 {
@@ -65,7 +79,7 @@ fn kill_9_during_save_keeps_every_earlier_run() {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(ENV, &path)
+            .env(ENV, env_value(path))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -91,7 +105,7 @@ fn kill_9_during_save_keeps_every_earlier_run() {
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
 
-        let store = Store::open(&path).expect("store opens after kill -9");
+        let store = Store::open(path).expect("store opens after kill -9");
         let listed = store.list(&ListFilter::default()).unwrap();
         for (id, seq) in &confirmed {
             let d = store.get(RunId(*id)).expect("every confirmed run is kept");
@@ -118,7 +132,6 @@ fn kill_9_during_save_keeps_every_earlier_run() {
             .map(|i| (i.id.0, seq_of(&store.get(i.id).unwrap())))
             .collect();
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -139,11 +152,8 @@ fn child_replaces_forever() {
     }
 }
 
-#[test]
-fn kill_9_during_replace_keeps_one_whole_document() {
-    let dir = std::env::temp_dir().join(format!("drivescope-kill9r-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let path = dir.join("runs.sqlite");
+fn kill_9_during_replace_keeps_one_whole_document(place: Place) {
+    let path = &place.location;
     for round in 0..8u64 {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
@@ -152,7 +162,7 @@ fn kill_9_during_replace_keeps_one_whole_document() {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(ENV_REPLACE, &path)
+            .env(ENV_REPLACE, env_value(path))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -181,7 +191,7 @@ fn kill_9_during_replace_keeps_one_whole_document() {
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
 
-        let store = Store::open(&path).expect("store opens after kill -9");
+        let store = Store::open(path).expect("store opens after kill -9");
         let listed = store.list(&ListFilter::default()).unwrap();
         assert_eq!(listed.len(), 1, "replacing adds no run");
         let d = store.get(listed[0].id).expect("the run is kept");
@@ -199,5 +209,4 @@ fn kill_9_during_replace_keeps_one_whole_document() {
             Some(format!("seq-{seq}").as_str())
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

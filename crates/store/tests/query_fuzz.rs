@@ -1,27 +1,24 @@
 //! Property runs over the store's query filters (`runs --device/--kind/--since/--until/--limit`)
 //! and run numbers: whatever the text or number, a query returns runs or an error, never panics,
 //! and what it returns is what the filter asks for. One store of real records (`sample`) per
-//! test; small budgets.
+//! test, on SQLite and on a real PostgreSQL server; small budgets.
+
+mod pg;
 
 use drivescope_record::{Direction, Document};
 use drivescope_report::sample;
 use drivescope_store::{ListFilter, RunId, RunInfo, Store};
+use pg::Place;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-/// Removes the test's store directory when dropped.
-struct Dir(std::path::PathBuf);
+on_both!(
+    any_filter_lists_what_it_asks_for,
+    any_run_number_reads_or_is_not_found
+);
 
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn store(name: &str) -> (Store, Vec<RunInfo>, Dir) {
-    let dir = std::env::temp_dir().join(format!("drivescope-qfuzz-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut store = Store::open(dir.join("runs.sqlite")).unwrap();
+fn store(place: &Place) -> (Store, Vec<RunInfo>) {
+    let mut store = Store::open(&place.location).unwrap();
     let future = serde_json::json!({"schema": "drivescope/1", "kind": "fleet", "started_at": "x"});
     let docs: Vec<Document> = vec![
         sample::scan(3, 1 << 30, 10, 2, 1, Direction::Read).into(),
@@ -37,7 +34,7 @@ fn store(name: &str) -> (Store, Vec<RunInfo>, Dir) {
     }
     let all = store.list(&ListFilter::default()).unwrap();
     assert_eq!(all.len(), docs.len());
-    (store, all, Dir(dir))
+    (store, all)
 }
 
 fn runner(cases: u32) -> TestRunner {
@@ -92,9 +89,8 @@ fn fields(r: &RunInfo) -> [String; 4] {
     .map(|f| f.as_deref().unwrap_or("").to_ascii_lowercase())
 }
 
-#[test]
-fn any_filter_lists_what_it_asks_for() {
-    let (store, all, _dir) = store("list");
+fn any_filter_lists_what_it_asks_for(place: Place) {
+    let (store, all) = store(&place);
     runner(256)
         .run(
             &(text(), text(), text(), text(), limit()),
@@ -147,9 +143,8 @@ fn any_filter_lists_what_it_asks_for() {
         .unwrap();
 }
 
-#[test]
-fn any_run_number_reads_or_is_not_found() {
-    let (store, all, _dir) = store("get");
+fn any_run_number_reads_or_is_not_found(place: Place) {
+    let (store, all) = store(&place);
     runner(256)
         .run(&prop_oneof![any::<i64>(), -2i64..12], |n| {
             let known = all.iter().any(|r| r.id == RunId(n));

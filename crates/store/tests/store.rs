@@ -1,20 +1,26 @@
-//! The store end to end: round trip, filters, upgrade of an older store, size of a stored scan.
+//! The store end to end, on SQLite and on a real PostgreSQL server: round trip, filters, upgrade of an older
+//! store, refusal of a newer one, size of a stored scan.
+
+mod pg;
 
 use drivescope_record::{Checkpoint, Direction, Document, RunState};
 use drivescope_report::sample;
-use drivescope_store::{migrations::MIGRATIONS, ListFilter, RunId, Store, SCHEMA_VERSION};
+use drivescope_store::migrations::{MIGRATIONS, POSTGRES_MIGRATIONS};
+use drivescope_store::{ListFilter, Location, RunId, Store, SCHEMA_VERSION};
+use pg::Place;
 use serde_json::json;
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("drivescope-store-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir.join("sub").join("runs.sqlite")
-}
+on_both!(
+    saves_and_returns_documents_unchanged,
+    a_checkpointed_scan_is_one_run_updated_in_place,
+    lists_with_filters_newest_first,
+    opening_a_version_1_store_upgrades_it,
+    refuses_a_store_from_a_newer_drivescope,
+);
 
-#[test]
-fn saves_and_returns_documents_unchanged() {
-    let path = tmp("roundtrip");
-    let mut store = Store::open(&path).unwrap();
+fn saves_and_returns_documents_unchanged(place: Place) {
+    let path = &place.location;
+    let mut store = Store::open(path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let future = json!({"schema": "drivescope/1", "kind": "future", "device": null, "x": [1, 2]});
     let docs: Vec<Document> = vec![
@@ -28,7 +34,8 @@ fn saves_and_returns_documents_unchanged() {
     ];
     let ids: Vec<RunId> = docs.iter().map(|d| store.save(d).unwrap()).collect();
     drop(store);
-    let store = Store::open(&path).unwrap();
+    let store = Store::open(path).unwrap();
+    assert_eq!(store.location(), path);
     for (id, doc) in ids.iter().zip(&docs) {
         assert!(
             store.get_json(*id).unwrap() == doc.to_value(),
@@ -51,9 +58,8 @@ fn saves_and_returns_documents_unchanged() {
     assert_eq!(states, vec![f, f, f, f, f, None]);
 }
 
-#[test]
-fn a_checkpointed_scan_is_one_run_updated_in_place() {
-    let mut store = Store::open(tmp("replace")).unwrap();
+fn a_checkpointed_scan_is_one_run_updated_in_place(place: Place) {
+    let mut store = Store::open(&place.location).unwrap();
     let before = store.save(&sample::bench(1).into()).unwrap();
     // Checkpoints: the scan so far, interrupted, naming the process that runs it.
     let mut snap = sample::scan(2, 1 << 30, 100, 3, 1, Direction::Read);
@@ -99,9 +105,8 @@ fn a_checkpointed_scan_is_one_run_updated_in_place() {
     assert_eq!(store.list(&ListFilter::default()).unwrap().len(), 2);
 }
 
-#[test]
-fn lists_with_filters_newest_first() {
-    let mut store = Store::open(tmp("list")).unwrap();
+fn lists_with_filters_newest_first(place: Place) {
+    let mut store = Store::open(&place.location).unwrap();
     let a = store
         .save(&sample::scan(3, 1 << 30, 10, 0, 0, Direction::Read).into())
         .unwrap(); // 2026-11-04, SAMPLE-0003
@@ -162,26 +167,56 @@ fn lists_with_filters_newest_first() {
     );
 }
 
-#[test]
-fn opening_a_version_1_store_upgrades_it() {
-    let path = tmp("upgrade");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let doc = sample::scan(7, 1 << 32, 1000, 10, 1, Direction::Read);
-    {
-        // A store as the first release wrote it: migration 1 only, document as JSON text.
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(MIGRATIONS[0]).unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
-        // Its device columns were looked for where run documents never had them, so they stayed empty.
-        conn.execute("INSERT INTO runs (id, kind, schema, started_at) VALUES (1, 'scan', 'drivescope/1', ?1)", [&doc.header.started_at]).unwrap();
-        conn.execute(
-            "INSERT INTO run_documents (run_id, document) VALUES (1, ?1)",
-            [serde_json::to_string(&doc).unwrap()],
-        )
-        .unwrap();
+/// A direct connection to a PostgreSQL store's database, to look inside.
+fn client(place: &Place) -> postgres::Client {
+    postgres::Client::connect(place.conn(), postgres::NoTls).unwrap()
+}
+
+/// A store as the first release wrote it: migration 1 only, the document as JSON text (jsonb on PostgreSQL),
+/// and device columns left empty: they were looked for where run documents never had them.
+fn write_version_1(place: &Place, doc: &drivescope_record::ScanRecord) {
+    let json = serde_json::to_string(doc).unwrap();
+    match &place.location {
+        Location::Sqlite(path) => {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let conn = rusqlite::Connection::open(path).unwrap();
+            conn.execute_batch(MIGRATIONS[0]).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.execute("INSERT INTO runs (id, kind, schema, started_at) VALUES (1, 'scan', 'drivescope/1', ?1)", [&doc.header.started_at]).unwrap();
+            conn.execute(
+                "INSERT INTO run_documents (run_id, document) VALUES (1, ?1)",
+                [json],
+            )
+            .unwrap();
+        }
+        Location::Postgres(_) => {
+            let mut c = client(place);
+            c.batch_execute(POSTGRES_MIGRATIONS[0]).unwrap();
+            c.batch_execute(
+                "CREATE TABLE drivescope_schema (version INTEGER NOT NULL);
+                 INSERT INTO drivescope_schema VALUES (1)",
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO runs (kind, schema, started_at) VALUES ('scan', 'drivescope/1', $1)",
+                &[&doc.header.started_at],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO run_documents (run_id, document) VALUES (1, $1::text::jsonb)",
+                &[&json],
+            )
+            .unwrap();
+        }
     }
+}
+
+fn opening_a_version_1_store_upgrades_it(place: Place) {
+    let path = &place.location;
+    let doc = sample::scan(7, 1 << 32, 1000, 10, 1, Direction::Read);
+    write_version_1(&place, &doc);
     let doc = Document::from(doc).to_value();
-    let mut store = Store::open(&path).unwrap();
+    let mut store = Store::open(path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     assert!(store.get_json(RunId(1)).unwrap() == doc);
     let listed = store.list(&ListFilter::default()).unwrap();
@@ -198,15 +233,24 @@ fn opening_a_version_1_store_upgrades_it() {
     assert!(store.get_json(new).unwrap() == doc);
 }
 
-#[test]
-fn refuses_a_store_from_a_newer_drivescope() {
-    let path = tmp("newer");
-    drop(Store::open(&path).unwrap());
-    rusqlite::Connection::open(&path)
-        .unwrap()
-        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
-        .unwrap();
-    let err = Store::open(&path)
+fn refuses_a_store_from_a_newer_drivescope(place: Place) {
+    let path = &place.location;
+    drop(Store::open(path).unwrap());
+    match path {
+        Location::Sqlite(file) => rusqlite::Connection::open(file)
+            .unwrap()
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap(),
+        Location::Postgres(_) => {
+            client(&place)
+                .execute(
+                    "UPDATE drivescope_schema SET version = $1",
+                    &[&(SCHEMA_VERSION as i32 + 1)],
+                )
+                .unwrap();
+        }
+    }
+    let err = Store::open(path)
         .err()
         .expect("newer store refused")
         .to_string();
@@ -218,20 +262,54 @@ fn refuses_a_store_from_a_newer_drivescope() {
 /// failed commands.
 #[test]
 fn a_stored_full_scan_of_4_tib_adds_under_2_mib() {
-    let path = tmp("size");
-    drop(Store::open(&path).unwrap());
-    let before = std::fs::metadata(&path).unwrap().len();
+    let place = Place::sqlite("size");
+    let path = place.path();
+    drop(Store::open(path).unwrap());
+    let before = std::fs::metadata(path).unwrap().len();
     let doc = sample::scan(11, 4 << 40, 1000, 10_000, 1000, Direction::Read);
     let json_len = serde_json::to_string(&doc).unwrap().len();
     {
-        let mut store = Store::open(&path).unwrap();
+        let mut store = Store::open(path).unwrap();
         store.save(&doc.clone().into()).unwrap();
     } // closing the last connection checkpoints the WAL into the database file
-    let added = std::fs::metadata(&path).unwrap().len() - before;
+    let added = std::fs::metadata(path).unwrap().len() - before;
     eprintln!("4 TiB scan: document {json_len} bytes of JSON, store grew {added} bytes");
     assert!(
         doc.series.len() > 20_000,
         "the sample is the long worst case"
     );
     assert!(added < 2 << 20, "store grew {added} bytes");
+}
+
+/// The same PostgreSQL store named both ways `--store` takes: a libpq keyword/value string and a URI with the
+/// socket directory percent-encoded as its host.
+#[test]
+fn a_postgres_store_opens_by_keywords_and_by_uri() {
+    let place = Place::postgres("uri");
+    let mut store = Store::open(&place.location).unwrap();
+    let id = store.save(&sample::bench(4).into()).unwrap();
+    drop(store);
+    let field = |key: &str| {
+        let conn = place.conn();
+        let at = conn.find(&format!("{key}=")).unwrap() + key.len() + 1;
+        conn[at..].split(' ').next().unwrap().to_string()
+    };
+    let socket_dir: String = field("host")
+        .bytes()
+        .map(|b| match b {
+            b'/' => "%2F".to_string(),
+            b => (b as char).to_string(),
+        })
+        .collect();
+    let uri = format!(
+        "postgresql://{}@{socket_dir}/{}",
+        field("user"),
+        field("dbname")
+    );
+    let location = Location::parse(&uri);
+    assert_eq!(location, Location::Postgres(uri.clone()));
+    let store = Store::open(location).unwrap();
+    assert!(store.get_json(id).unwrap() == Document::from(sample::bench(4)).to_value());
+    assert_eq!(store.location().to_string(), uri);
+    assert_eq!(store.location().path(), None);
 }

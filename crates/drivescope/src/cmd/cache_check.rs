@@ -41,17 +41,7 @@ pub fn findings(doc: &Document, store: &StoreOpts) -> Vec<Finding> {
     let Document::Bench(b) = doc else {
         return Vec::new();
     };
-    let path = match &store.store {
-        Some(p) => p.clone(),
-        None => match Store::default_path() {
-            Ok(p) => p,
-            Err(_) => return Vec::new(),
-        },
-    };
-    if !path.exists() {
-        return Vec::new();
-    }
-    let Ok(store) = Store::open(&path) else {
+    let Some(store) = store.named().and_then(super::store_opts::open_existing) else {
         return Vec::new();
     };
     newest_diagnosis(&store, b)

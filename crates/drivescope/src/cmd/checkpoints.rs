@@ -5,8 +5,7 @@
 use drivescope_core::scan::{checkpoint, Checkpoints, ScanRecord};
 use drivescope_probe::Identity;
 use drivescope_record::Document;
-use drivescope_store::{RunId, Store};
-use std::path::PathBuf;
+use drivescope_store::{Location, RunId, Store};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -33,7 +32,7 @@ pub struct Stamp {
 /// Start the writer for the store at `path`; the scan hands its snapshots to the returned
 /// [`Checkpoints`]. A snapshot that arrives while the last one is still being written is
 /// dropped (the next one follows an interval later).
-pub fn start(path: PathBuf, every: Duration, stamp: Stamp) -> (Writer, Checkpoints) {
+pub fn start(path: Location, every: Duration, stamp: Stamp) -> (Writer, Checkpoints) {
     let every_ns = every.as_nanos().min(u64::MAX as u128) as u64;
     let (tx, rx) = mpsc::sync_channel::<ScanRecord>(1);
     let thread = std::thread::Builder::new()
@@ -58,7 +57,7 @@ impl Writer {
 }
 
 fn write_all(
-    path: &PathBuf,
+    path: &Location,
     every_ns: u64,
     stamp: &Stamp,
     rx: mpsc::Receiver<ScanRecord>,
@@ -86,10 +85,9 @@ fn write_all(
         if let Err(e) = saved {
             store = None; // opened again for the next one
             if !told {
-                let shown = std::path::absolute(path).unwrap_or_else(|_| path.clone());
                 eprintln!(
                     "drivescope: a checkpoint was not saved in {}: {}; the scan goes on",
-                    shown.display(),
+                    super::store_opts::shown(path),
                     e.fault(path)
                 );
                 told = true;

@@ -19,6 +19,7 @@ pub mod screen;
 pub mod screen_criteria;
 pub mod show;
 pub mod soak;
+pub mod store;
 pub mod store_opts;
 pub mod sweep;
 pub mod time;

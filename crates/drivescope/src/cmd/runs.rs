@@ -57,7 +57,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if runs.is_empty() {
-        eprintln!("no runs in {}", store.path().display());
+        eprintln!("no runs in {}", store.location());
         return Ok(ExitCode::SUCCESS);
     }
     let list: Vec<ListedRun> = runs

@@ -199,7 +199,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let sink = failed_list.clone().map(|list| -> scan::FailedSink {
         Box::new(move |e| list.lock().expect("failed list").row(e))
     });
-    let checkpoints = match (args.checkpoint.0, args.store.path()) {
+    let checkpoints = match (args.checkpoint.0, args.store.location()) {
         (Some(every), Ok(Some(path))) if cfg.quick.is_none() && cfg.verify.is_none() => {
             let stamp = super::checkpoints::Stamp {
                 device: device.clone(),

@@ -525,13 +525,7 @@ mod history {
     /// Fills each member's history from an existing store (none is created to look), each model looked
     /// up once.
     pub fn fill(members: &mut [Member], store: &StoreOpts) {
-        let Ok(Some(path)) = store.path() else {
-            return;
-        };
-        if !path.exists() {
-            return;
-        }
-        let Ok(store) = Store::open(&path) else {
+        let Some(store) = store.open_existing() else {
             return;
         };
         let ours: Vec<i64> = members.iter().filter_map(|m| m.run).collect();

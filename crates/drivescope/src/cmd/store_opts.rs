@@ -1,37 +1,59 @@
-//! Where runs are kept: `--store PATH` (default: the XDG data directory) and `--no-store`.
+//! Where runs are kept: `--store PATH|CONNINFO` (default: a SQLite file in the XDG data directory) and
+//! `--no-store`.
 
 use anyhow::Context;
-use drivescope_store::{RunId, Store};
+use drivescope_store::{Location, RunId, Store};
 use std::path::PathBuf;
+
+/// How `--store` reads its value: a PostgreSQL connection string, else a SQLite path (see
+/// [`Location::parse`]).
+pub fn location_parser() -> impl clap::builder::TypedValueParser<Value = Location> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(Location::parse)
+}
 
 /// For commands that measure: every run is saved unless `--no-store`.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct StoreOpts {
-    /// Results store (SQLite). Default: $XDG_DATA_HOME/drivescope/runs.sqlite, else
+    /// Results store: a SQLite file, or a PostgreSQL database that many hosts share
+    /// (postgresql://USER@HOST/DB, postgres://…, or libpq's `host=/run/postgresql dbname=DB user=USER`:
+    /// a value that starts with a libpq keyword and `=`). Anything else is a path; write ./host=x
+    /// for a file of that name. Default: $XDG_DATA_HOME/drivescope/runs.sqlite, else
     /// ~/.local/share/drivescope/runs.sqlite.
-    #[arg(long, value_name = "PATH")]
-    pub store: Option<PathBuf>,
+    #[arg(long, value_name = "PATH|CONNINFO", value_parser = location_parser())]
+    pub store: Option<Location>,
     /// Do not save this run in the results store.
     #[arg(long, conflicts_with = "store")]
     pub no_store: bool,
 }
 
 impl StoreOpts {
-    /// The store's path when runs are saved (None with `--no-store`): it must not live on a
-    /// device that a destructive run writes.
+    /// The store's file when runs are saved in SQLite (None with `--no-store` or a PostgreSQL
+    /// store): it must not live on a device that a destructive run writes.
     pub fn protected(&self) -> Vec<PathBuf> {
-        if self.no_store {
-            return vec![];
-        }
-        match &self.store {
-            Some(p) => vec![p.clone()],
-            None => Store::default_path().into_iter().collect(),
+        match self.location() {
+            Ok(Some(Location::Sqlite(p))) => vec![p],
+            _ => vec![],
         }
     }
 
     /// Open the store (for `--resume`), whatever `--no-store` says.
     pub fn open_store(&self) -> anyhow::Result<Store> {
         open(self.store.as_ref())
+    }
+
+    /// The store as it is, when runs are saved and there is one to read (a SQLite file that
+    /// exists; a PostgreSQL database that answers): none is created to look.
+    pub fn open_existing(&self) -> Option<Store> {
+        open_existing(self.location().ok()??)
+    }
+
+    /// The store named by `--store` (else the default one), whatever `--no-store` says.
+    pub fn named(&self) -> Option<Location> {
+        match &self.store {
+            Some(l) => Some(l.clone()),
+            None => Store::default_path().ok().map(Location::Sqlite),
+        }
     }
 
     /// Saves `doc` unless `--no-store` and prints one line to stderr: `saved as run N` (and returns N),
@@ -43,30 +65,30 @@ impl StoreOpts {
 
     /// Where runs are saved (None with `--no-store`, or when there is no data directory: then
     /// the line that says why).
-    pub fn path(&self) -> Result<Option<PathBuf>, String> {
+    pub fn location(&self) -> Result<Option<Location>, String> {
         if self.no_store {
             return Ok(None);
         }
         match &self.store {
-            Some(p) => Ok(Some(p.clone())),
+            Some(l) => Ok(Some(l.clone())),
             None => Store::default_path()
-                .map(Some)
-                .map_err(|e| e.fault(std::path::Path::new("")).to_string()),
+                .map(|p| Some(Location::Sqlite(p)))
+                .map_err(|e| e.fault(&Location::Sqlite(PathBuf::new())).to_string()),
         }
     }
 
     /// As [`StoreOpts::save`], in place of run `over` when given (a scan's checkpoints); a
     /// new run when that one is gone.
     pub fn save_over(&self, doc: &drivescope_record::Document, over: Option<RunId>) -> Option<i64> {
-        let path = match self.path() {
-            Ok(Some(p)) => p,
+        let location = match self.location() {
+            Ok(Some(l)) => l,
             Ok(None) => return None,
             Err(why) => {
                 eprintln!("drivescope: the run was not saved: {why}");
                 return None;
             }
         };
-        let saved = Store::open(&path).and_then(|mut store| match over {
+        let saved = Store::open(&location).and_then(|mut store| match over {
             Some(id) => match store.replace(id, doc) {
                 Err(drivescope_store::Error::NotFound(_)) => store.save(doc),
                 r => r.map(|()| id),
@@ -75,15 +97,14 @@ impl StoreOpts {
         });
         match saved {
             Ok(id) => {
-                eprintln!("drivescope: saved as run {id} in {}", path.display());
+                eprintln!("drivescope: saved as run {id} in {location}");
                 Some(id.0)
             }
             Err(e) => {
-                let why = e.fault(&path);
-                let shown = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+                let why = e.fault(&location);
                 eprintln!(
                     "drivescope: the run was not saved in {}: {why}",
-                    shown.display()
+                    shown(&location)
                 );
                 None
             }
@@ -91,13 +112,34 @@ impl StoreOpts {
     }
 }
 
+/// The store at `location` as it is (a SQLite file that exists; a PostgreSQL database that
+/// answers): none is created to look.
+pub fn open_existing(location: Location) -> Option<Store> {
+    if location.path().is_some_and(|p| !p.exists()) {
+        return None;
+    }
+    Store::open(location).ok()
+}
+
+/// A store's place for messages: a SQLite file's absolute path, a connection string without its password.
+pub fn shown(location: &Location) -> String {
+    match location {
+        Location::Sqlite(p) => std::path::absolute(p)
+            .unwrap_or_else(|_| p.clone())
+            .display()
+            .to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// For commands that read the store.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct StorePath {
-    /// Results store (SQLite). Default: $XDG_DATA_HOME/drivescope/runs.sqlite, else
-    /// ~/.local/share/drivescope/runs.sqlite.
-    #[arg(long, value_name = "PATH")]
-    pub store: Option<PathBuf>,
+    /// Results store: a SQLite file, or a PostgreSQL database (postgresql://USER@HOST/DB,
+    /// postgres://…, or libpq's `host=/run/postgresql dbname=DB user=USER`). Default:
+    /// $XDG_DATA_HOME/drivescope/runs.sqlite, else ~/.local/share/drivescope/runs.sqlite.
+    #[arg(long, value_name = "PATH|CONNINFO", value_parser = location_parser())]
+    pub store: Option<Location>,
 }
 
 impl StorePath {
@@ -106,12 +148,12 @@ impl StorePath {
     }
 }
 
-fn open(path: Option<&PathBuf>) -> anyhow::Result<Store> {
-    let path = match path {
-        Some(p) => p.clone(),
-        None => Store::default_path()?,
+fn open(location: Option<&Location>) -> anyhow::Result<Store> {
+    let location = match location {
+        Some(l) => l.clone(),
+        None => Location::Sqlite(Store::default_path()?),
     };
-    Store::open(&path).with_context(|| format!("opening the results store {}", path.display()))
+    Store::open(&location).with_context(|| format!("opening the results store {location}"))
 }
 
 /// A run named on the command line: its number, or `last` for the newest.

@@ -1,0 +1,28 @@
+//! The PostgreSQL backend: the same tables, migrations, saves and queries as the SQLite one, the documents in
+//! `jsonb`.
+//!
+//! Connections go without TLS (a Unix socket, or a network the hosts trust). Every save is one transaction and
+//! takes its run number from the server's sequence, so any number of hosts can save at once.
+
+mod migrations;
+mod query;
+pub(crate) mod save;
+
+pub use migrations::MIGRATIONS;
+pub(crate) use query::{get_json, info, list};
+pub(crate) use save::{replace, save};
+
+use crate::error::Result;
+use postgres::{Client, NoTls};
+
+/// Connects to the database named by `conn` (a URI or a libpq keyword/value string) and brings its
+/// schema up to date.
+pub(crate) fn open(conn: &str) -> Result<Client> {
+    let mut client = Client::connect(conn, NoTls)?;
+    migrations::migrate(&mut client)?;
+    Ok(client)
+}
+
+pub(crate) fn schema_version(client: &mut Client) -> Result<i64> {
+    migrations::version(client)
+}
