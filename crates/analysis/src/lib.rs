@@ -8,6 +8,7 @@
 pub mod cache_fit;
 pub mod diagnose;
 mod link;
+pub mod multi;
 mod queueing;
 pub mod screen;
 mod soak;
@@ -35,6 +36,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Diagnose(d) => out.extend(diagnose::assess(d).0),
         Document::Screen(s) => out.extend(screen::findings(s)),
         Document::Time(t) => out.extend(time::findings(t)),
+        Document::Multi(m) => out.extend(multi::findings(m)),
         Document::Info(_) | Document::Unknown { .. } => {}
     }
     out

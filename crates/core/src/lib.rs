@@ -4,6 +4,7 @@ pub mod aligned;
 pub mod bench;
 pub mod engine;
 pub mod loopdev;
+pub mod rank_target;
 pub mod rng;
 pub mod safety;
 pub mod scan;

@@ -3,6 +3,8 @@
 mod cmd;
 mod identity;
 mod live;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod progress;
 mod progress_group;
 mod signals;

@@ -5,6 +5,7 @@ use crate::diagnose::DiagnoseRecord;
 use crate::header::Header;
 use crate::info::InfoRecord;
 use crate::kind::Kind;
+use crate::multi::MultiRecord;
 use crate::scan::ScanRecord;
 use crate::screen::ScreenRecord;
 use crate::time::TimeRecord;
@@ -23,6 +24,7 @@ pub enum Document {
     Diagnose(Box<DiagnoseRecord>),
     Screen(Box<ScreenRecord>),
     Time(Box<TimeRecord>),
+    Multi(Box<MultiRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -93,6 +95,7 @@ impl Document {
             Kind::Diagnose => typed(doc, kind, Document::Diagnose),
             Kind::Screen => typed(doc, kind, Document::Screen),
             Kind::Time => typed(doc, kind, Document::Time),
+            Kind::Multi => typed(doc, kind, Document::Multi),
             Kind::Info => typed(doc, kind, Document::Info),
             kind => Document::Unknown {
                 kind,
@@ -125,6 +128,7 @@ impl Document {
             Document::Diagnose(r) => Some(&r.header),
             Document::Screen(r) => Some(&r.header),
             Document::Time(r) => Some(&r.header),
+            Document::Multi(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -138,6 +142,7 @@ impl Document {
             Document::Diagnose(r) => Some(&mut r.header),
             Document::Screen(r) => Some(&mut r.header),
             Document::Time(r) => Some(&mut r.header),
+            Document::Multi(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -161,6 +166,7 @@ impl Serialize for Document {
             Document::Diagnose(r) => r.serialize(s),
             Document::Screen(r) => r.serialize(s),
             Document::Time(r) => r.serialize(s),
+            Document::Multi(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -199,7 +205,8 @@ record!(
     SoakRecord,
     DiagnoseRecord,
     ScreenRecord,
-    TimeRecord
+    TimeRecord,
+    MultiRecord
 );
 
 macro_rules! from_record {
@@ -212,7 +219,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {

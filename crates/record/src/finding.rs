@@ -27,6 +27,8 @@ pub enum FindingCode {
     CpuBound,
     /// A timed workload neither mostly on the disk nor mostly on the CPU.
     MixedBound,
+    /// One rank of a multi-rank run holds the aggregate back.
+    SlowRank,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -46,6 +48,7 @@ impl FindingCode {
             FindingCode::StorageBound => "storage_bound",
             FindingCode::CpuBound => "cpu_bound",
             FindingCode::MixedBound => "mixed_bound",
+            FindingCode::SlowRank => "slow_rank",
             FindingCode::Other(s) => s,
         }
     }

@@ -22,6 +22,8 @@ pub enum Kind {
     Screen,
     /// `drivescope time`: a command timed cold and warm.
     Time,
+    /// `drivescope bench` run by several ranks at once under an MPI launcher.
+    Multi,
     /// `drivescope info`.
     Info,
     /// `drivescope lab truth`: a lab model's ground truth.
@@ -47,6 +49,7 @@ impl Kind {
             Kind::Diagnose => "diagnose",
             Kind::Screen => "screen",
             Kind::Time => "time",
+            Kind::Multi => "multi",
             Kind::Info => "info",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
@@ -82,6 +85,7 @@ mod tests {
             Kind::Soak,
             Kind::Screen,
             Kind::Time,
+            Kind::Multi,
             Kind::Info,
             Kind::LabTruth,
             Kind::LabPresets,

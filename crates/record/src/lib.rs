@@ -19,6 +19,7 @@ mod header;
 mod info;
 mod kind;
 mod lab_truth;
+mod multi;
 mod scan;
 mod screen;
 mod state;
@@ -43,6 +44,7 @@ pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
 pub use kind::Kind;
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
+pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RunWindow};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,

@@ -30,6 +30,7 @@ pub fn default_table(kind: &str) -> Option<&'static str> {
         "soak" => Some("series"),
         "screen" => Some("members"),
         "time" => Some("runs"),
+        "multi" => Some("tests"),
         _ => None,
     }
 }
@@ -59,6 +60,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Diagnose(_) => vec!["outcomes", "warm_up", "zones", "working_sets", "write"],
         Document::Screen(_) => vec!["members", "shared_path"],
         Document::Time(_) => vec!["runs", "devices"],
+        Document::Multi(_) => vec!["tests"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -92,6 +94,7 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
             _ => None,
         },
         Document::Bench(r) if name == "tests" => rows(&r.tests),
+        Document::Multi(r) if name == "tests" => rows(&r.tests),
         Document::Sweep(r) if name == "cells" => rows(&r.cells),
         Document::Soak(r) => match name {
             "series" => rows(&r.series),

@@ -37,6 +37,7 @@ impl Run {
             Document::Screen(r) if r.write => Direction::Write,
             Document::Screen(_) => Direction::Read,
             Document::Bench(r) => r.tests.first().map_or(Direction::Read, |t| t.rw),
+            Document::Multi(r) => r.tests.first().map_or(Direction::Read, |t| t.rw),
             Document::Time(_) | Document::Info(_) | Document::Unknown { .. } => Direction::Read,
         }
     }

@@ -60,6 +60,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Diagnose(d) => diagnose(d, &mut out),
         Document::Screen(r) => screen::rows(r, &mut out),
         Document::Time(r) => time::rows(r, &mut out),
+        Document::Multi(r) => multi(r, &mut out),
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
@@ -189,6 +190,29 @@ fn latency(l: Option<&LatencySummary>, key: &str, label: &str, out: &mut Vec<Met
         Better::Lower,
         Some(l.max_ns as f64),
     );
+}
+
+/// The aggregate of a multi-rank run, per test.
+fn multi(r: &drivescope_record::MultiRecord, out: &mut Vec<Metric>) {
+    for t in &r.tests {
+        let name = format!("{} {}", t.name, t.rw);
+        push(
+            out,
+            format!("multi.{name}.mb_per_s"),
+            name.clone(),
+            Unit::MBps,
+            Better::Higher,
+            Some(t.mb_per_s),
+        );
+        push(
+            out,
+            format!("multi.{name}.iops"),
+            name.clone(),
+            Unit::Iops,
+            Better::Higher,
+            Some(t.iops),
+        );
+    }
 }
 
 fn bench(b: &BenchRecord, out: &mut Vec<Metric>) {

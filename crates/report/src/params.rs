@@ -93,6 +93,16 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             p.push(("io_source", format!("{:?}", r.io_source).to_lowercase()));
             p.push(("interrupted", r.interrupted.to_string()));
         }
+        Document::Multi(r) => {
+            p.push(("command", r.command.clone()));
+            p.push(("target", r.target_template.clone()));
+            p.push(("ranks", r.ranks.to_string()));
+            p.push(("stonewall", r.stonewall.to_string()));
+            p.push(("profile", r.profile.clone()));
+            p.push(("runs", r.runs.to_string()));
+            p.push(("duration_ns", r.duration_ns.to_string()));
+            p.push(("interrupted", r.interrupted.to_string()));
+        }
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => return unknown_params(doc),
     }

@@ -1,6 +1,7 @@
 //! Bench, sweep and soak: timed tests with CrystalDiskMark's names, queue-depth × thread
 //! grids, and sustained runs over time.
 
+mod gate;
 mod job;
 mod pattern;
 mod record;
@@ -12,6 +13,7 @@ pub mod watch;
 #[cfg(test)]
 mod watch_tests;
 
+pub use gate::RunGate;
 pub(crate) use job::IoJob;
 pub use pattern::{profile, Access, Rw, TestSpec};
 pub use record::{
@@ -133,7 +135,18 @@ pub fn bench(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&TestResult),
 ) -> Result<BenchRecord, EngineError> {
-    bench_on(&Live(target), target, o, stop, report)
+    bench_on(&Live(target), target, o, None, stop, report)
+}
+
+/// [`bench`] with each measured run passed through `gate` (a run several processes make together).
+pub fn bench_gated(
+    target: &Target,
+    o: &BenchOptions,
+    gate: &mut dyn RunGate,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&TestResult),
+) -> Result<BenchRecord, EngineError> {
+    bench_on(&Live(target), target, o, Some(gate), stop, report)
 }
 
 /// [`bench`] with the commands run on `dev`.
@@ -141,6 +154,7 @@ fn bench_on<E: Engine>(
     dev: &E,
     target: &Target,
     o: &BenchOptions,
+    mut gate: Option<&mut dyn RunGate>,
     stop: &AtomicBool,
     report: &mut dyn FnMut(&TestResult),
 ) -> Result<BenchRecord, EngineError> {
@@ -164,7 +178,18 @@ fn bench_on<E: Engine>(
             let prep = run_once_on(dev, target, spec, rw, &opts, stop)?;
             check_errors(&prep, &spec.name())?;
             let mut runs = Vec::new();
+            let mut gate_closed = false;
             for i in 0..o.runs {
+                let duration_ns = match gate.as_deref_mut() {
+                    Some(g) => match g.before_run(opts.duration_ns, stop) {
+                        Some(d) => d,
+                        None => {
+                            gate_closed = true;
+                            break;
+                        }
+                    },
+                    None => opts.duration_ns,
+                };
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
@@ -176,12 +201,22 @@ fn bench_on<E: Engine>(
                     rw,
                     &RunOptions {
                         seed: o.common.seed.wrapping_add(i as u64 + 1),
+                        duration_ns,
                         ..opts
                     },
                     stop,
                 )?;
                 check_errors(&r, &spec.name())?;
+                if let Some(g) = gate.as_deref_mut() {
+                    g.after_run(&r);
+                }
                 runs.push(r);
+            }
+            if gate_closed && !runs.is_empty() {
+                let t = summarize(spec, rw, &runs);
+                report(&t);
+                tests.push(t);
+                break 'outer;
             }
             if runs.is_empty() {
                 break 'outer;

@@ -155,7 +155,7 @@ fn bench_summarizes_its_measured_runs_and_discards_the_preparing_one() {
         pause: Duration::ZERO,
     };
     let mut heard = Vec::new();
-    let rec = bench_on(&dev, &t, &o, &AtomicBool::new(false), &mut |r| {
+    let rec = bench_on(&dev, &t, &o, None, &AtomicBool::new(false), &mut |r| {
         heard.push(r.name.clone())
     })
     .unwrap();
@@ -192,9 +192,63 @@ fn bench_refuses_a_test_whose_every_command_failed() {
         duration: Duration::from_nanos(RUN_NS),
         pause: Duration::ZERO,
     };
-    let err = bench_on(&dev, &t, &o, &AtomicBool::new(false), &mut |_| {}).unwrap_err();
+    let err = bench_on(&dev, &t, &o, None, &AtomicBool::new(false), &mut |_| {}).unwrap_err();
     let EngineError::Io(e) = err else {
         panic!("expected an I/O error, got {err}")
     };
     assert!(e.to_string().contains("every command failed"), "{e}");
+}
+
+#[test]
+fn a_gate_sets_each_measured_run_length_and_can_end_the_bench() {
+    struct Halving {
+        asked: Vec<u64>,
+        finished: Vec<u64>,
+        open_for: usize,
+    }
+    impl super::RunGate for Halving {
+        fn before_run(&mut self, duration_ns: u64, _stop: &AtomicBool) -> Option<u64> {
+            self.asked.push(duration_ns);
+            (self.asked.len() <= self.open_for).then_some(duration_ns / 2)
+        }
+        fn after_run(&mut self, r: &super::RunResult) {
+            self.finished.push(r.commands);
+        }
+    }
+    let t = Target::open_read(&format!("null:{GIB}")).unwrap();
+    let dev = Scripted::new(|_: &Call| Reply::ok(LAT));
+    let o = BenchOptions {
+        common: common(GIB),
+        profile: "scripted".into(),
+        tests: vec![spec(Access::Rnd, 1), spec(Access::Rnd, 8)],
+        rws: vec![Rw::Read],
+        runs: 2,
+        duration: Duration::from_nanos(RUN_NS),
+        pause: Duration::ZERO,
+    };
+    let mut gate = Halving {
+        asked: Vec::new(),
+        finished: Vec::new(),
+        open_for: 3,
+    };
+    let rec = bench_on(
+        &dev,
+        &t,
+        &o,
+        Some(&mut gate),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap();
+    // Two runs of the first test, one of the second, then the gate closed: the bench ends
+    // with what it measured.
+    assert_eq!(gate.asked, vec![RUN_NS; 4]);
+    assert_eq!(gate.finished, vec![500, 500, 4000]);
+    assert_eq!(rec.tests.len(), 2);
+    assert_eq!(rec.tests[1].runs.len(), 1);
+    assert!(rec
+        .tests
+        .iter()
+        .flat_map(|t| &t.runs)
+        .all(|r| r.duration_ns == RUN_NS / 2));
 }

@@ -4,7 +4,7 @@ use super::args::{parse_duration, parse_pct, parse_profile, parse_test, RwArg};
 use super::workload::{self, WorkloadArgs};
 use crate::live::workload::Done;
 use clap::Args;
-use drivescope_core::bench::{self, profile, BenchOptions, TestSpec};
+use drivescope_core::bench::{self, profile, BenchOptions, Common, Rw, TestSpec};
 use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,9 +36,15 @@ pub struct BenchArgs {
     /// Pause between tests.
     #[arg(long, default_value = "0s", value_parser = parse_duration)]
     pub pause: Duration,
+    /// Under an MPI launcher: end every rank's run when the first rank's ends (a deadline
+    /// shared by all ranks; see docs/scale.md).
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    pub stonewall: bool,
 }
 
-pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+/// The tests and rw modes the arguments ask for.
+pub fn plan(a: &BenchArgs) -> anyhow::Result<(Vec<TestSpec>, Vec<Rw>)> {
     let tests: Vec<TestSpec> = if a.tests.is_empty() {
         profile(&a.profile).map_err(anyhow::Error::msg)?
     } else {
@@ -47,7 +53,32 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     if a.runs == 0 || a.duration.is_zero() {
         anyhow::bail!("--runs and --duration must be above 0");
     }
-    let rws = workload::rw_modes(a.rw, a.mix);
+    Ok((tests, workload::rw_modes(a.rw, a.mix)))
+}
+
+/// The bench's settings over an opened target.
+pub fn options(a: &BenchArgs, tests: Vec<TestSpec>, rws: Vec<Rw>, common: Common) -> BenchOptions {
+    BenchOptions {
+        common,
+        profile: if a.tests.is_empty() {
+            a.profile.clone()
+        } else {
+            "custom".into()
+        },
+        tests,
+        rws,
+        runs: a.runs,
+        duration: a.duration,
+        pause: a.pause,
+    }
+}
+
+pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "mpi")]
+    if crate::mpi::launched() {
+        return crate::mpi::bench::run(a);
+    }
+    let (tests, rws) = plan(&a)?;
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let mut opened = workload::open(&a.w, &rws, &stop)?;
@@ -66,19 +97,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
         &stop,
     );
     opened.common.watch = live.as_ref().map(|l| l.watch);
-    let opts = BenchOptions {
-        common: opened.common,
-        profile: if a.tests.is_empty() {
-            a.profile.clone()
-        } else {
-            "custom".into()
-        },
-        tests,
-        rws,
-        runs: a.runs,
-        duration: a.duration,
-        pause: a.pause,
-    };
+    let opts = options(&a, tests, rws, opened.common);
     let quiet = a.w.quiet;
     let direct = opened.target.direct;
     let result = bench::bench(&opened.target, &opts, &stop, &mut |t| match &live {

@@ -35,6 +35,15 @@ pub const EXIT_DEVICE_LOST: u8 = 4;
 /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// The terminal summary of a multi-rank run.
+#[cfg(feature = "mpi")]
+pub fn text_multi(
+    r: &drivescope_record::MultiRecord,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    drivescope_report::text::print_multi(r, out)
+}
+
 /// Print generated text on stdout; a reader that closed the pipe early (`| head`) is no error.
 pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;

@@ -143,6 +143,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Multi(_) => {
+            return Err(Unsupported {
+                kind: Kind::Multi,
+                why: None,
+            })
+        }
         Document::Unknown { kind, why, .. } => {
             return Err(Unsupported {
                 kind: kind.clone(),

@@ -18,6 +18,7 @@ fn finding_label(code: &FindingCode) -> String {
         FindingCode::StorageBound => "storage-bound".into(),
         FindingCode::CpuBound => "CPU-bound".into(),
         FindingCode::MixedBound => "mixed".into(),
+        FindingCode::SlowRank => "slow rank".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }
@@ -35,6 +36,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         | FindingCode::StorageBound
         | FindingCode::CpuBound
         | FindingCode::MixedBound
+        | FindingCode::SlowRank
         | FindingCode::Other(_) => return None,
     })
 }

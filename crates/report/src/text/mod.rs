@@ -8,6 +8,7 @@ mod diagnose;
 mod extents;
 mod findings;
 mod info;
+mod multi;
 mod runs;
 mod scan;
 mod screen;
@@ -22,6 +23,7 @@ pub use compare::table as compare_table;
 pub use diagnose::print_diagnose;
 pub use findings::print_findings;
 pub use info::info;
+pub use multi::print_multi;
 pub use runs::{runs, ListedRun};
 pub use scan::print_scan;
 pub use screen::print_screen;
@@ -82,6 +84,7 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             return writeln!(out, "({} · {} · {})", run.label(), run.kind(), run.device());
         }
         Document::Time(r) => print_time(r, out)?,
+        Document::Multi(r) => print_multi(r, out)?,
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {
