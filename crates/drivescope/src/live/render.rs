@@ -77,6 +77,29 @@ pub fn areas(area: Rect) -> Areas {
     }
 }
 
+/// The value labels of a plot's gutter `h` rows high: `top` on the first row, zero on the
+/// last, `mid` (the value drawn halfway up) between when there is room; six columns each.
+pub fn value_labels(h: usize, top: f64, mid: f64) -> Vec<Line<'static>> {
+    let mut labels = vec![Line::from(""); h];
+    if h > 0 {
+        labels[0] = Line::from(format!("{:>6}", axis_value(top)));
+        labels[h - 1] = Line::from(format!("{:>6}", 0));
+        if h >= 5 {
+            labels[h / 2] = Line::from(format!("{:>6}", axis_value(mid)));
+        }
+    }
+    labels
+}
+
+/// An axis value in six columns: thousands as `K` past 99999.
+fn axis_value(v: f64) -> String {
+    if v >= 99_999.5 {
+        format!("{:.0}K", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
 /// The plot column (from the plot's left) that bin `i` of `n` falls in, `width` columns wide.
 pub fn column_of_bin(i: usize, n: usize, width: u16) -> u16 {
     (i as u64 * width as u64 / n.max(1) as u64) as u16
@@ -110,15 +133,7 @@ fn curve(f: &mut Frame, s: &Shown, a: &Areas) {
         width: GUTTER - 1,
         ..a.plot
     };
-    let h = gutter.height;
-    let mut labels = vec![Line::from(""); h as usize];
-    if h > 0 {
-        labels[0] = Line::from(format!("{top:>6.0}"));
-        labels[h as usize - 1] = Line::from(format!("{:>6}", 0));
-        if h >= 5 {
-            labels[(h / 2) as usize] = Line::from(format!("{:>6.0}", top / 2.0));
-        }
-    }
+    let labels = value_labels(gutter.height as usize, top, top / 2.0);
     f.render_widget(Paragraph::new(labels), gutter);
     // The curve: one point per bin at its middle, joined where neighbours both have a rate; a
     // quick scan's regions lie apart: joined across the bins between that were not read.

@@ -200,21 +200,13 @@ fn gutter(f: &mut Frame, p: &Panel, top: f64, log: bool) {
         width: GUTTER - 1,
         ..p.plot
     };
-    let h = r.height as usize;
-    let mut labels = vec![Line::from(""); h];
-    if h > 0 {
-        labels[0] = Line::from(format!("{top:>6.0}"));
-        labels[h - 1] = Line::from(format!("{:>6}", 0));
-        if h >= 5 {
-            // The rate drawn halfway up.
-            let mid = if log {
-                (top.ln_1p() / 2.0).exp_m1()
-            } else {
-                top / 2.0
-            };
-            labels[h / 2] = Line::from(format!("{mid:>6.0}"));
-        }
-    }
+    // The rate drawn halfway up.
+    let mid = if log {
+        (top.ln_1p() / 2.0).exp_m1()
+    } else {
+        top / 2.0
+    };
+    let labels = super::render::value_labels(r.height as usize, top, mid);
     f.render_widget(Paragraph::new(labels), r);
 }
 

@@ -2,7 +2,7 @@
 //! response-time bands, what has finished, the rates and percentiles of the test that runs
 //! now, and the keys. A pure function of [`WorkShown`] and [`ViewState`].
 
-use super::render::{band_panel, overlay};
+use super::render::{band_panel, overlay, value_labels};
 use super::view::ViewState;
 use super::workload::{Done, WorkShown};
 use crate::progress::hms;
@@ -79,16 +79,10 @@ fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
         .unwrap_or(0.0)
         .max(s.elapsed.as_secs_f64())
         .max(1.0);
-    let h = gutter.height as usize;
-    let mut labels = vec![Line::from(""); h];
-    if h > 0 {
-        labels[0] = Line::from(format!("{:>6}", axis(top)));
-        labels[h - 1] = Line::from(format!("{:>6}", 0));
-        if h >= 5 {
-            labels[h / 2] = Line::from(format!("{:>6}", axis(top / 2.0)));
-        }
-    }
-    f.render_widget(Paragraph::new(labels), gutter);
+    f.render_widget(
+        Paragraph::new(value_labels(gutter.height as usize, top, top / 2.0)),
+        gutter,
+    );
     let pts = s.history.clone();
     let canvas = Canvas::default()
         .marker(Marker::Braille)
@@ -126,15 +120,6 @@ fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
             ..axis_row
         },
     );
-}
-
-/// An axis label in six columns: thousands of MB/s as `K` past 99999.
-fn axis(v: f64) -> String {
-    if v >= 99_999.5 {
-        format!("{:.0}K", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
 }
 
 /// The finished part's lines: the latest lines, or the grid.
