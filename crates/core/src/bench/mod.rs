@@ -318,6 +318,17 @@ pub fn sweep(
     stop: &AtomicBool,
     report: &mut dyn FnMut(&SweepCell),
 ) -> Result<SweepRecord, EngineError> {
+    sweep_gated(target, o, None, stop, report)
+}
+
+/// [`sweep`] with each cell's run passed through `gate` (a run several processes make together).
+pub fn sweep_gated(
+    target: &Target,
+    o: &SweepOptions,
+    mut gate: Option<&mut dyn RunGate>,
+    stop: &AtomicBool,
+    report: &mut dyn FnMut(&SweepCell),
+) -> Result<SweepRecord, EngineError> {
     let (mut header, mut workload) = start(Kind::Sweep, target, &o.common);
     let opts = o.common.run_options(o.duration, None);
     let spec_of = |qd: u32, th: u32| TestSpec {
@@ -344,9 +355,26 @@ pub fn sweep(
             if stop.load(Ordering::Relaxed) {
                 break 'outer;
             }
+            let duration_ns = match gate.as_deref_mut() {
+                Some(g) => match g.before_run(opts.duration_ns, stop) {
+                    Some(d) => d,
+                    None => break 'outer,
+                },
+                None => opts.duration_ns,
+            };
+            if stop.load(Ordering::Relaxed) {
+                break 'outer;
+            }
             say(format!("cell {} of {n}", cells.len() + 1));
-            let r = run_once(target, &spec_of(qd, th), o.rw, &opts, stop)?;
+            let cell_opts = RunOptions {
+                duration_ns,
+                ..opts
+            };
+            let r = run_once(target, &spec_of(qd, th), o.rw, &cell_opts, stop)?;
             check_errors(&r, &spec_of(qd, th).name())?;
+            if let Some(g) = gate.as_deref_mut() {
+                g.after_run(&r);
+            }
             let cell = SweepCell {
                 queue_depth: qd,
                 threads: th,
@@ -413,16 +441,31 @@ pub fn soak(
     o: &SoakOptions,
     stop: &AtomicBool,
 ) -> Result<SoakRecord, EngineError> {
+    Ok(soak_gated(target, o, None, stop)?.expect("without a gate the run starts"))
+}
+
+/// [`soak`] with its run passed through `gate` (a run several processes make together). `None`
+/// when the gate let no run start (another process stopped or failed first).
+pub fn soak_gated(
+    target: &Target,
+    o: &SoakOptions,
+    mut gate: Option<&mut dyn RunGate>,
+    stop: &AtomicBool,
+) -> Result<Option<SoakRecord>, EngineError> {
     let (mut header, mut workload) = start(Kind::Soak, target, &o.common);
     let interval_ns = (o.interval.as_nanos() as u64).max(1_000_000);
-    let r = run_once(
-        target,
-        &o.test,
-        o.rw,
-        &o.common.run_options(o.duration, Some(interval_ns)),
-        stop,
-    )?;
+    let mut opts = o.common.run_options(o.duration, Some(interval_ns));
+    if let Some(g) = gate.as_deref_mut() {
+        match g.before_run(opts.duration_ns, stop) {
+            Some(d) => opts.duration_ns = d,
+            None => return Ok(None),
+        }
+    }
+    let r = run_once(target, &o.test, o.rw, &opts, stop)?;
     check_errors(&r, &o.test.name())?;
+    if let Some(g) = gate {
+        g.after_run(&r);
+    }
     let series = r.series.clone().unwrap_or_default();
     let steady_mb_per_s = steps::steady(&series);
     let first_to_steady = series
@@ -431,7 +474,7 @@ pub fn soak(
         .map(|p| p.mb_per_s / steady_mb_per_s);
     let found = steps::find(&series, o.step_threshold);
     end(&mut header, &mut workload, stop);
-    Ok(SoakRecord {
+    Ok(Some(SoakRecord {
         header,
         workload,
         test: o.test.name(),
@@ -455,5 +498,5 @@ pub fn soak(
         steady_mb_per_s,
         first_to_steady,
         steps: found,
-    })
+    }))
 }
