@@ -6,7 +6,7 @@ use drivescope_record::{
     Confidence, Finding, FindingCode, MultiRecord, MultiRun, MultiTest, RankRate, RankResult,
     RunWindow,
 };
-use drivescope_stats::Histogram;
+use drivescope_stats::{BandCount, Histogram};
 
 /// A rank slower than this share of the median rank's rate holds the aggregate back.
 pub const SLOW_RANK_SHARE: f64 = 0.7;
@@ -52,40 +52,55 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// Bands summed label by label (the first rank's order).
+fn add_bands(sum: &mut Vec<BandCount>, more: &[BandCount]) {
+    for b in more {
+        match sum.iter_mut().find(|s| s.label == b.label) {
+            Some(s) => s.count += b.count,
+            None => sum.push(b.clone()),
+        }
+    }
+}
+
 /// The aggregate of each test every rank with results ran (the first such rank's tests, in
 /// order; a rank that ran fewer, stopped early, adds to the tests it has).
 pub fn aggregate(ranks: &[RankResult]) -> Vec<MultiTest> {
-    let with: Vec<&RankResult> = ranks.iter().filter(|r| r.bench.is_some()).collect();
-    let Some(first) = with.first().and_then(|r| r.bench.as_ref()) else {
+    let with: Vec<_> = ranks
+        .iter()
+        .map(|r| (r, r.tests()))
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    let Some((_, first)) = with.first() else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for (i, t0) in first.tests.iter().enumerate() {
+    for (i, t0) in first.iter().enumerate() {
         let mut rates = Vec::new();
         let mut hist = Histogram::new();
         let mut whole = true;
         let mut errors = 0;
+        let mut bands = Vec::new();
+        let mut slow = None;
         let mut per_run: Vec<Vec<RunWindow>> = Vec::new();
-        for r in &with {
-            let bench = r.bench.as_ref().expect("filtered");
-            let Some(t) = bench
-                .tests
-                .get(i)
-                .filter(|t| t.name == t0.name && t.rw == t0.rw)
-            else {
+        for (r, tests) in &with {
+            let Some(t) = tests.get(i).filter(|t| t.name == t0.name && t.rw == t0.rw) else {
                 continue;
             };
             rates.push(RankRate {
                 rank: r.rank,
                 host: r.host.clone(),
-                mb_per_s: t.mean_mb_per_s,
-                iops: t.mean_iops,
+                mb_per_s: t.mb_per_s,
+                iops: t.iops,
             });
-            match &t.histogram {
+            match t.histogram {
                 Some(h) => hist.merge(&Histogram::from_out(h)),
                 None => whole = false,
             }
             errors += t.errors;
+            add_bands(&mut bands, t.bands);
+            if let Some(n) = t.slow {
+                slow = Some(slow.unwrap_or(0) + n);
+            }
             for (j, w) in r.windows.get(i).into_iter().flatten().enumerate() {
                 if per_run.len() <= j {
                     per_run.push(Vec::new());
@@ -115,6 +130,8 @@ pub fn aggregate(ranks: &[RankResult]) -> Vec<MultiTest> {
             start_spread_ns: runs.iter().map(|r| r.start_spread_ns).max().unwrap_or(0),
             latency: hist.summary(),
             histogram: whole.then(|| hist.to_out()),
+            bands,
+            slow_commands: slow,
             median_mb_per_s: median(rates.iter().map(|r| r.mb_per_s).collect()),
             slowest,
             fastest,
@@ -231,15 +248,12 @@ mod tests {
             runs: Vec::new(),
         };
         RankResult {
-            rank,
-            host: format!("node{rank}"),
-            target: "null:1G".into(),
             windows: vec![windows],
             bench: Some(BenchRecord {
                 tests: vec![test],
                 ..doc
             }),
-            error: None,
+            ..RankResult::new(rank, format!("node{rank}"), "null:1G".into())
         }
     }
 

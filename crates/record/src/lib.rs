@@ -44,7 +44,7 @@ pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
 pub use kind::Kind;
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
-pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RunWindow};
+pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RankTest, RunWindow};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,

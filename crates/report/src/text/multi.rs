@@ -5,15 +5,24 @@ use drivescope_record::MultiRecord;
 use std::io::Write;
 
 pub fn print_multi(r: &MultiRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    let asked = if r.duration_ns == 0 {
+        String::new()
+    } else {
+        format!(
+            "{} run{} × {:.1} s{}; ",
+            r.runs,
+            if r.runs == 1 { "" } else { "s" },
+            r.duration_ns as f64 / 1e9,
+            if r.stonewall { ", stonewall" } else { "" },
+        )
+    };
     writeln!(
         out,
-        "drivescope {} on {} ranks, target {} ({} runs × {:.1} s{}; aggregate = all bytes / (latest end − earliest start), best run shown)",
+        "drivescope {} on {} ranks, target {} ({asked}aggregate = all bytes / (latest end − earliest start){})",
         r.command,
         r.ranks,
         r.target_template,
-        r.runs,
-        r.duration_ns as f64 / 1e9,
-        if r.stonewall { ", stonewall" } else { "" },
+        if r.runs > 1 { ", best run shown" } else { "" },
     )?;
     writeln!(
         out,
@@ -40,6 +49,21 @@ pub fn print_multi(r: &MultiRecord, out: &mut dyn Write) -> std::io::Result<()> 
                 t.fastest.rank, t.fastest.host, t.fastest.mb_per_s
             ),
         )?;
+        if !t.bands.is_empty() {
+            let bands: Vec<String> = t
+                .bands
+                .iter()
+                .map(|b| format!("{} {}", b.label, b.count))
+                .collect();
+            writeln!(out, "    bands of every rank: {}", bands.join(", "))?;
+        }
+        if let Some(slow) = t.slow_commands {
+            writeln!(
+                out,
+                "    slow commands {slow}, failed commands {} (every rank)",
+                t.errors
+            )?;
+        }
     }
     writeln!(out, "per rank (mean MB/s of its runs):")?;
     write!(out, "  {:>5} {:<16} {:<28}", "rank", "host", "target")?;
@@ -49,18 +73,18 @@ pub fn print_multi(r: &MultiRecord, out: &mut dyn Write) -> std::io::Result<()> 
     writeln!(out)?;
     for m in &r.members {
         write!(out, "  {:>5} {:<16} {:<28}", m.rank, m.host, m.target)?;
-        match (&m.bench, &m.error) {
-            (_, Some(e)) => write!(out, " FAILED: {e}")?,
-            (Some(b), None) => {
+        let tests = m.tests();
+        match &m.error {
+            Some(e) => write!(out, " FAILED: {e}")?,
+            None if tests.is_empty() => write!(out, " no results")?,
+            None => {
                 for t in &r.tests {
-                    let v = b.tests.iter().find(|x| x.name == t.name && x.rw == t.rw);
-                    match v {
-                        Some(x) => write!(out, " {:>14.2}", x.mean_mb_per_s)?,
+                    match tests.iter().find(|x| x.name == t.name && x.rw == t.rw) {
+                        Some(x) => write!(out, " {:>14.2}", x.mb_per_s)?,
                         None => write!(out, " {:>14}", "-")?,
                     }
                 }
             }
-            (None, None) => write!(out, " no results")?,
         }
         writeln!(out)?;
     }
