@@ -116,7 +116,33 @@ pub struct ScanArgs {
     pub no_live: bool,
 }
 
+/// The scan's settings from its arguments.
+pub fn config(args: &ScanArgs, write: bool) -> ScanConfig {
+    ScanConfig {
+        engine: args.engine.into(),
+        queue_depth: args.queue_depth,
+        block_size: args.block_size,
+        offset: args.offset,
+        length: args.length,
+        points: args.points,
+        slow_ns: args.slow.as_nanos() as u64,
+        interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
+        quick: args
+            .quick
+            .then_some((args.regions, args.dwell.as_nanos() as u64)),
+        write,
+        verify: args.verify.then(scan::verify::new_seed),
+        reap: args.reap.into(),
+        error_budget: args.error_budget,
+        retries: args.retries,
+    }
+}
+
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "mpi")]
+    if crate::mpi::launched() {
+        return crate::mpi::scan::run(args);
+    }
     let prior = match &args.resume {
         Some(run) => Some(load_resumable(&args, run)?),
         None => None,
@@ -134,24 +160,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         &args.destructive,
         &args.store.protected(),
     )?;
-    let mut cfg = ScanConfig {
-        engine: args.engine.into(),
-        queue_depth: args.queue_depth,
-        block_size: args.block_size,
-        offset: args.offset,
-        length: args.length,
-        points: args.points,
-        slow_ns: args.slow.as_nanos() as u64,
-        interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
-        quick: args
-            .quick
-            .then_some((args.regions, args.dwell.as_nanos() as u64)),
-        write,
-        verify: args.verify.then(scan::verify::new_seed),
-        reap: args.reap.into(),
-        error_budget: args.error_budget,
-        retries: args.retries,
-    };
+    let mut cfg = config(&args, write);
     if let Some((_, p)) = &prior {
         cfg = ScanConfig::of_record(p);
     }

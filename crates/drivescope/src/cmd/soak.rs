@@ -33,34 +33,48 @@ pub struct SoakArgs {
     /// Relative change of the rate that counts as a step, in percent.
     #[arg(long, default_value = "20", value_parser = parse_pct)]
     pub step: u8,
+    /// Under an MPI launcher: end every rank's run when the first rank's ends (a deadline
+    /// shared by all ranks; see docs/scale.md).
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    pub stonewall: bool,
 }
 
-pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
-    let test = a.test;
-    let rw = workload::one_rw(a.rw, a.mix, "soak")?;
+/// The soak's one rw mode, its duration and interval checked.
+pub fn plan(a: &SoakArgs) -> anyhow::Result<bench::Rw> {
     if a.duration.is_zero() || a.interval.is_zero() || a.interval > a.duration {
         anyhow::bail!(
             "--duration and --interval must be above 0, the interval no longer than the duration"
         );
     }
+    workload::one_rw(a.rw, a.mix, "soak")
+}
+
+/// The soak's settings over an opened target.
+pub fn options(a: &SoakArgs, rw: bench::Rw, common: bench::Common) -> SoakOptions {
+    SoakOptions {
+        common,
+        test: a.test,
+        rw,
+        duration: a.duration,
+        interval: a.interval,
+        step_threshold: a.step as f64 / 100.0,
+    }
+}
+
+pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "mpi")]
+    if crate::mpi::launched() {
+        return crate::mpi::soak::run(a);
+    }
+    let rw = plan(&a)?;
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let mut opened = workload::open(&a.w, &[rw], &stop)?;
     let device = crate::identity::of(&a.w.target);
     let live = workload::watch(&a.w, "soak", Some(a.duration), Done::Nothing, &stop);
     opened.common.watch = live.as_ref().map(|l| l.watch);
-    let result = bench::soak(
-        &opened.target,
-        &SoakOptions {
-            common: opened.common,
-            test,
-            rw,
-            duration: a.duration,
-            interval: a.interval,
-            step_threshold: a.step as f64 / 100.0,
-        },
-        &stop,
-    );
+    let result = bench::soak(&opened.target, &options(&a, rw, opened.common), &stop);
     if let Some(l) = live {
         l.finish();
     }

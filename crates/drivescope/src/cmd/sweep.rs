@@ -33,12 +33,33 @@ pub struct SweepArgs {
     /// Length of each cell's run.
     #[arg(long, default_value = "3s", value_parser = parse_duration)]
     pub duration: Duration,
+    /// Under an MPI launcher: end every rank's cell when the first rank's ends (a deadline
+    /// shared by all ranks; see docs/scale.md).
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    pub stonewall: bool,
+}
+
+/// The sweep's settings over an opened target.
+pub fn options(a: &SweepArgs, rw: bench::Rw, common: bench::Common) -> SweepOptions {
+    SweepOptions {
+        common,
+        access: a.pattern.access,
+        block_size: a.pattern.block_size,
+        rw,
+        qds: a.qd.0.clone(),
+        threads: a.threads.0.clone(),
+        duration: a.duration,
+    }
 }
 
 pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
-    let spec = a.pattern;
+    #[cfg(feature = "mpi")]
+    if crate::mpi::launched() {
+        return crate::mpi::sweep::run(a);
+    }
     let rw = workload::one_rw(a.rw, a.mix, "sweep")?;
-    let (qds, threads) = (a.qd.0, a.threads.0);
+    let (qds, threads) = (a.qd.0.clone(), a.threads.0.clone());
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let mut opened = workload::open(&a.w, &[rw], &stop)?;
@@ -62,15 +83,7 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
     let direct = opened.target.direct;
     let result = bench::sweep(
         &opened.target,
-        &SweepOptions {
-            common: opened.common,
-            access: spec.access,
-            block_size: spec.block_size,
-            rw,
-            qds,
-            threads,
-            duration: a.duration,
-        },
+        &options(&a, rw, opened.common),
         &stop,
         &mut |c| match &live {
             Some(l) => {

@@ -234,23 +234,35 @@ pub fn output<T: drivescope_record::Record>(
     interrupted: bool,
     print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<std::process::ExitCode> {
+    output_to(rec, w.json, &w.store, interrupted, print)
+}
+
+/// [`output`] for a command without the workload's arguments: `json` as its --json, `store`
+/// as its store options.
+pub fn output_to<T: drivescope_record::Record>(
+    rec: &T,
+    json: bool,
+    store: &super::store_opts::StoreOpts,
+    interrupted: bool,
+    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<std::process::ExitCode> {
     let mut rec = rec.clone();
     drivescope_analysis::annotate(&mut rec);
-    let earlier = super::cache_check::findings(&rec.clone().into(), &w.store);
+    let earlier = super::cache_check::findings(&rec.clone().into(), store);
     rec.header_mut().findings.extend(earlier);
     let rec = &rec;
     let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
         print(rec, out)?;
         drivescope_report::text::print_findings(&rec.header().findings, out)
     };
-    if w.json {
+    if json {
         human(&mut std::io::stderr())?;
         super::print_json(rec)?;
     } else {
         human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    w.store.save(&rec.clone().into());
+    store.save(&rec.clone().into());
     Ok(if interrupted {
         std::process::ExitCode::from(super::EXIT_INTERRUPTED)
     } else {

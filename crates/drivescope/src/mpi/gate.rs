@@ -7,6 +7,7 @@
 use super::now_ns;
 use drivescope_core::bench::{RunGate, RunResult};
 use drivescope_record::RunWindow;
+use drivescope_stats::HistogramOut;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -27,6 +28,8 @@ pub struct MpiGate<'a> {
     start_ns: u64,
     /// The measured runs in order, on the common clock.
     pub windows: Vec<RunWindow>,
+    /// Each measured run's latency histogram, in order.
+    pub histograms: Vec<HistogramOut>,
 }
 
 impl<'a> MpiGate<'a> {
@@ -37,6 +40,7 @@ impl<'a> MpiGate<'a> {
             closed: None,
             start_ns: 0,
             windows: Vec::new(),
+            histograms: Vec::new(),
         }
     }
 
@@ -49,6 +53,17 @@ impl<'a> MpiGate<'a> {
             self.closed = Some(all);
         }
         all
+    }
+
+    /// A measured run that began at the last [`RunGate::before_run`] ended now, with `bytes`
+    /// and `commands` (those without error).
+    pub fn ended(&mut self, bytes: u64, commands: u64) {
+        self.windows.push(RunWindow {
+            start_ns: self.start_ns,
+            end_ns: now_ns(),
+            bytes,
+            commands,
+        });
     }
 
     /// The rank leaves the bench with `mine` (at least [`DONE`]): meets the others' next
@@ -89,11 +104,7 @@ impl RunGate for MpiGate<'_> {
     }
 
     fn after_run(&mut self, r: &RunResult) {
-        self.windows.push(RunWindow {
-            start_ns: self.start_ns,
-            end_ns: now_ns(),
-            bytes: r.bytes,
-            commands: r.commands - r.errors,
-        });
+        self.ended(r.bytes, r.commands - r.errors);
+        self.histograms.push(r.hist.to_out());
     }
 }

@@ -3,7 +3,11 @@
 //! `mpi` feature; the merging itself is pure code in drivescope-analysis.
 
 pub mod bench;
+mod drive;
 mod gate;
+pub mod scan;
+pub mod soak;
+pub mod sweep;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -1,0 +1,190 @@
+//! What every rank does, whatever the command: open its own target (`{rank}` and `{host}`
+//! filled in), agree with the others that all could, measure through the gate, and send its
+//! result (or its error) to rank 0, which gets every rank's in rank order.
+
+use super::gate::{MpiGate, DONE, FAILED, GO, STOPPED};
+use crate::cmd::{EXIT_FAILURE, EXIT_INTERRUPTED};
+use drivescope_core::rank_target::expand;
+use drivescope_core::scan::hostname;
+use drivescope_record::{Header, Kind, MultiRecord, RankResult, TargetInfo, TargetType};
+use mpi::datatype::PartitionMut;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The ranks' results, once every rank has sent its own.
+pub struct Gathered {
+    /// The state every rank agreed on when it left (see the gate's states).
+    pub state: i64,
+    /// Number of ranks.
+    pub size: u32,
+}
+
+impl Gathered {
+    /// Every rank ends with the same code: failure when any rank failed, interrupted when any
+    /// was.
+    pub fn exit(&self) -> ExitCode {
+        match self.state {
+            FAILED => ExitCode::from(EXIT_FAILURE),
+            STOPPED => ExitCode::from(EXIT_INTERRUPTED),
+            _ => ExitCode::SUCCESS,
+        }
+    }
+
+    pub fn interrupted(&self) -> bool {
+        self.state == STOPPED || self.state == FAILED
+    }
+}
+
+/// Run one command on every rank. `open` opens the rank's target (its path expanded, its rank,
+/// the flag SIGINT sets); `measure` runs the command through the gate and puts the rank's record
+/// in the result; `finish`, on rank 0 only, gets every rank's result to print and store. A rank
+/// that cannot open its target, or fails while measuring, is recorded with its error and the
+/// others stop at their next run. No rank exits before rank 0 has finished (a launcher ends the
+/// whole job when one process exits with an error).
+pub fn drive<O>(
+    template: &str,
+    stonewall: bool,
+    open: impl FnOnce(&str, u32, &AtomicBool) -> anyhow::Result<O>,
+    measure: impl FnOnce(O, &mut MpiGate, &AtomicBool, &mut RankResult) -> anyhow::Result<()>,
+    finish: impl FnOnce(Vec<RankResult>, &Gathered) -> anyhow::Result<()>,
+) -> anyhow::Result<ExitCode> {
+    let universe =
+        mpi::initialize().ok_or_else(|| anyhow::anyhow!("MPI is initialized already"))?;
+    let world = universe.world();
+    let rank = world.rank() as u32;
+    let size = world.size() as u32;
+    let host = hostname();
+    let target = expand(template, rank, &host);
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let mut gate = MpiGate::new(&world, stonewall);
+    let mut mine = RankResult::new(rank, host, target.clone());
+    let opened = open(&target, rank, &stop);
+    // Everyone learns whether every rank could open its target before any measures.
+    let all_opened = gate.agree(if opened.is_ok() { GO } else { FAILED }) == GO;
+    match opened {
+        Err(e) => mine.error = Some(format!("{e:#}")),
+        Ok(o) if all_opened => {
+            let left = match measure(o, &mut gate, &stop, &mut mine) {
+                Ok(()) if stop.load(Ordering::Relaxed) => STOPPED,
+                Ok(()) => DONE,
+                Err(e) => {
+                    mine.error = Some(format!("{e:#}"));
+                    FAILED
+                }
+            };
+            gate.leave(left);
+        }
+        Ok(_) => {}
+    }
+    let g = Gathered {
+        state: gate.closed.unwrap_or(GO),
+        size,
+    };
+    let finished = match gather(&world, &mine) {
+        Ok(Some(members)) => finish(members, &g),
+        Ok(None) => Ok(()),
+        Err(e) => Err(e),
+    };
+    world.barrier();
+    finished.map(|()| g.exit())
+}
+
+/// Each rank's result goes to rank 0 as JSON: first the lengths, then the bytes.
+fn gather(
+    world: &SimpleCommunicator,
+    mine: &RankResult,
+) -> anyhow::Result<Option<Vec<RankResult>>> {
+    let bytes = serde_json::to_vec(mine)?;
+    let root = world.process_at_rank(0);
+    let len = bytes.len() as i32;
+    if world.rank() != 0 {
+        root.gather_into(&len);
+        root.gather_varcount_into(&bytes[..]);
+        return Ok(None);
+    }
+    let mut lens = vec![0i32; world.size() as usize];
+    root.gather_into_root(&len, &mut lens[..]);
+    let displs: Vec<i32> = lens
+        .iter()
+        .scan(0, |at, &n| {
+            let d = *at;
+            *at += n;
+            Some(d)
+        })
+        .collect();
+    let mut all = vec![0u8; lens.iter().map(|&n| n as usize).sum()];
+    {
+        let mut part = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+        root.gather_varcount_into_root(&bytes[..], &mut part);
+    }
+    let mut members = Vec::with_capacity(lens.len());
+    for (&d, &n) in displs.iter().zip(&lens) {
+        members.push(serde_json::from_slice::<RankResult>(
+            &all[d as usize..(d + n) as usize],
+        )?);
+    }
+    Ok(Some(members))
+}
+
+/// What the command asked for, beside the ranks' results.
+pub struct Asked<'a> {
+    pub command: &'a str,
+    pub template: &'a str,
+    pub stonewall: bool,
+    pub profile: String,
+    pub runs: u32,
+    pub duration_ns: u64,
+}
+
+/// The one record rank 0 prints and stores: the ranks merged (see drivescope-analysis) and
+/// each rank's own result. Its failed ranks are named on stderr.
+pub fn record(asked: Asked, g: &Gathered, members: Vec<RankResult>) -> MultiRecord {
+    for m in &members {
+        if let Some(e) = &m.error {
+            eprintln!(
+                "drivescope: rank {} on {} ({}) failed: {e}",
+                m.rank, m.host, m.target
+            );
+        }
+    }
+    let headers = || members.iter().filter_map(RankResult::header);
+    let target = headers()
+        .map(|h| TargetInfo {
+            path: asked.template.to_string(),
+            ..h.target.clone()
+        })
+        .next()
+        .unwrap_or(TargetInfo {
+            path: asked.template.to_string(),
+            kind: TargetType::Null,
+            size: 0,
+            logical_block_size: 0,
+        });
+    let started = headers().map(|h| h.started_at.clone()).min();
+    let ended = headers().map(|h| h.ended_at.clone()).max();
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let mut header = Header::new(
+        Kind::Multi,
+        target,
+        members.first().map(|m| m.host.clone()).unwrap_or_default(),
+        started.unwrap_or_else(|| now.clone()),
+    );
+    header.ended_at = ended.unwrap_or(now);
+    MultiRecord {
+        header,
+        command: asked.command.into(),
+        target_template: asked.template.into(),
+        ranks: g.size,
+        stonewall: asked.stonewall,
+        interrupted: g.interrupted(),
+        profile: asked.profile,
+        runs: asked.runs,
+        duration_ns: asked.duration_ns,
+        tests: drivescope_analysis::multi::aggregate(&members),
+        members,
+    }
+}

@@ -1,0 +1,73 @@
+//! `drivescope scan` on every rank: each reads its own target (a device, or a file on a shared
+//! mount, `{rank}` and `{host}` filled in) from start to end at the same moment, after one
+//! barrier; rank 0 merges the ranks (rate over earliest start to latest end, every command's
+//! latency, bands and slow and failed counts summed), prints and stores one `multi` record.
+
+use super::drive::{drive, record, Asked};
+use crate::cmd::scan::{config, ScanArgs};
+use crate::cmd::{destructive, workload};
+use drivescope_core::bench::RunGate;
+use drivescope_core::scan::{self, Progress};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
+    if args.write || args.resume.is_some() {
+        anyhow::bail!(
+            "under an MPI launcher a scan reads only: --write and --resume run in one process"
+        );
+    }
+    if args.curve_csv.is_some() || args.failed_list.is_some() {
+        anyhow::bail!(
+            "under an MPI launcher --curve-csv and --failed-list are not written: each rank's \
+             curve and failed commands are in the --json document"
+        );
+    }
+    let template = args
+        .target
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("give a target (a device, a file or null:SIZE)"))?;
+    drive(
+        &template,
+        false,
+        |target, _rank, _stop| {
+            let t = destructive::open_scan_target(
+                target,
+                false,
+                "scan",
+                &args.destructive,
+                &args.store.protected(),
+            )?;
+            let cfg = config(&args, false);
+            // The range is checked before any rank starts.
+            scan::plan(&cfg, &t)?;
+            Ok((t, cfg))
+        },
+        |(t, cfg), gate, stop, mine| {
+            if gate.before_run(0, stop).is_none() {
+                // Another rank stopped before the scans began.
+                return Ok(());
+            }
+            let mut rec = scan::run(&t, &cfg, Arc::new(Progress::default()), stop, None, None)?;
+            gate.ended(rec.bytes, rec.commands.saturating_sub(rec.failed_commands));
+            rec.header.device = crate::identity::of(&mine.target);
+            drivescope_analysis::annotate(&mut rec);
+            mine.windows = vec![gate.windows.clone()];
+            mine.scan = Some(Box::new(rec));
+            Ok(())
+        },
+        |members, g| {
+            let asked = Asked {
+                command: "scan",
+                template: &template,
+                stonewall: false,
+                profile: String::new(),
+                runs: 1,
+                duration_ns: 0,
+            };
+            let rec = record(asked, g, members);
+            workload::output_to(&rec, args.json, &args.store, false, crate::cmd::text_multi)?;
+            Ok(())
+        },
+    )
+}

@@ -1,0 +1,49 @@
+//! `drivescope soak` on every rank: one sustained run on each rank's target at once, started
+//! together by the gate; rank 0 merges, prints and stores one `multi` record.
+
+use super::drive::{drive, record, Asked};
+use crate::cmd::soak::{options, plan, SoakArgs};
+use crate::cmd::workload;
+use drivescope_core::bench;
+use std::process::ExitCode;
+
+pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
+    let mut w = a.w.clone();
+    w.quiet = true;
+    w.no_live = true;
+    drive(
+        &a.w.target,
+        a.stonewall,
+        |target, rank, stop| {
+            let rw = plan(&a)?;
+            let mut w = w.clone();
+            w.target = target.to_string();
+            let mut opened = workload::open(&w, &[rw], stop)?;
+            opened.common.seed ^= u64::from(rank) << 32;
+            Ok((options(&a, rw, opened.common), opened))
+        },
+        |(opts, opened), gate, stop, mine| {
+            // None: another rank stopped or failed before the run began.
+            if let Some(mut rec) = bench::soak_gated(&opened.target, &opts, Some(gate), stop)? {
+                rec.header.device = crate::identity::of(&mine.target);
+                mine.windows = vec![gate.windows.clone()];
+                mine.histograms = std::mem::take(&mut gate.histograms);
+                mine.soak = Some(rec);
+            }
+            Ok(())
+        },
+        |members, g| {
+            let asked = Asked {
+                command: "soak",
+                template: &a.w.target,
+                stonewall: a.stonewall,
+                profile: a.test.name(),
+                runs: 1,
+                duration_ns: a.duration.as_nanos() as u64,
+            };
+            let rec = record(asked, g, members);
+            workload::output(&rec, &a.w, false, crate::cmd::text_multi)?;
+            Ok(())
+        },
+    )
+}
