@@ -7,6 +7,7 @@ use crate::cmd::{EXIT_FAILURE, EXIT_INTERRUPTED};
 use drivescope_core::rank_target::expand;
 use drivescope_core::scan::hostname;
 use drivescope_record::{Header, Kind, MultiRecord, RankResult, TargetInfo, TargetType};
+use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -93,12 +94,48 @@ pub fn drive<O>(
     finished.map(|()| g.exit())
 }
 
-/// Each rank's result goes to rank 0 as JSON: first the lengths, then the bytes.
+/// The most bytes one gather brings to rank 0 (MPI counts and displacements are 32-bit ints).
+const GATHER_LIMIT: i64 = i32::MAX as i64;
+
+/// The bytes of every rank's result together.
+fn total_len(world: &SimpleCommunicator, bytes: &[u8]) -> i64 {
+    let mut total = 0i64;
+    world.all_reduce_into(&(bytes.len() as i64), &mut total, SystemOperation::sum());
+    total
+}
+
+/// Each rank's result goes to rank 0 as JSON: first the lengths, then the bytes. When all of
+/// them together would pass [`GATHER_LIMIT`] (a long scan's or soak's time series on many
+/// ranks), every rank leaves its time series out (said on rank 0); when they still would, the
+/// run ends with that said.
 fn gather(
     world: &SimpleCommunicator,
     mine: &RankResult,
 ) -> anyhow::Result<Option<Vec<RankResult>>> {
-    let bytes = serde_json::to_vec(mine)?;
+    let mut bytes = serde_json::to_vec(mine)?;
+    if total_len(world, &bytes) > GATHER_LIMIT {
+        let mut slim = mine.clone();
+        if let Some(s) = slim.scan.as_mut() {
+            s.series.clear();
+        }
+        if let Some(s) = slim.soak.as_mut() {
+            s.series.clear();
+        }
+        bytes = serde_json::to_vec(&slim)?;
+        let total = total_len(world, &bytes);
+        if world.rank() == 0 {
+            eprintln!(
+                "drivescope: the ranks' results pass 2 GiB together; each rank's time series is \
+                 left out (a longer --interval keeps it)"
+            );
+        }
+        if total > GATHER_LIMIT {
+            anyhow::bail!(
+                "the ranks' results are {} MB together, more than one gather carries (2 GiB)",
+                total / 1_000_000
+            );
+        }
+    }
     let root = world.process_at_rank(0);
     let len = bytes.len() as i32;
     if world.rank() != 0 {
