@@ -7,12 +7,14 @@ use crate::doc::Run;
 use crate::exporter::Exporter;
 use minijinja::{context, Environment, Value as J};
 
+mod multi;
 mod screen;
 use serde::Serialize;
 
 const PAGE: &str = include_str!("../templates/report.html");
 const COMPARE: &str = include_str!("../templates/compare.html");
 const SCREEN: &str = include_str!("../templates/screen.html");
+const MULTI: &str = include_str!("../templates/multi.html");
 
 fn env() -> Environment<'static> {
     let mut env = Environment::new();
@@ -23,6 +25,8 @@ fn env() -> Environment<'static> {
         .expect("compare template parses");
     env.add_template("screen.html", SCREEN)
         .expect("screen template parses");
+    env.add_template("multi.html", MULTI)
+        .expect("multi template parses");
     env
 }
 
@@ -113,6 +117,7 @@ pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> 
         runs => J::from(minijinja::value::Serde(&rows)),
         compare,
         screens => J::from(minijinja::value::Serde(&runs.iter().filter_map(screen::view).collect::<Vec<_>>())),
+        multis => J::from(minijinja::value::Serde(&runs.iter().filter_map(multi::view).collect::<Vec<_>>())),
         charts => J::from(minijinja::value::Serde(&charts)),
     })?;
     Ok((html, charts))

@@ -5,6 +5,8 @@ mod bench;
 mod curve;
 mod diagnose;
 mod histogram;
+mod multi;
+mod overlay;
 mod regions;
 mod screen;
 mod series;
@@ -28,7 +30,7 @@ pub struct Chart {
 }
 
 /// Every chart the runs call for, in report order: transfer-rate curves (all scans overlaid), bench results,
-/// quick scans, histograms, sweeps, time series, diagnoses, screens, timed workloads.
+/// quick scans, histograms, sweeps, time series, diagnoses, screens, multi-rank scans, timed workloads.
 pub fn build(runs: &[Run]) -> Vec<Chart> {
     let mut out = Vec::new();
     out.extend(curve::chart(runs));
@@ -50,6 +52,9 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(screen::charts(r, i));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        out.extend(multi::charts(r, i));
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(time::chart(r, i));

@@ -1,7 +1,8 @@
 //! A group screen's charts: every drive's rate curve in one chart (by position when the drives are the same
 //! size, by share of each drive otherwise), and the drives' commands per response-time band side by side.
 
-use super::{position_unit, slug, Chart};
+use super::overlay::{self, Line};
+use super::{slug, Chart};
 use crate::doc::Run;
 use crate::format::thousands;
 use crate::svg::axis::Scale;
@@ -39,67 +40,22 @@ fn scans(r: &ScreenRecord) -> Vec<(usize, &ScanRecord)> {
 }
 
 fn curves(run: &Run, r: &ScreenRecord, i: usize) -> Option<Chart> {
-    let scans: Vec<(usize, &ScanRecord)> = scans(r)
+    let lines: Vec<Line> = scans(r)
         .into_iter()
-        .filter(|(_, s)| !s.curve.is_empty())
+        .map(|(k, scan)| Line {
+            color: k,
+            legend: name(r, k),
+            target: r.members[k].target.clone(),
+            scan,
+        })
         .collect();
-    if scans.is_empty() {
-        return None;
-    }
-    let same_size = scans.windows(2).all(|w| w[0].1.length == w[1].1.length);
-    let longest = scans.iter().map(|(_, s)| s.length).max().unwrap_or(0) as f64;
-    let (div, x_title) = if same_size {
-        let (div, unit) = position_unit(longest);
-        (div, format!("Position ({unit})"))
-    } else {
-        (0.0, "Position (% of each drive)".to_string())
-    };
-    let x_of = |s: &ScanRecord, pos: f64| {
-        if same_size {
-            pos / div
-        } else {
-            (pos - s.offset as f64) * 100.0 / s.length.max(1) as f64
-        }
-    };
-    let top = scans
-        .iter()
-        .flat_map(|(_, s)| s.curve.iter().map(|p| p.mb_per_s))
-        .fold(0.0, f64::max);
-    let layout = Layout::new(scans.len());
-    let x_hi = if same_size { longest / div } else { 100.0 };
-    let x = Scale::linear(0.0, x_hi, layout.left, layout.right);
-    let y = Scale::linear(0.0, top * 1.05, layout.bottom, layout.top);
-    let title = format!("Transfer rate vs position — {}", run.label());
-    let mut s = frame::start(&title, &layout, &x, &y, &Axes::rate(&x_title));
-    let mut marks = 0;
-    let mut legend = Vec::new();
-    for (k, scan) in &scans {
-        let color = PALETTE[k % PALETTE.len()];
-        let px: Vec<(f64, f64)> = scan
-            .curve
-            .iter()
-            .map(|p| {
-                let mid = p.offset as f64 + p.length as f64 / 2.0;
-                (x.px(x_of(scan, mid)), y.px(p.mb_per_s))
-            })
-            .collect();
-        s.data_line(&px, color, r.write, &r.members[*k].target);
-        marks += px.len();
-        legend.push(Entry {
-            text: format!("{} ({} points)", name(r, *k), px.len()),
-            color,
-            dashed: r.write,
-        });
-    }
-    frame::legend(&mut s, &layout, &legend);
-    Some(Chart {
-        id: format!("screen-curve-{}", slug(run, i)),
-        title,
-        caption: "Mean transfer rate of each position bin of every drive of the screen, one line per drive."
-            .into(),
-        svg: s.finish(),
-        marks,
-    })
+    overlay::curves(
+        run,
+        &format!("screen-curve-{}", slug(run, i)),
+        "Mean transfer rate of each position bin of every drive of the screen, one line per drive.",
+        &lines,
+        r.write,
+    )
 }
 
 fn bands(run: &Run, r: &ScreenRecord, i: usize) -> Option<Chart> {
