@@ -177,7 +177,9 @@ fn a_scan_of_each_ranks_own_file_merges_every_command() {
         f.set_len((r + 1) * 8 * MIB).unwrap();
     }
     let template = format!("{}/r{{rank}}", dir.0.display());
-    let out = mpirun(&["scan", &template, "--json", "--no-store"]);
+    let store = dir.0.join("store.db");
+    let store = store.to_str().unwrap();
+    let out = mpirun(&["scan", &template, "--json", "--store", store]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let m = multi(&out);
@@ -228,6 +230,40 @@ fn a_scan_of_each_ranks_own_file_merges_every_command() {
         "start spread {} ns",
         t.start_spread_ns
     );
+
+    // Rank 0 stored one run; its report has the per-rank table and every rank's curve.
+    let html = dir.0.join("report.html");
+    let report = std::process::Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(["report", "1", "--store", store, "-o"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let html = std::fs::read_to_string(&html).unwrap();
+    let ranks = html
+        .split("<table class=\"ranks\">")
+        .nth(1)
+        .expect("the per-rank table")
+        .split("</table>")
+        .next()
+        .unwrap();
+    for i in 0..3 {
+        // The page escapes every slash of a target.
+        let target = format!("{}/r{i}", dir.0.display()).replace('/', "&#x2f;");
+        assert!(ranks.contains(&target), "{ranks}");
+    }
+    assert_eq!(ranks.matches(" best\"").count(), 1, "{ranks}");
+    assert_eq!(ranks.matches(" worst\"").count(), 1, "{ranks}");
+    let chart = html
+        .split("id=\"chart-multi-curve-")
+        .nth(1)
+        .expect("the ranks' curves in one chart");
+    let chart = chart.split("</svg>").next().unwrap();
+    assert_eq!(chart.matches("data-points=").count(), 3, "a line per rank");
 }
 
 #[test]
