@@ -27,6 +27,9 @@ pub enum Error {
     TooNew { found: i64, known: i64 },
     #[error("store: {0}")]
     Unsupported(String),
+    /// The TLS set-up for a PostgreSQL connection (its root certificates).
+    #[error("store: TLS: {0}")]
+    Tls(String),
 }
 
 impl From<rusqlite::Error> for Error {

@@ -1,9 +1,11 @@
 //! The PostgreSQL backend: the same tables, migrations, saves and queries as the SQLite one, the documents in
 //! `jsonb`.
 //!
-//! Connections go without TLS (a Unix socket, or a network the hosts trust). Every save is one transaction and
-//! takes its run number from the server's sequence, so any number of hosts can save at once.
+//! Connections: see [`connect`] (passwords from the string, PGPASSWORD or the password file; TLS over TCP with the
+//! server's certificate verified). Every save is one transaction and takes its run number from the server's
+//! sequence, so any number of hosts can save at once.
 
+mod connect;
 mod migrations;
 mod query;
 pub(crate) mod save;
@@ -13,12 +15,12 @@ pub(crate) use query::{get_json, info, list};
 pub(crate) use save::{replace, save};
 
 use crate::error::Result;
-use postgres::{Client, NoTls};
+use postgres::Client;
 
 /// Connects to the database named by `conn` (a URI or a libpq keyword/value string) and brings its
 /// schema up to date.
 pub(crate) fn open(conn: &str) -> Result<Client> {
-    let mut client = Client::connect(conn, NoTls)?;
+    let mut client = connect::connect(conn)?;
     migrations::migrate(&mut client)?;
     Ok(client)
 }

@@ -31,6 +31,8 @@ pub struct Server {
     dir: PathBuf,
     bin: PathBuf,
     databases: AtomicUsize,
+    /// The superuser's password, on a server that asks for one.
+    password: Option<String>,
 }
 
 static SHARED: Mutex<Weak<Server>> = Mutex::new(Weak::new());
@@ -95,6 +97,17 @@ fn ids(user: &str) -> (u32, u32) {
 
 impl Server {
     fn start() -> Server {
+        let server = Server::prepare(None);
+        server.initdb("trust");
+        server.start_on(&format!(
+            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=50",
+            server.dir.display()
+        ));
+        server
+    }
+
+    /// A fresh directory for a server (owned by [`SERVER_USER`] when root), removed with it.
+    fn prepare(password: Option<&str>) -> Server {
         let bin = bindir();
         let n = STARTED.fetch_add(1, Ordering::SeqCst);
         let dir = std::env::temp_dir().join(format!("drivescope-pg-{}-{n}", std::process::id()));
@@ -106,44 +119,64 @@ impl Server {
             std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).unwrap();
         }
         // From here on the directory is removed whatever happens.
-        let server = Server {
+        Server {
             dir,
             bin,
             databases: AtomicUsize::new(0),
-        };
-        let data = server.dir.join("data");
-        server.run(
-            "initdb",
-            &[
-                "-D".as_ref(),
-                data.as_os_str(),
-                "-A".as_ref(),
-                "trust".as_ref(),
-                "-U".as_ref(),
-                DB_USER.as_ref(),
-                "-E".as_ref(),
-                "UTF8".as_ref(),
-                "--no-sync".as_ref(),
-            ],
-        );
-        let options = format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=50",
-            server.dir.display()
-        );
-        server.run(
+            password: password.map(str::to_string),
+        }
+    }
+
+    /// A file of the server's directory, readable by the server only.
+    fn private_file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        if is_root() {
+            let (uid, gid) = ids(SERVER_USER);
+            std::os::unix::fs::chown(&path, Some(uid), Some(gid)).unwrap();
+        }
+        path
+    }
+
+    /// `initdb` with `auth` for every connection (the password, if any, from a file).
+    fn initdb(&self, auth: &str) {
+        let data = self.dir.join("data");
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "-D".into(),
+            data.into(),
+            "-A".into(),
+            auth.into(),
+            "-U".into(),
+            DB_USER.into(),
+            "-E".into(),
+            "UTF8".into(),
+            "--no-sync".into(),
+        ];
+        if let Some(p) = &self.password {
+            let file = self.private_file("pwfile", p);
+            args.push(format!("--pwfile={}", file.display()).into());
+        }
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        self.run("initdb", &args);
+    }
+
+    /// `pg_ctl start` with the server's `options`.
+    fn start_on(&self, options: &str) {
+        let data = self.dir.join("data");
+        self.run(
             "pg_ctl",
             &[
                 "-D".as_ref(),
                 data.as_os_str(),
                 "-l".as_ref(),
-                server.dir.join("log").as_os_str(),
+                self.dir.join("log").as_os_str(),
                 "-o".as_ref(),
                 options.as_ref(),
                 "-w".as_ref(),
                 "start".as_ref(),
             ],
         );
-        server
     }
 
     /// Runs one of the server's programs (as [`SERVER_USER`] when root); panics with its output on failure.
@@ -172,9 +205,30 @@ impl Server {
         }
     }
 
-    /// A connection string (libpq keyword/value) for database `db` of this server.
+    /// A connection string (libpq keyword/value) for database `db` of this server, by its socket
+    /// (without the password of a server that asks for one).
     pub fn conn(&self, db: &str) -> String {
-        format!("host={} user={DB_USER} dbname={db}", self.dir.display())
+        match self.port() {
+            Some(port) => format!(
+                "host={} port={port} user={DB_USER} dbname={db}",
+                self.dir.display()
+            ),
+            None => format!("host={} user={DB_USER} dbname={db}", self.dir.display()),
+        }
+    }
+
+    /// The TCP port of a server that listens on one.
+    pub fn port(&self) -> Option<u16> {
+        std::fs::read_to_string(self.dir.join("port"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// The server's directory (its socket's, and the certificates' of a [`Secured`] one).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Creates a fresh empty database and returns its connection string.
@@ -190,7 +244,14 @@ impl Server {
                 }
             })
             .collect();
-        let out = Command::new(self.bin.join("createdb"))
+        let mut createdb = Command::new(self.bin.join("createdb"));
+        if let Some(p) = &self.password {
+            createdb.env("PGPASSWORD", p);
+        }
+        if let Some(port) = self.port() {
+            createdb.args(["-p", &port.to_string()]);
+        }
+        let out = createdb
             .args(["-h".as_ref(), self.dir.as_os_str()])
             .args(["-U", DB_USER, &db])
             .output()
@@ -224,6 +285,109 @@ impl Drop for Server {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A server that asks for the superuser's password (scram-sha-256) on its socket, and takes TCP on
+/// 127.0.0.1 only with TLS: its certificate for `localhost` and 127.0.0.1 is signed by a CA made
+/// here (`openssl`), in `ca.crt` of its directory. Not shared.
+pub fn secured(password: &str) -> Server {
+    let server = Server::prepare(Some(password));
+    server.initdb("scram-sha-256");
+    let dir = server.dir.clone();
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("openssl must be installed (apt-get install openssl) for the TLS tests");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.crt",
+                "-subj",
+                "/CN=drivescope test CA",
+                "-days",
+                "2",
+            ],
+        ]
+        .concat(),
+    );
+    openssl(
+        &[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=localhost",
+            ],
+        ]
+        .concat(),
+    );
+    std::fs::write(
+        dir.join("ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "ext",
+    ]);
+    let key = std::fs::read_to_string(dir.join("server.key")).unwrap();
+    let key = server.private_file("server.key", &key);
+    let crt = std::fs::read_to_string(dir.join("server.crt")).unwrap();
+    let crt = server.private_file("server.crt", &crt);
+    // The socket asks for the password; TCP only with TLS (no `host` line: plain TCP refused).
+    server.private_file(
+        "data/pg_hba.conf",
+        "local all all scram-sha-256\nhostssl all all 127.0.0.1/32 scram-sha-256\n",
+    );
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    std::fs::write(dir.join("port"), port.to_string()).unwrap();
+    server.start_on(&format!(
+        "-k {} -c listen_addresses=127.0.0.1 -p {port} -c ssl=on -c ssl_cert_file={} -c ssl_key_file={} -c fsync=off",
+        dir.display(),
+        crt.display(),
+        key.display()
+    ));
+    server
 }
 
 /// Where a test's store lives, and what keeps it there until the test ends.
