@@ -192,7 +192,8 @@ fn latency(l: Option<&LatencySummary>, key: &str, label: &str, out: &mut Vec<Met
     );
 }
 
-/// The aggregate of a multi-rank run, per test.
+/// The aggregate of a multi-rank run per test, then each rank's own rate (its rows matched across
+/// runs by rank and host).
 fn multi(r: &drivescope_record::MultiRecord, out: &mut Vec<Metric>) {
     for t in &r.tests {
         let name = format!("{} {}", t.name, t.rw);
@@ -212,6 +213,27 @@ fn multi(r: &drivescope_record::MultiRecord, out: &mut Vec<Metric>) {
             Better::Higher,
             Some(t.iops),
         );
+        push(
+            out,
+            format!("multi.{name}.p99"),
+            format!("{name} p99"),
+            Unit::Nanos,
+            Better::Lower,
+            t.latency.percentiles_ns.get("99").map(|&v| v as f64),
+        );
+    }
+    for m in &r.members {
+        for x in m.tests() {
+            let name = format!("{} {}", x.name, x.rw);
+            push(
+                out,
+                format!("multi.{name}.rank.{}.{}.mb_per_s", m.rank, m.host),
+                format!("{name} rank {} on {}", m.rank, m.host),
+                Unit::MBps,
+                Better::Higher,
+                Some(x.mb_per_s),
+            );
+        }
     }
 }
 
