@@ -264,6 +264,18 @@ fn a_scan_of_each_ranks_own_file_merges_every_command() {
         .expect("the ranks' curves in one chart");
     let chart = chart.split("</svg>").next().unwrap();
     assert_eq!(chart.matches("data-points=").count(), 3, "a line per rank");
+
+    // compare lines the ranks up host by host: a row per rank.
+    let compare = std::process::Command::new(env!("CARGO_BIN_EXE_drivescope"))
+        .args(["compare", "1", "1", "--store", store])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&compare.stdout);
+    assert!(compare.status.success(), "{text}");
+    for r in &m.members {
+        let row = format!("scan read rank {} on {}", r.rank, r.host);
+        assert!(text.contains(&row), "{row} in\n{text}");
+    }
 }
 
 #[test]
