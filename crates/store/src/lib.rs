@@ -69,6 +69,35 @@ impl Store {
         Ok(Store { backend, location })
     }
 
+    /// Opens an existing store without changing it: nothing is created, no migration runs (a store
+    /// of an older schema is refused, with how to upgrade it), and the connection itself refuses
+    /// writes (SQLite opened read-only; a PostgreSQL session whose transactions are read-only).
+    pub fn open_read_only(location: impl Into<Location>) -> Result<Store> {
+        let location = location.into();
+        let backend = match &location {
+            Location::Sqlite(path) => Backend::Sqlite(open_sqlite_read_only(path)?),
+            Location::Postgres(conn) => {
+                Backend::Postgres(Box::new(pg::open_read_only(conn)?.into()))
+            }
+        };
+        let store = Store { backend, location };
+        let found = store.schema_version()?;
+        if found > SCHEMA_VERSION {
+            return Err(Error::TooNew {
+                found,
+                known: SCHEMA_VERSION,
+            });
+        }
+        if found < SCHEMA_VERSION {
+            return Err(Error::Unsupported(format!(
+                "{} has schema version {found}, older than this drivescope's {SCHEMA_VERSION}; \
+                 upgrade it by opening it once for writing (e.g. `drivescope runs --store …`)",
+                store.location
+            )));
+        }
+        Ok(store)
+    }
+
     /// `$XDG_DATA_HOME/drivescope/runs.sqlite`, else `~/.local/share/drivescope/runs.sqlite`.
     pub fn default_path() -> Result<PathBuf> {
         default_path_from(
@@ -89,6 +118,23 @@ impl Store {
             Backend::Postgres(c) => pg::schema_version(&mut c.borrow_mut()),
         }
     }
+}
+
+fn open_sqlite_read_only(path: &Path) -> Result<Connection> {
+    use rusqlite::OpenFlags;
+    if !path.is_file() {
+        return Err(Error::Io(
+            path.to_path_buf(),
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no store there"),
+        ));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch("PRAGMA query_only=ON;")?;
+    Ok(conn)
 }
 
 fn open_sqlite(path: &Path) -> Result<Connection> {

@@ -20,6 +20,10 @@ pub struct ListFilter {
     pub until: Option<String>,
     /// At most this many runs, newest first.
     pub limit: Option<usize>,
+    /// Skip this many of the matching runs first (a page of a long list).
+    pub offset: Option<usize>,
+    /// Oldest first instead of newest first.
+    pub oldest_first: bool,
 }
 
 /// A stored run's identity, as listed by `drivescope runs`.
@@ -140,6 +144,14 @@ impl Store {
             Backend::Postgres(client) => crate::pg::list(&mut client.borrow_mut(), filter),
         }
     }
+
+    /// How many runs match `filter` (its limit and offset aside).
+    pub fn count(&self, filter: &ListFilter) -> Result<u64> {
+        match &self.backend {
+            Backend::Sqlite(conn) => count_sqlite(conn, filter),
+            Backend::Postgres(client) => crate::pg::count(&mut client.borrow_mut(), filter),
+        }
+    }
 }
 
 fn get_json_sqlite(conn: &Connection, id: RunId) -> Result<Value> {
@@ -154,10 +166,9 @@ fn get_json_sqlite(conn: &Connection, id: RunId) -> Result<Value> {
     decode(id.0, &encoding, body)
 }
 
-fn list_sqlite(conn: &Connection, filter: &ListFilter) -> Result<Vec<RunInfo>> {
-    let mut sql = format!(
-        "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1"
-    );
+/// The conditions of `filter` after `WHERE 1=1`, and their arguments.
+fn where_sqlite(filter: &ListFilter) -> (String, Vec<Sql>) {
+    let mut sql = String::new();
     let mut args: Vec<Sql> = Vec::new();
     if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
         // instr, not LIKE: the text is found as it is written, `%` and `_` included
@@ -185,10 +196,35 @@ fn list_sqlite(conn: &Connection, filter: &ListFilter) -> Result<Vec<RunInfo>> {
         let n = args.len();
         sql += &format!(" AND substr(r.started_at, 1, length(?{n})) <= ?{n}");
     }
-    sql += " ORDER BY r.started_at DESC, r.id DESC";
-    if let Some(limit) = filter.limit {
-        // SQLite's LIMIT is an i64: a larger one asks for every run
-        sql += &format!(" LIMIT {}", i64::try_from(limit).unwrap_or(i64::MAX));
+    (sql, args)
+}
+
+fn count_sqlite(conn: &Connection, filter: &ListFilter) -> Result<u64> {
+    let (cond, args) = where_sqlite(filter);
+    let sql = format!("SELECT count(*) FROM runs r WHERE 1=1{cond}");
+    let n: i64 = conn.query_row(&sql, rusqlite::params_from_iter(args), |r| r.get(0))?;
+    Ok(n as u64)
+}
+
+fn list_sqlite(conn: &Connection, filter: &ListFilter) -> Result<Vec<RunInfo>> {
+    let (cond, args) = where_sqlite(filter);
+    let mut sql = format!(
+        "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1{cond}"
+    );
+    sql += if filter.oldest_first {
+        " ORDER BY r.started_at ASC, r.id ASC"
+    } else {
+        " ORDER BY r.started_at DESC, r.id DESC"
+    };
+    // SQLite's LIMIT is an i64: a larger one asks for every run (-1: no limit, for an offset)
+    let limit = filter
+        .limit
+        .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+    if filter.limit.is_some() || filter.offset.is_some() {
+        sql += &format!(" LIMIT {limit}");
+    }
+    if let Some(offset) = filter.offset {
+        sql += &format!(" OFFSET {}", i64::try_from(offset).unwrap_or(i64::MAX));
     }
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(rusqlite::params_from_iter(args), info_from_row)?;

@@ -93,18 +93,54 @@ fn any_filter_lists_what_it_asks_for(place: Place) {
     let (store, all) = store(&place);
     runner(256)
         .run(
-            &(text(), text(), text(), text(), limit()),
-            |(device, kind, since, until, limit)| {
+            &(
+                (text(), text(), text(), text()),
+                limit(),
+                limit(),
+                any::<bool>(),
+            ),
+            |((device, kind, since, until), limit, offset, oldest_first)| {
                 let filter = ListFilter {
                     device: device.clone(),
                     kind: kind.clone(),
                     since: since.clone(),
                     until: until.clone(),
                     limit,
+                    offset,
+                    oldest_first,
                 };
                 let got = store
                     .list(&filter)
                     .map_err(|e| TestCaseError::fail(format!("{filter:?}: {e}")))?;
+                // The page is that stretch of the whole list in its order; count is the
+                // whole list's length.
+                let whole = store
+                    .list(&ListFilter {
+                        limit: None,
+                        offset: None,
+                        ..filter.clone()
+                    })
+                    .map_err(|e| TestCaseError::fail(format!("{filter:?}: {e}")))?;
+                let from = offset.unwrap_or(0).min(whole.len());
+                let to = from
+                    .saturating_add(limit.unwrap_or(usize::MAX))
+                    .min(whole.len());
+                prop_assert_eq!(&got[..], &whole[from..to]);
+                let count = store
+                    .count(&filter)
+                    .map_err(|e| TestCaseError::fail(format!("{filter:?}: {e}")))?;
+                prop_assert_eq!(count, whole.len() as u64);
+                let newest = store
+                    .list(&ListFilter {
+                        oldest_first: !oldest_first,
+                        ..filter.clone()
+                    })
+                    .map_err(|e| TestCaseError::fail(format!("{filter:?}: {e}")))?;
+                if offset.is_none() && limit.is_none() {
+                    let reversed: Vec<&RunInfo> = newest.iter().rev().collect();
+                    let got_refs: Vec<&RunInfo> = got.iter().collect();
+                    prop_assert_eq!(got_refs, reversed);
+                }
                 prop_assert!(got.len() <= limit.unwrap_or(usize::MAX));
                 prop_assert!(got.iter().all(|r| all.contains(r)));
                 let set = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
@@ -125,7 +161,11 @@ fn any_filter_lists_what_it_asks_for(place: Place) {
                         .all(|r| r.started_at.as_deref().is_some_and(|t| t >= s.as_str())));
                 }
                 // with no limit, every run the filter names is listed
-                if limit.is_none() && set(&since).is_none() && set(&until).is_none() {
+                if limit.is_none()
+                    && offset.is_none()
+                    && set(&since).is_none()
+                    && set(&until).is_none()
+                {
                     let want = all.iter().filter(|r| {
                         set(&kind).is_none_or(|k| r.kind == k)
                             && set(&device).is_none_or(|d| {

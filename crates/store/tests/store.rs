@@ -16,7 +16,42 @@ on_both!(
     lists_with_filters_newest_first,
     opening_a_version_1_store_upgrades_it,
     refuses_a_store_from_a_newer_drivescope,
+    a_read_only_store_reads_and_changes_nothing,
 );
+
+fn a_read_only_store_reads_and_changes_nothing(place: Place) {
+    // Nothing there yet: refused, and nothing created (a file, or tables in the database).
+    let e = Store::open_read_only(&place.location)
+        .err()
+        .expect("no store yet");
+    match &place.location {
+        Location::Sqlite(p) => {
+            assert!(e.to_string().contains("no store there"), "{e}");
+            assert!(!p.exists() && !p.parent().unwrap().exists());
+        }
+        Location::Postgres(_) => assert!(e.to_string().contains("older"), "{e}"),
+    }
+    let mut store = Store::open(&place.location).unwrap();
+    let id = store.save(&sample::bench(1).into()).unwrap();
+    drop(store);
+    let mut store = Store::open_read_only(&place.location).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(store.get(id).unwrap().kind().as_str(), "bench");
+    assert_eq!(store.count(&ListFilter::default()).unwrap(), 1);
+    // The connection itself refuses writes.
+    let e = store
+        .save(&sample::bench(2).into())
+        .expect_err("a read-only store saves nothing");
+    assert!(e.to_string().contains("read"), "{e}");
+    drop(store);
+    assert_eq!(
+        Store::open(&place.location)
+            .unwrap()
+            .count(&ListFilter::default())
+            .unwrap(),
+        1
+    );
+}
 
 fn saves_and_returns_documents_unchanged(place: Place) {
     let path = &place.location;

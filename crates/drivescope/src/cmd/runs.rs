@@ -37,6 +37,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         since: a.since,
         until: a.until,
         limit: Some(a.limit),
+        ..ListFilter::default()
     };
     let runs = store.list(&filter)?;
     let states: Vec<Option<&str>> = runs.iter().map(|r| state(&store, r)).collect();

@@ -11,7 +11,7 @@ mod query;
 pub(crate) mod save;
 
 pub use migrations::MIGRATIONS;
-pub(crate) use query::{get_json, info, list};
+pub(crate) use query::{count, get_json, info, list};
 pub(crate) use save::{replace, save};
 
 use crate::error::Result;
@@ -22,6 +22,14 @@ use postgres::Client;
 pub(crate) fn open(conn: &str) -> Result<Client> {
     let mut client = connect::connect(conn)?;
     migrations::migrate(&mut client)?;
+    Ok(client)
+}
+
+/// Connects to the database named by `conn` for reading only: every transaction of the session is
+/// read-only, and the schema is left as it is.
+pub(crate) fn open_read_only(conn: &str) -> Result<Client> {
+    let mut client = connect::connect(conn)?;
+    client.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")?;
     Ok(client)
 }
 

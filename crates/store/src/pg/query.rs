@@ -61,11 +61,12 @@ fn bytes(col: &str) -> String {
     format!("convert_to({col}, 'UTF8')")
 }
 
-pub(crate) fn list(client: &mut Client, filter: &ListFilter) -> Result<Vec<RunInfo>> {
-    let mut sql = format!(
-        "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE true"
-    );
-    let mut args: Vec<Box<dyn ToSql + Sync>> = Vec::new();
+type Args = Vec<Box<dyn ToSql + Sync>>;
+
+/// The conditions of `filter` after `WHERE true`, and their arguments.
+fn conditions(filter: &ListFilter) -> (String, Args) {
+    let mut sql = String::new();
+    let mut args: Args = Vec::new();
     if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
         // bytes, so the text is found as it is written (NUL, `%` and `_` included)
         args.push(Box::new(dev.to_lowercase().into_bytes()));
@@ -104,10 +105,35 @@ pub(crate) fn list(client: &mut Client, filter: &ListFilter) -> Result<Vec<RunIn
             bytes(&format!("substr(r.started_at, 1, ${}::int)", n - 1))
         );
     }
-    sql += r#" ORDER BY r.started_at COLLATE "C" DESC NULLS LAST, r.id DESC"#;
+    (sql, args)
+}
+
+pub(crate) fn count(client: &mut Client, filter: &ListFilter) -> Result<u64> {
+    let (cond, args) = conditions(filter);
+    let sql = format!("SELECT count(*) FROM runs r WHERE true{cond}");
+    let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
+    let n: i64 = client.query_one(&sql, &params)?.get(0);
+    Ok(n as u64)
+}
+
+pub(crate) fn list(client: &mut Client, filter: &ListFilter) -> Result<Vec<RunInfo>> {
+    let (cond, mut args) = conditions(filter);
+    let mut sql = format!(
+        "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE true{cond}"
+    );
+    // The order SQLite gives: byte order of the text, a run without a start time as the smallest.
+    sql += if filter.oldest_first {
+        r#" ORDER BY r.started_at COLLATE "C" ASC NULLS FIRST, r.id ASC"#
+    } else {
+        r#" ORDER BY r.started_at COLLATE "C" DESC NULLS LAST, r.id DESC"#
+    };
     if let Some(limit) = filter.limit {
         args.push(Box::new(i64::try_from(limit).unwrap_or(i64::MAX)));
         sql += &format!(" LIMIT ${}::bigint", args.len());
+    }
+    if let Some(offset) = filter.offset {
+        args.push(Box::new(i64::try_from(offset).unwrap_or(i64::MAX)));
+        sql += &format!(" OFFSET ${}::bigint", args.len());
     }
     let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
     client
