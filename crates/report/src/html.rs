@@ -107,11 +107,18 @@ pub fn compare_table(table: &Table) -> crate::Result<String> {
 
 /// The whole report page for `runs`, with its charts (also returned, for PNG export or checks).
 pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> {
+    render_with(runs, title, "")
+}
+
+/// [`render`] with `nav` (trusted HTML: links of the page that shows the report, such as the
+/// results browser's) at the top of the body.
+pub fn render_with(runs: &[Run], title: &str, nav: &str) -> crate::Result<(String, Vec<Chart>)> {
     let charts = charts::build(runs);
     let compare = compare_table(&Table::new(runs))?;
     let rows: Vec<RunRow> = runs.iter().map(run_row).collect();
     let html = env().get_template("report.html")?.render(context! {
         title,
+        nav,
         version => env!("CARGO_PKG_VERSION"),
         any_findings => rows.iter().any(|r| !r.findings.is_empty()),
         runs => J::from(minijinja::value::Serde(&rows)),

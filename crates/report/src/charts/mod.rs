@@ -12,6 +12,7 @@ mod screen;
 mod series;
 mod sweep;
 mod time;
+pub mod trend;
 
 use crate::doc::Run;
 use crate::svg::PALETTE;
