@@ -59,6 +59,9 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Look after results stores: copy runs from one to another (SQLite, PostgreSQL).
     Store(cmd::store::StoreArgs),
+    /// Browse the results store in a web browser: runs, reports, comparisons, a drive's trend
+    /// (read-only; loopback unless --token).
+    Serve(cmd::serve::ServeArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
     Completions(cmd::completions::CompletionsArgs),
     /// Print the man page (roff), or write one page per command with --dir.
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Export(a) => cmd::export::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Store(a) => cmd::store::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
         Command::Completions(a) => cmd::completions::run(a),
         Command::Manpage(a) => cmd::manpage::run(a),
     };

@@ -1,0 +1,47 @@
+//! `drivescope serve`: the results store in a web browser (see drivescope-serve).
+
+use super::store_opts::StorePath;
+use drivescope_serve::{Options, Token};
+use drivescope_store::{Location, Store};
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on. Anything but loopback needs --token.
+    #[arg(long, default_value = "127.0.0.1:8686", value_name = "ADDR:PORT")]
+    pub listen: SocketAddr,
+    /// The token every request must show (at least 16 characters), or `auto` for one made now
+    /// and printed. Needed to listen beyond loopback.
+    #[arg(long, value_name = "TOKEN|auto")]
+    pub token: Option<String>,
+    #[command(flatten)]
+    pub store: StorePath,
+}
+
+pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
+    let store = match a.store.store {
+        Some(l) => l,
+        None => Location::Sqlite(Store::default_path()?),
+    };
+    let token = match a.token.as_deref() {
+        None => Token::None,
+        Some("auto") => Token::Generated,
+        Some(t) => Token::Given(t.to_string()),
+    };
+    let running = Options {
+        listen: a.listen,
+        token,
+        store: store.clone(),
+    }
+    .start()
+    .map_err(|e| anyhow::anyhow!("serve: {e:#}"))?;
+    let addr = running.addr()?;
+    let url = match running.token() {
+        Some(t) => format!("http://{addr}/?token={t}"),
+        None => format!("http://{addr}/"),
+    };
+    eprintln!("drivescope: serving the results store {store} (read-only) at {url}");
+    running.serve()?;
+    Ok(ExitCode::SUCCESS)
+}
