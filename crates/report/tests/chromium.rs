@@ -2,85 +2,15 @@
 //! console messages, every chart is in the DOM with exactly as many data marks as the runs have points, and a
 //! screenshot is not blank. Without Chromium this test FAILS: CI must install it.
 
+mod browser;
+
+use browser::{console_messages, run_chromium};
 use drivescope_report::{html, sample, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-fn chromium() -> PathBuf {
-    if let Some(p) = std::env::var_os("DRIVESCOPE_CHROMIUM") {
-        return p.into();
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for name in [
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-        "google-chrome-stable",
-    ] {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join(name);
-            if p.is_file() {
-                return p;
-            }
-        }
-    }
-    panic!(
-        "headless Chromium not found: the HTML report test needs it. Install the Debian package `chromium` \
-         (apt-get install -y chromium) or point DRIVESCOPE_CHROMIUM at a Chromium binary."
-    );
-}
-
-/// Runs headless Chromium on `page` with `args`; returns (stdout, stderr).
-fn run_chromium(dir: &Path, page: &Path, args: &[String]) -> (String, String) {
-    let profile = dir.join(format!("profile-{}", args.len()));
-    let mut cmd = Command::new(chromium());
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        "--enable-logging=stderr",
-        "--v=0",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()))
-    .args(args)
-    .arg(format!("file://{}", page.display()))
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let child = cmd.spawn().expect("start chromium");
-    let id = child.id();
-    let start = Instant::now();
-    let waiter = std::thread::spawn(move || child.wait_with_output());
-    while !waiter.is_finished() {
-        if start.elapsed() > Duration::from_secs(90) {
-            // Chromium hung: end it (by its own pid) and fail.
-            unsafe_kill(id);
-            panic!("chromium did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = waiter.join().unwrap().expect("chromium output");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn unsafe_kill(pid: u32) {
-    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-}
-
-/// Console messages Chromium logged for the page (`...:CONSOLE...] "message", source: ...`). The report has no
-/// scripts, so any message at all (a script error, a refused resource) is a failure.
-fn console_messages(stderr: &str) -> Vec<&str> {
-    stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
+fn file_url(page: &Path) -> String {
+    format!("file://{}", page.display())
 }
 
 /// Figures in the dumped DOM: id -> (data-marks claimed, marks actually present).
@@ -190,7 +120,7 @@ fn console_check_catches_errors() {
         "<html><body><script>console.error('boom'); missingFunction();</script></body></html>",
     )
     .unwrap();
-    let (_, stderr) = run_chromium(&dir, &page, &["--dump-dom".into()]);
+    let (_, stderr) = run_chromium(&dir, &file_url(&page), &["--dump-dom".into()]);
     let msgs = console_messages(&stderr);
     assert!(
         msgs.iter().any(|m| m.contains("boom")),
@@ -210,7 +140,7 @@ fn report_loads_with_every_chart_and_mark_and_is_not_blank() {
     let page = dir.join("report.html");
     std::fs::write(&page, &html).unwrap();
 
-    let (dom, stderr) = run_chromium(&dir, &page, &["--dump-dom".into()]);
+    let (dom, stderr) = run_chromium(&dir, &file_url(&page), &["--dump-dom".into()]);
     assert!(
         dom.contains("</html>"),
         "no DOM dumped; chromium said:\n{stderr}"
@@ -238,7 +168,7 @@ fn report_loads_with_every_chart_and_mark_and_is_not_blank() {
     let shot = dir.join("shot.png");
     let (_, stderr) = run_chromium(
         &dir,
-        &page,
+        &file_url(&page),
         &[
             format!("--screenshot={}", shot.display()),
             "--window-size=1000,2400".into(),
@@ -271,7 +201,7 @@ fn a_screen_page_loads_with_its_table_and_charts() {
     let (html, _) = html::render(&[Run::new(Some(9), r)], "drivescope screen").unwrap();
     let page = dir.join("screen.html");
     std::fs::write(&page, &html).unwrap();
-    let (dom, stderr) = run_chromium(&dir, &page, &["--dump-dom".into()]);
+    let (dom, stderr) = run_chromium(&dir, &file_url(&page), &["--dump-dom".into()]);
     assert!(
         dom.contains("</html>"),
         "no DOM dumped; chromium said:\n{stderr}"

@@ -6,6 +6,7 @@ use drivescope_core::loopdev::LoopDevice;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod serve;
 pub mod tmux;
 
 /// Fail loudly (never skip) when the test cannot create kernel devices.
