@@ -8,19 +8,7 @@ mod browser;
 mod common;
 
 use browser::{console_messages, run_chromium};
-use common::serve::{filled, serve};
-
-/// The lines of one chart in a dumped DOM.
-fn lines_of(dom: &str, chart: &str) -> usize {
-    dom.split(&format!(r#"id="chart-{chart}""#))
-        .nth(1)
-        .unwrap_or_else(|| panic!("no chart {chart} in the page"))
-        .split("</svg>")
-        .next()
-        .unwrap()
-        .matches("data-points=")
-        .count()
-}
+use common::serve::{chart_lines as lines_of, filled, serve};
 
 #[test]
 fn runs_filter_run_and_compare_in_chromium() {

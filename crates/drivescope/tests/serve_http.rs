@@ -8,7 +8,7 @@ mod common;
 #[path = "../../store/tests/pg/mod.rs"]
 mod pg;
 
-use common::serve::{ds, filled, get, serve};
+use common::serve::{chart_lines as series_in, ds, filled, get, serve};
 use std::path::Path;
 use std::process::Command;
 
@@ -18,18 +18,6 @@ fn listed(html: &str) -> Vec<i64> {
         .skip(1)
         .map(|r| r.split('"').next().unwrap().parse().unwrap())
         .collect()
-}
-
-/// The lines of series of one chart of a page (`data-points` per line).
-fn series_in(html: &str, chart: &str) -> usize {
-    html.split(&format!(r#"id="chart-{chart}""#))
-        .nth(1)
-        .unwrap_or_else(|| panic!("no chart {chart}"))
-        .split("</svg>")
-        .next()
-        .unwrap()
-        .matches("data-points=")
-        .count()
 }
 
 fn sha(path: &Path) -> Vec<u8> {

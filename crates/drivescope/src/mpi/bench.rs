@@ -1,27 +1,18 @@
 //! `drivescope bench` on every rank: each runs the bench on its own target through the gate;
 //! rank 0 merges, prints and stores one `multi` record.
 
-use super::drive::{drive, record, Asked};
+use super::drive::{drive, finish_workload, open_workload, Asked};
 use crate::cmd::bench::{options, plan, BenchArgs};
-use crate::cmd::workload;
 use drivescope_core::bench;
 use std::process::ExitCode;
 
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
-    // Every rank is quiet while it runs; rank 0 prints the merged record at the end.
-    let mut w = a.w.clone();
-    w.quiet = true;
-    w.no_live = true;
     drive(
         &a.w.target,
         a.stonewall,
         |target, rank, stop| {
             let (tests, rws) = plan(&a)?;
-            let mut w = w.clone();
-            w.target = target.to_string();
-            let mut opened = workload::open(&w, &rws, stop)?;
-            // Ranks on one shared target do not all hit the same offsets.
-            opened.common.seed ^= u64::from(rank) << 32;
+            let opened = open_workload(&a.w, target, rank, &rws, stop)?;
             Ok((options(&a, tests, rws, opened.common), opened))
         },
         |(opts, opened), gate, stop, mine| {
@@ -49,9 +40,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                 runs: a.runs,
                 duration_ns: a.duration.as_nanos() as u64,
             };
-            let rec = record(asked, g, members);
-            workload::output(&rec, &a.w, false, crate::cmd::text_multi)?;
-            Ok(())
+            finish_workload(asked, g, members, &a.w)
         },
     )
 }

@@ -3,7 +3,9 @@
 //! result (or its error) to rank 0, which gets every rank's in rank order.
 
 use super::gate::{MpiGate, DONE, FAILED, GO, STOPPED};
+use crate::cmd::workload::{self, Opened, WorkloadArgs};
 use crate::cmd::{EXIT_FAILURE, EXIT_INTERRUPTED};
+use drivescope_core::bench::Rw;
 use drivescope_core::rank_target::expand;
 use drivescope_core::scan::hostname;
 use drivescope_record::{Header, Kind, MultiRecord, RankResult, TargetInfo, TargetType};
@@ -165,6 +167,37 @@ fn gather(
         )?);
     }
     Ok(Some(members))
+}
+
+/// A workload command's target on one rank: the rank's own path, quiet (rank 0 prints the merged
+/// record), and a seed of its own, so ranks on one shared target do not all hit the same offsets.
+pub fn open_workload(
+    w: &WorkloadArgs,
+    target: &str,
+    rank: u32,
+    rws: &[Rw],
+    stop: &AtomicBool,
+) -> anyhow::Result<Opened> {
+    let mut w = w.clone();
+    w.target = target.to_string();
+    w.quiet = true;
+    w.no_live = true;
+    let mut opened = workload::open(&w, rws, stop)?;
+    opened.common.seed ^= u64::from(rank) << 32;
+    Ok(opened)
+}
+
+/// Rank 0's end of a workload command: the merged record printed and stored as the command's
+/// `--json` and `--store` say.
+pub fn finish_workload(
+    asked: Asked,
+    g: &Gathered,
+    members: Vec<RankResult>,
+    w: &WorkloadArgs,
+) -> anyhow::Result<()> {
+    let rec = record(asked, g, members);
+    workload::output(&rec, w, false, crate::cmd::text_multi)?;
+    Ok(())
 }
 
 /// What the command asked for, beside the ranks' results.

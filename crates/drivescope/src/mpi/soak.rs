@@ -1,25 +1,18 @@
 //! `drivescope soak` on every rank: one sustained run on each rank's target at once, started
 //! together by the gate; rank 0 merges, prints and stores one `multi` record.
 
-use super::drive::{drive, record, Asked};
+use super::drive::{drive, finish_workload, open_workload, Asked};
 use crate::cmd::soak::{options, plan, SoakArgs};
-use crate::cmd::workload;
 use drivescope_core::bench;
 use std::process::ExitCode;
 
 pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
-    let mut w = a.w.clone();
-    w.quiet = true;
-    w.no_live = true;
     drive(
         &a.w.target,
         a.stonewall,
         |target, rank, stop| {
             let rw = plan(&a)?;
-            let mut w = w.clone();
-            w.target = target.to_string();
-            let mut opened = workload::open(&w, &[rw], stop)?;
-            opened.common.seed ^= u64::from(rank) << 32;
+            let opened = open_workload(&a.w, target, rank, &[rw], stop)?;
             Ok((options(&a, rw, opened.common), opened))
         },
         |(opts, opened), gate, stop, mine| {
@@ -41,9 +34,7 @@ pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
                 runs: 1,
                 duration_ns: a.duration.as_nanos() as u64,
             };
-            let rec = record(asked, g, members);
-            workload::output(&rec, &a.w, false, crate::cmd::text_multi)?;
-            Ok(())
+            finish_workload(asked, g, members, &a.w)
         },
     )
 }

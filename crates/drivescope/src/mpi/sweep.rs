@@ -1,25 +1,19 @@
 //! `drivescope sweep` on every rank: each cell of the grid run by every rank at once, lined up
 //! by the gate; rank 0 merges each cell over the ranks, prints and stores one `multi` record.
 
-use super::drive::{drive, record, Asked};
+use super::drive::{drive, finish_workload, open_workload, Asked};
 use crate::cmd::sweep::{options, SweepArgs};
 use crate::cmd::workload;
 use drivescope_core::bench;
 use std::process::ExitCode;
 
 pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
-    let mut w = a.w.clone();
-    w.quiet = true;
-    w.no_live = true;
     drive(
         &a.w.target,
         a.stonewall,
         |target, rank, stop| {
             let rw = workload::one_rw(a.rw, a.mix, "sweep")?;
-            let mut w = w.clone();
-            w.target = target.to_string();
-            let mut opened = workload::open(&w, &[rw], stop)?;
-            opened.common.seed ^= u64::from(rank) << 32;
+            let opened = open_workload(&a.w, target, rank, &[rw], stop)?;
             Ok((options(&a, rw, opened.common), opened))
         },
         |(opts, opened), gate, stop, mine| {
@@ -44,9 +38,7 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
                 runs: 1,
                 duration_ns: a.duration.as_nanos() as u64,
             };
-            let rec = record(asked, g, members);
-            workload::output(&rec, &a.w, false, crate::cmd::text_multi)?;
-            Ok(())
+            finish_workload(asked, g, members, &a.w)
         },
     )
 }

@@ -177,3 +177,15 @@ fn unchunk(mut b: &[u8]) -> Vec<u8> {
         b = &b[eol + 2 + n + 2..];
     }
 }
+
+/// The lines (series) of the chart `chart` of a page: its `data-points` attributes.
+pub fn chart_lines(html: &str, chart: &str) -> usize {
+    html.split(&format!(r#"id="chart-{chart}""#))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no chart {chart} in the page"))
+        .split("</svg>")
+        .next()
+        .unwrap()
+        .matches("data-points=")
+        .count()
+}
