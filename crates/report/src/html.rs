@@ -14,6 +14,8 @@ use serde::Serialize;
 const PAGE: &str = include_str!("../templates/report.html");
 const COMPARE: &str = include_str!("../templates/compare.html");
 const SCREEN: &str = include_str!("../templates/screen.html");
+/// The report page's stylesheet (also the results browser's).
+pub const STYLE: &str = include_str!("../templates/style.css");
 const MULTI: &str = include_str!("../templates/multi.html");
 
 fn env() -> Environment<'static> {
@@ -27,6 +29,8 @@ fn env() -> Environment<'static> {
         .expect("screen template parses");
     env.add_template("multi.html", MULTI)
         .expect("multi template parses");
+    env.add_template("style.css", STYLE)
+        .expect("style template parses");
     env
 }
 

@@ -12,6 +12,7 @@ fn env() -> &'static Environment<'static> {
             ("runs.html", include_str!("../templates/runs.html")),
             ("drive.html", include_str!("../templates/drive.html")),
             ("error.html", include_str!("../templates/error.html")),
+            ("style.css", drivescope_report::html::STYLE),
         ] {
             env.add_template(name, text).expect("template parses");
         }
