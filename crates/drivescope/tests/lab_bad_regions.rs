@@ -65,16 +65,18 @@ fn f(v: &Value) -> f64 {
 
 /// Bytes over time of the curve points wholly inside `[lo, hi)` (a zone's mean rate, as a
 /// host stall slowing one point and the emulator's catch-up speeding the next cancel out).
-fn mean_rate(doc: &Value, lo: u64, hi: u64) -> Option<f64> {
-    let (mut bytes, mut secs) = (0f64, 0f64);
-    for p in doc["curve"].as_array().expect("curve") {
-        let (o, l) = (u(&p["offset"]), u(&p["length"]));
-        if o >= lo && o + l <= hi {
-            bytes += l as f64;
-            secs += l as f64 / (f(&p["mb_per_s"]) * 1e6);
-        }
-    }
-    (secs > 0.0).then(|| bytes / secs / 1e6)
+/// The median rate of the curve's bins within [lo, hi): the rate most of the stretch was read
+/// at, which a stall of the machine in one bin or two does not move.
+fn median_rate(doc: &Value, lo: u64, hi: u64) -> Option<f64> {
+    let mut rates: Vec<f64> = doc["curve"]
+        .as_array()
+        .expect("curve")
+        .iter()
+        .filter(|p| u(&p["offset"]) >= lo && u(&p["offset"]) + u(&p["length"]) <= hi)
+        .map(|p| f(&p["mb_per_s"]))
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates.get(rates.len() / 2).copied()
 }
 
 #[test]
@@ -150,9 +152,11 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
     assert!(err.contains("\n  errors    first pass "), "{err}");
 
     // The curve: points over the whole range but the bad one, no gap, no overlap; each
-    // zone's rate within 10 % of the truth's over the points clear of the range, and within
-    // 25 % just past it, where the first pass skipped and a later pass read (a few commands
-    // in a shared machine's stalls move the rate of a short stretch).
+    // zone's rate (the median of its bins: a stall of a shared machine in a bin or two is not
+    // the zone's rate) within 10 % of the truth's over the points clear of the range, and
+    // within 25 % from the range to the end of its zone: the first pass skipped ahead from
+    // the range (how far depends on how long the failing reads took) and a later pass read
+    // that stretch, not in one sequential run with the rest of the zone.
     let points: Vec<(u64, u64)> = d["curve"]
         .as_array()
         .unwrap()
@@ -170,13 +174,13 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
     }
     for z in &truth.zones {
         let end = z.offset + z.length;
+        let holds_range = z.offset < hi && lo < end;
         let parts = [
             (z.offset, end.min(lo), 0.10),
-            (z.offset.max(hi), end, 0.10),
-            (z.offset.max(hi), end.min(hi + 2 * MIB), 0.25),
+            (z.offset.max(hi), end, if holds_range { 0.25 } else { 0.10 }),
         ];
         for (a, b, tol) in parts.into_iter().filter(|(a, b, _)| a < b) {
-            let r = mean_rate(&d, a, b).expect("curve points there");
+            let r = median_rate(&d, a, b).expect("curve points there");
             assert!(
                 (r / z.mb_per_s - 1.0).abs() < tol,
                 "zone {} [{a}, {b}): {r:.1} MB/s vs {:.1}",

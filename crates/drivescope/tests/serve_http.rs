@@ -147,6 +147,15 @@ fn browsing_a_store_of_real_runs() {
     drop(s);
     // Nothing was written to the store.
     assert_eq!(sha(Path::new(&f.store)), before);
+
+    // A screen of the file: its drive page shows the verdict beside the screen's scan.
+    ds(&[
+        "screen", &f.file, "null:64M", "--quiet", "--store", &f.store,
+    ]);
+    let s = serve(&["--store", &f.store, "--listen", "127.0.0.1:0"]);
+    let drive = get(&s.addr, &format!("/drives/{path}"), "").text();
+    assert!(drive.contains("3 runs"), "{drive}");
+    assert!(drive.contains("pass (screen run 8)"), "{drive}");
 }
 
 #[test]

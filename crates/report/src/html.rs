@@ -83,6 +83,44 @@ fn run_row(r: &Run) -> RunRow {
     }
 }
 
+/// Each run's findings beside the first chart that draws the run (its own chart, else the chart
+/// its kind shares with other runs: scans' curves, benches' bars): chart id -> (run, what, claim,
+/// how sure). Findings of runs no chart draws stay in the findings table only.
+fn beside(
+    runs: &[Run],
+    charts: &[Chart],
+) -> std::collections::BTreeMap<String, Vec<(String, String, String, String)>> {
+    let mut out: std::collections::BTreeMap<String, Vec<_>> = Default::default();
+    for (i, run) in runs.iter().enumerate() {
+        let Some(h) = run.header().filter(|h| !h.findings.is_empty()) else {
+            continue;
+        };
+        let own = format!("-{}", charts::slug(run, i));
+        let shared = match run.kind().as_str() {
+            "scan" => Some("curve"),
+            "bench" => Some("bench"),
+            _ => None,
+        };
+        let chart = charts
+            .iter()
+            .find(|c| c.id.ends_with(&own))
+            .or_else(|| charts.iter().find(|c| Some(c.id.as_str()) == shared));
+        if let Some(c) = chart {
+            out.entry(c.id.clone())
+                .or_default()
+                .extend(h.findings.iter().map(|f| {
+                    (
+                        run.label(),
+                        f.code.as_str().replace('_', " "),
+                        f.claim.clone(),
+                        f.confidence.as_str().to_string(),
+                    )
+                }));
+        }
+    }
+    out
+}
+
 /// What the HTML shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Html {
@@ -118,11 +156,13 @@ pub fn render(runs: &[Run], title: &str) -> crate::Result<(String, Vec<Chart>)> 
 /// results browser's) at the top of the body.
 pub fn render_with(runs: &[Run], title: &str, nav: &str) -> crate::Result<(String, Vec<Chart>)> {
     let charts = charts::build(runs);
+    let beside = beside(runs, &charts);
     let compare = compare_table(&Table::new(runs))?;
     let rows: Vec<RunRow> = runs.iter().map(run_row).collect();
     let html = env().get_template("report.html")?.render(context! {
         title,
         nav,
+        beside => J::from(minijinja::value::Serde(&beside)),
         version => env!("CARGO_PKG_VERSION"),
         any_findings => rows.iter().any(|r| !r.findings.is_empty()),
         runs => J::from(minijinja::value::Serde(&rows)),
@@ -200,6 +240,18 @@ mod tests {
         )];
         let (html, _) = render(&[Run::new(Some(2), soak)], "r").unwrap();
         assert!(html.contains("<h2>Findings</h2>"));
+        // Beside the chart it comes from, too: the soak's series.
+        let figure = html
+            .split(r#"id="chart-series-run2""#)
+            .nth(1)
+            .unwrap()
+            .split("</figure>")
+            .next()
+            .unwrap();
+        assert!(
+            figure.contains(r#"<ul class="beside"><li><b>run 2, write burst</b>: burst 3100"#),
+            "{figure}"
+        );
         assert!(html.contains(
             "<tr><td>run 2</td><td>write burst</td><td>burst 3100 MB&#x2f;s for ~&lt;b&gt;, then 980 MB&#x2f;s sustained</td><td>high</td></tr>"
         ), "{html}");

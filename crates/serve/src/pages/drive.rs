@@ -1,5 +1,5 @@
-//! `/drives/KEY`: every run of one drive over time: rate, p99, slow and failed counts and the
-//! findings of each run, and the rate and p99 as trend charts. KEY is the drive's serial number;
+//! `/drives/KEY`: every run of one drive over time: rate, p99, slow and failed counts, the verdict
+//! a screen gave it and the findings of each run, and the rate and p99 as trend charts. KEY is the drive's serial number;
 //! a target without one (a file, a share, a loop device) is known by its path.
 
 use super::{nav, with_store};
@@ -26,7 +26,39 @@ struct Row {
     p99: String,
     slow: String,
     failed: String,
+    /// The verdict a screen gave this run's drive (`pass`, `warn: …`, `fail: …`).
+    verdict: String,
     findings: Vec<String>,
+}
+
+/// Screens looked at for verdicts (the newest).
+const SCREENS: usize = 200;
+
+/// The verdicts screens gave, by the run number of the drive's scan: grade and its first reason.
+fn verdicts(store: &drivescope_store::Store) -> Result<BTreeMap<i64, String>, Fail> {
+    let screens = store
+        .list(&ListFilter {
+            kind: Some("screen".into()),
+            limit: Some(SCREENS),
+            ..ListFilter::default()
+        })
+        .map_err(Fail::internal)?;
+    let mut out = BTreeMap::new();
+    for info in screens {
+        let Ok(drivescope_record::Document::Screen(r)) = store.get(info.id) else {
+            continue;
+        };
+        for m in &r.members {
+            if let (Some(run), Some(v)) = (m.run, &m.verdict) {
+                let text = match v.reasons.first() {
+                    Some(why) => format!("{}: {}", v.grade.as_str(), why.text),
+                    None => v.grade.as_str().to_string(),
+                };
+                out.insert(run, format!("{text} (screen run {})", info.id.0));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A run's figures: its first rate, its first p99, its slow and failed counts.
@@ -64,7 +96,7 @@ pub(crate) async fn page(
 ) -> Result<Html<String>, Fail> {
     let serial = query::text(Some(&serial), "serial")?.unwrap_or_default();
     let wanted = serial.clone();
-    let runs = with_store(&state, move |store| {
+    let (runs, verdicts) = with_store(&state, move |store| {
         let listed = store
             .list(&ListFilter {
                 device: Some(wanted.clone()),
@@ -82,7 +114,12 @@ pub(crate) async fn page(
             let RunId(id) = info.id;
             runs.push(drivescope_report::Run::new(Some(id), doc));
         }
-        Ok(runs)
+        let verdicts = if runs.is_empty() {
+            BTreeMap::new()
+        } else {
+            verdicts(store)?
+        };
+        Ok((runs, verdicts))
     })
     .await?;
     if runs.is_empty() {
@@ -127,6 +164,10 @@ pub(crate) async fn page(
                 .map_or(String::new(), |p| format!("{:.3} ms", p.value / 1e6)),
             slow: count(f.slow),
             failed: count(f.failed),
+            verdict: run
+                .id
+                .and_then(|id| verdicts.get(&id).cloned())
+                .unwrap_or_default(),
             findings: run
                 .header()
                 .map(|h| h.findings.iter().map(|x| x.claim.clone()).collect())
