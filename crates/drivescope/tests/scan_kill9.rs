@@ -294,13 +294,14 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
 #[test]
 fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
     let _one = one_at_a_time();
-    // 256 MiB in 4 KiB commands: 65 536 commands, a second or two.
+    // 1 GiB in 4 KiB commands: 262 144 commands, one to a few seconds at the 2-8 µs a
+    // command takes from tmpfs (256 MiB could end in under half a second, too soon to kill).
     let file = PathBuf::from(format!(
         "/dev/shm/drivescope-kill9-{}.img",
         std::process::id()
     ));
     let st = Command::new("dd")
-        .args(["if=/dev/urandom", "bs=1M", "count=256", "status=none"])
+        .args(["if=/dev/urandom", "bs=1M", "count=1024", "status=none"])
         .arg(format!("of={}", file.display()))
         .status()
         .unwrap();
@@ -318,7 +319,7 @@ fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
         &["--block-size", "4K", "--points", "300"],
         &store,
     );
-    assert_eq!(u(&whole["commands"]), 256 * MIB / 4096);
+    assert_eq!(u(&whole["commands"]), 1024 * MIB / 4096);
     assert_eq!(u(&whole["failed_commands"]), 0);
 }
 
