@@ -296,12 +296,14 @@ fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
     let _one = one_at_a_time();
     // 1 GiB in 4 KiB commands: 262 144 commands, one to a few seconds at the 2-8 µs a
     // command takes from tmpfs (256 MiB could end in under half a second, too soon to kill).
+    const SIZE_MIB: u64 = 1024;
     let file = PathBuf::from(format!(
         "/dev/shm/drivescope-kill9-{}.img",
         std::process::id()
     ));
     let st = Command::new("dd")
-        .args(["if=/dev/urandom", "bs=1M", "count=1024", "status=none"])
+        .args(["if=/dev/urandom", "bs=1M", "status=none"])
+        .arg(format!("count={SIZE_MIB}"))
         .arg(format!("of={}", file.display()))
         .status()
         .unwrap();
@@ -319,7 +321,7 @@ fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
         &["--block-size", "4K", "--points", "300"],
         &store,
     );
-    assert_eq!(u(&whole["commands"]), 1024 * MIB / 4096);
+    assert_eq!(u(&whole["commands"]), SIZE_MIB * MIB / 4096);
     assert_eq!(u(&whole["failed_commands"]), 0);
 }
 
