@@ -243,6 +243,23 @@ impl Target {
         }
     }
 
+    /// Where the kernel says whether this block device is still there: its sysfs directory,
+    /// resolved now (a device that goes away takes it along). None for files and `null:`.
+    pub fn gone_check(&self) -> crate::scan::lost::GoneCheck {
+        use std::os::unix::fs::MetadataExt;
+        let sysfs = self
+            .file
+            .as_ref()
+            .filter(|_| self.kind == TargetType::Block)
+            .and_then(|f| f.metadata().ok())
+            .and_then(|m| {
+                let rdev = m.rdev();
+                let link = format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev));
+                std::fs::canonicalize(link).ok()
+            });
+        crate::scan::lost::GoneCheck { sysfs }
+    }
+
     /// Kernel block-device name for sysfs look-ups (`loop3`, `zram0`), following symlinks.
     pub fn block_name(&self) -> Option<String> {
         if self.kind != TargetType::Block {

@@ -101,6 +101,54 @@ fn bad_sectors_are_listed_at_their_exact_lbas_and_the_scan_completes() {
 }
 
 #[test]
+fn damage_that_grows_as_it_is_read_is_mapped_and_never_taken_for_a_lost_disk() {
+    let _one = one_at_a_time();
+    // 1 MiB unreadable at 20 MiB, and 128 KiB (256 sectors) on each side that read once and
+    // fail after: a probe of the last sector read fine before the damage fails, as on a
+    // failing drive. The scan maps the damage and finishes; the device is never called lost.
+    let (at, len, margin) = (20 * MIB, MIB, 128 * 1024u64);
+    let dev = start(&format!(
+        "name = \"marginal\"\nsize = \"64M\"\nzones = {{ rates_mb_s = [400] }}\noverhead = \"5us\"\n\
+         bad = [{{ offset = {at}, length = {len}, latency = \"2ms\", marginal = {margin} }}]\n"
+    ));
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let out = drivescope(&[
+        "scan",
+        &path,
+        "--json",
+        "--quiet",
+        "--no-store",
+        "--error-budget",
+        "none",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the scan completes: {err}");
+    let d = json_of(&out);
+    assert!(d["device_lost"].is_null(), "{}", d["device_lost"]);
+    assert_eq!(d["interrupted"], false);
+    assert_eq!(u(&d["covered"]), 64 * MIB);
+    let listed: BTreeSet<u64> = d["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| u(&e["lba"]))
+        .collect();
+    let spot: BTreeSet<u64> = (at / 512..(at + len) / 512).collect();
+    assert!(
+        listed.is_superset(&spot),
+        "every sector of the spot is listed"
+    );
+    let outside: Vec<u64> = listed
+        .iter()
+        .copied()
+        .filter(|&l| l * 512 + margin < at || l * 512 >= at + len + margin)
+        .collect();
+    assert!(outside.is_empty(), "listed beyond the margins: {outside:?}");
+    assert_eq!(u(&d["failed_total"]), listed.len() as u64);
+    drop(dev);
+}
+
+#[test]
 fn a_disk_pulled_mid_scan_ends_the_run_with_partial_results_saved() {
     let _one = one_at_a_time();
     // 64 MiB at 20 MB/s: a scan takes about 3.4 s; the disk is pulled after 1 s.

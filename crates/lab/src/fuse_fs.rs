@@ -14,6 +14,7 @@
 //! the session asks for `FUSE_ASYNC_DIO`, so a loop device attached with `--direct-io=on` keeps
 //! several commands in flight.
 
+use crate::marginal::Marginal;
 use crate::model::Model;
 use crate::timing::{fails, Op, Timeline};
 use fuser::{
@@ -349,6 +350,7 @@ thread_local! {
 /// The file system: one image file backed by a sparse file, timed by the model.
 pub struct LabFs {
     model: Model,
+    marginal: Marginal,
     backing: File,
     clock: Arc<ReplyClock>,
     counters: Arc<Counters>,
@@ -363,6 +365,7 @@ impl LabFs {
     ) -> Self {
         LabFs {
             model: model.clone(),
+            marginal: Marginal::new(model),
             backing,
             clock,
             counters,
@@ -496,7 +499,9 @@ impl Filesystem for LabFs {
         self.count_size(size);
         self.counters.reads.fetch_add(1, Ordering::Relaxed);
         let id = self.submit(Op::Read, offset, len);
-        if let Some(e) = fails(&self.model, Op::Read, offset, len) {
+        let failed = fails(&self.model, Op::Read, offset, len)
+            .or_else(|| self.marginal.read_fails(offset, len).then_some(libc::EIO));
+        if let Some(e) = failed {
             self.counters.errors.fetch_add(1, Ordering::Relaxed);
             self.clock
                 .park(id, Action::ReadError(reply, Errno::from_i32(e)));

@@ -10,6 +10,7 @@
 pub mod bus;
 pub mod cache;
 pub mod fuse_fs;
+pub mod marginal;
 pub mod model;
 pub mod presets;
 pub mod random_reads;

@@ -103,6 +103,10 @@ pub struct BadSpot {
         default = "default_bad_latency"
     )]
     pub latency_ns: u64,
+    /// Bytes on either side of the spot whose sectors read fine the first time and fail every
+    /// read after it: the damage of a failing drive that grows as it is read. 0: none.
+    #[serde(deserialize_with = "de_size", default)]
+    pub marginal: u64,
 }
 
 /// A range whose writes are acknowledged but not stored.
@@ -404,6 +408,11 @@ impl Model {
             }
             if !s.read && !s.write {
                 return Err(self.invalid("a bad spot must fail reads, writes or both"));
+            }
+            if s.marginal > 0 && (!s.read || !s.marginal.is_multiple_of(512)) {
+                return Err(self.invalid(
+                    "a bad spot's margin is whole 512-byte sectors around a spot that fails reads",
+                ));
             }
         }
         for s in &self.lost_writes {

@@ -135,6 +135,7 @@ impl Model {
             latency_ns: None,
             read: None,
             write: None,
+            marginal: None,
         };
         Truth {
             schema: SCHEMA.into(),
@@ -180,6 +181,7 @@ impl Model {
                     latency_ns: Some(s.latency_ns),
                     read: Some(s.read),
                     write: Some(s.write),
+                    marginal: (s.marginal > 0).then_some(s.marginal),
                     ..spot(s.offset, s.length)
                 })
                 .collect(),

@@ -52,6 +52,9 @@ pub struct Spot {
     pub read: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub write: Option<bool>,
+    /// A bad spot's margin: bytes on either side whose sectors read fine once, then fail.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub marginal: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

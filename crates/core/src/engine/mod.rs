@@ -68,6 +68,9 @@ pub enum Next {
     Issue(Cmd),
     /// Nothing to issue until some in-flight command completes.
     Wait,
+    /// Nothing to issue for this many nanoseconds, with nothing in flight (a pause before a
+    /// device is asked again); the engine then asks for the next command.
+    Pause(u64),
     /// Nothing more, ever.
     Done,
 }
@@ -92,6 +95,22 @@ pub trait Job {
     /// completion (`buf` is exactly `c.cmd.len` bytes). Only called when `HOOKS` is true.
     #[inline]
     fn check(&mut self, _c: &Completion, _buf: &[u8]) {}
+}
+
+/// Sleep `ns` (a job's [`Next::Pause`]), in steps short enough that a stop is seen within
+/// 50 ms.
+pub(crate) fn pause(ns: u64, stop: &AtomicBool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_nanos(ns);
+    loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let now = std::time::Instant::now();
+        if now >= until {
+            return;
+        }
+        std::thread::sleep((until - now).min(std::time::Duration::from_millis(50)));
+    }
 }
 
 /// Engine errors.
@@ -242,6 +261,11 @@ pub trait Engine: Sync {
         stop: &AtomicBool,
         job: &mut J,
     ) -> Result<(), EngineError>;
+
+    /// Where the kernel says whether the device is still there (see `scan::lost`).
+    fn gone_check(&self) -> crate::scan::lost::GoneCheck {
+        crate::scan::lost::GoneCheck::default()
+    }
 }
 
 /// The engines on an opened target, on the monotonic clock.
@@ -266,6 +290,10 @@ impl Engine for Live<'_> {
         job: &mut J,
     ) -> Result<(), EngineError> {
         run(self.0, cfg, seed, clock, stop, job)
+    }
+
+    fn gone_check(&self) -> crate::scan::lost::GoneCheck {
+        self.0.gone_check()
     }
 }
 

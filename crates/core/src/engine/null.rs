@@ -12,10 +12,17 @@ pub fn run<J: Job>(clock: &Clock, qd: usize, stop: &AtomicBool, job: &mut J) {
         }
         let submit_ns = clock.now_ns();
         let mut done = false;
+        let mut paused = false;
         while batch.len() < qd {
             match job.next(submit_ns, batch.len()) {
                 Next::Issue(c) => batch.push(c),
                 Next::Wait => break,
+                Next::Pause(ns) if batch.is_empty() => {
+                    super::pause(ns, stop);
+                    paused = true;
+                    break;
+                }
+                Next::Pause(_) => break,
                 Next::Done => {
                     done = true;
                     break;
@@ -23,6 +30,9 @@ pub fn run<J: Job>(clock: &Clock, qd: usize, stop: &AtomicBool, job: &mut J) {
             }
         }
         if batch.is_empty() {
+            if paused && !done {
+                continue;
+            }
             return;
         }
         let done_ns = clock.now_ns();

@@ -25,6 +25,10 @@ pub fn run<J: Job>(
         }
         let cmd = match job.next(clock.now_ns(), 0) {
             Next::Issue(c) => c,
+            Next::Pause(ns) => {
+                super::pause(ns, stop);
+                continue;
+            }
             Next::Wait | Next::Done => return Ok(()),
         };
         debug_assert!(cmd.len as usize <= bufs.size());

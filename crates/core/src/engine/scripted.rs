@@ -73,6 +73,8 @@ pub struct Scripted<F> {
     start_ns: u64,
     /// Keep the calls and count attempts (off for runs of millions of commands).
     log: bool,
+    /// What the kernel says of the device (a directory standing in for its sysfs one).
+    gone: crate::scan::lost::GoneCheck,
 }
 
 impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
@@ -83,7 +85,15 @@ impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
             calls: Mutex::new(Vec::new()),
             start_ns: 0,
             log: true,
+            gone: Default::default(),
         }
+    }
+
+    /// Let the kernel's word on the device be read from `sysfs` (a directory the test makes
+    /// and removes, or writes a `device/state` into).
+    pub fn with_sysfs(mut self, sysfs: std::path::PathBuf) -> Self {
+        self.gone = crate::scan::lost::GoneCheck { sysfs: Some(sysfs) };
+        self
     }
 
     /// Keep no calls and count no attempts (every `attempt` is 0): a run of millions of
@@ -139,6 +149,10 @@ struct Flight {
 impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
     type Clock = VirtualClock;
 
+    fn gone_check(&self) -> crate::scan::lost::GoneCheck {
+        self.gone.clone()
+    }
+
     fn clock(&self) -> VirtualClock {
         VirtualClock {
             now: AtomicU64::new(self.start_ns),
@@ -166,6 +180,7 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
         let mut now = clock.now_ns();
         let mut finished = false;
         loop {
+            let mut paused = false;
             if !finished && !stop.load(Ordering::Relaxed) {
                 while flights.len() < qd {
                     match job.next(now, flights.len()) {
@@ -183,6 +198,14 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
                             });
                         }
                         Next::Wait => break,
+                        Next::Pause(ns) if flights.is_empty() => {
+                            // Virtual time: the pause passes at once.
+                            now += ns;
+                            clock.now.store(now, Ordering::Relaxed);
+                            paused = true;
+                            break;
+                        }
+                        Next::Pause(_) => break,
                         Next::Done => {
                             finished = true;
                             break;
@@ -191,6 +214,9 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
                 }
             }
             let Some(t) = flights.iter().map(|f| f.done_ns).min() else {
+                if paused {
+                    continue;
+                }
                 break;
             };
             now = t;

@@ -82,6 +82,7 @@ pub fn run<J: Job>(
     let poll = cfg.reap == Reap::Poll && pollable;
 
     loop {
+        let mut paused = false;
         // Fill the queue.
         if !finished && !stop.load(Ordering::Relaxed) {
             let now = clock.now_ns();
@@ -130,6 +131,12 @@ pub fn run<J: Job>(
                         in_flight += 1;
                     }
                     Next::Wait => break,
+                    Next::Pause(ns) if in_flight == 0 => {
+                        super::pause(ns, stop);
+                        paused = true;
+                        break;
+                    }
+                    Next::Pause(_) => break,
                     Next::Done => {
                         finished = true;
                         break;
@@ -138,6 +145,9 @@ pub fn run<J: Job>(
             }
         }
         if in_flight == 0 {
+            if paused {
+                continue;
+            }
             return Ok(());
         }
         if !fresh.is_empty() {

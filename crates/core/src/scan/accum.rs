@@ -5,6 +5,7 @@
 
 use super::extents::{FailedSpans, SlowSpans};
 use super::live::Live;
+use super::lost::{is_gone, AfterFailure, AfterProbe, Prober};
 use crate::engine::{Cmd, Completion};
 pub use drivescope_record::Event;
 use drivescope_record::EXTENT_LIST_CAP;
@@ -34,14 +35,6 @@ pub const TAG_GAP: u32 = 3;
 /// Tag of a failed sector read again (a retry pass).
 pub const TAG_AGAIN: u32 = 4;
 
-/// Errors that mean the device itself is gone, not a bad spot.
-fn is_gone(errno: i32) -> bool {
-    matches!(
-        errno,
-        libc::ENODEV | libc::ENXIO | libc::ENOMEDIUM | libc::ESHUTDOWN | libc::ENOTCONN
-    )
-}
-
 /// Live counters a progress display reads from another thread.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -70,10 +63,10 @@ struct Pending {
 
 /// Sector re-reads (re-writes, in a write scan) of failed commands.
 ///
-/// Before a failed command is split into sectors, one sector that read fine earlier is read
-/// again (a probe): when that fails too, the device is taken as gone (unplugged, detached,
-/// its server dead) and the scan ends instead of listing every sector of the rest of the
-/// range as bad.
+/// Before a failed command is split into sectors, a sector far from every failure that read
+/// fine earlier is read again (a probe; see `lost` for the rule): when the device is then
+/// taken as gone (unplugged, detached, its server dead), the scan ends instead of listing
+/// every sector of the rest of the range as bad.
 #[derive(Debug)]
 pub struct Retries {
     sector: u64,
@@ -82,9 +75,9 @@ pub struct Retries {
     write: bool,
     queue: VecDeque<u64>,
     pending: BTreeMap<u64, Pending>,
-    probes: VecDeque<Cmd>,
-    /// Failed commands waiting for their probe's answer: (completion, errno).
-    awaiting: VecDeque<(Completion, i32)>,
+    /// Failed commands waiting for their probe's answer: (completion, errno, whether the
+    /// probe is the second).
+    awaiting: VecDeque<(Completion, i32, bool)>,
 }
 
 impl Retries {
@@ -96,7 +89,6 @@ impl Retries {
             write: false,
             queue: VecDeque::new(),
             pending: BTreeMap::new(),
-            probes: VecDeque::new(),
             awaiting: VecDeque::new(),
         }
     }
@@ -106,12 +98,9 @@ impl Retries {
         self.write = write;
     }
 
-    /// The next probe or sector re-read to issue, if any.
+    /// The next sector re-read to issue, if any.
     #[inline]
     pub fn next(&mut self) -> Option<Cmd> {
-        if let Some(p) = self.probes.pop_front() {
-            return Some(p);
-        }
         let off = self.queue.pop_front()?;
         Some(Cmd {
             offset: off,
@@ -122,42 +111,25 @@ impl Retries {
     }
 
     pub fn is_idle(&self) -> bool {
-        self.queue.is_empty()
-            && self.pending.is_empty()
-            && self.probes.is_empty()
-            && self.awaiting.is_empty()
+        self.queue.is_empty() && self.pending.is_empty() && self.awaiting.is_empty()
+    }
+
+    /// Whether failed commands wait for a probe's answer.
+    pub fn waiting(&self) -> bool {
+        !self.awaiting.is_empty()
     }
 
     /// Forget everything still to do (the device is gone).
     fn clear(&mut self) {
         self.queue.clear();
         self.pending.clear();
-        self.probes.clear();
         self.awaiting.clear();
     }
 
-    /// A main command failed: probe `good` first when known, else split at once.
-    fn failed(&mut self, c: &Completion, errno: i32, good: Option<u64>) {
-        match good {
-            Some(off) => {
-                self.probes.push_back(Cmd {
-                    offset: off,
-                    len: self.sector as u32,
-                    tag: TAG_PROBE,
-                    write: false,
-                });
-                self.awaiting.push_back((*c, errno));
-            }
-            None => self.schedule(c, errno),
-        }
-    }
-
-    /// A probe answered: on success, the oldest failed command waiting is split into sectors.
-    fn probed(&mut self, ok: bool) {
-        if let Some((c, errno)) = self.awaiting.pop_front() {
-            if ok {
-                self.schedule(&c, errno);
-            }
+    /// A probe read fine: the oldest failed command waiting is split into sectors.
+    fn probed(&mut self) {
+        if let Some((c, errno, _)) = self.awaiting.pop_front() {
+            self.schedule(&c, errno);
         }
     }
 
@@ -226,8 +198,8 @@ pub struct Accum {
     pub sector: u64,
     pub retries: Retries,
     pub progress: Arc<Progress>,
-    /// Offset of the last sector of the last successful main command: a place known good.
-    pub last_good: Option<u64>,
+    /// Places known good, far from failures, and the probes read there (see `lost`).
+    pub prober: Prober,
     /// Set when the device went away: why, in one line. The scan then stops.
     pub lost: Option<String>,
 }
@@ -235,6 +207,7 @@ pub struct Accum {
 impl Accum {
     pub fn new(
         start: u64,
+        prober: Prober,
         block_size: u64,
         sector: u64,
         slow_ns: u64,
@@ -259,7 +232,7 @@ impl Accum {
             sector,
             retries: Retries::new(start, block_size, sector),
             progress,
-            last_good: None,
+            prober,
             lost: None,
         }
     }
@@ -298,21 +271,34 @@ impl Accum {
             .store(self.failed.total(), Ordering::Relaxed);
     }
 
-    /// A probe answered: when it failed, the device is gone (`failed_at`: the failure it was
-    /// for).
-    pub fn probed(&mut self, c: &Completion, failed_at: Option<u64>) {
-        if self.lost.is_some() || c.result.is_ok() {
-            return;
+    /// A probe for the failure at `failed_at` failed (`retried`: the second for it): `true`
+    /// when a second probe is queued, `false` when the device is now taken as lost.
+    pub fn probe_failed(&mut self, c: &Completion, failed_at: u64, retried: bool) -> bool {
+        if self.lost.is_some() {
+            return false;
         }
-        self.lost = Some(format!(
-            "the device stopped responding: a command failed{} and a sector that \
-             read fine before (LBA {}) failed too; it is gone or has failed",
-            failed_at.map_or(String::new(), |o| format!(
-                " at LBA {} (offset {o})",
-                o / self.sector
-            )),
-            c.cmd.offset / self.sector,
-        ));
+        match self.prober.failed(c, failed_at, retried) {
+            AfterProbe::Again => true,
+            AfterProbe::Lost(why) => {
+                self.lost = Some(why);
+                self.prober.clear();
+                false
+            }
+        }
+    }
+
+    /// A failure over `[offset, offset + len)` that did not say gone: whether it waits for a
+    /// probe (`true`) or stands (`false`, also when the device was found lost).
+    pub fn failure(&mut self, offset: u64, len: u64) -> bool {
+        match self.prober.failure(offset, len) {
+            AfterFailure::Probe => true,
+            AfterFailure::Stands => false,
+            AfterFailure::Lost(why) => {
+                self.lost.get_or_insert(why);
+                self.prober.clear();
+                false
+            }
+        }
     }
 
     /// A sector re-read failed with an error that says the device is gone: mark it lost.
@@ -335,12 +321,17 @@ impl Accum {
         let lat = c.latency_ns();
         if c.cmd.tag == TAG_PROBE {
             if self.lost.is_none() {
-                if c.result.is_err() {
-                    let failed = self.retries.awaiting.front().map(|(f, _)| f.cmd.offset);
-                    self.probed(c, failed);
-                    self.retries.clear();
-                } else {
-                    self.retries.probed(true);
+                if c.result.is_ok() {
+                    self.prober.read_fine();
+                    self.retries.probed();
+                } else if let Some(&(f, _, retried)) = self.retries.awaiting.front() {
+                    if self.probe_failed(c, f.cmd.offset, retried) {
+                        if let Some(front) = self.retries.awaiting.front_mut() {
+                            front.2 = true;
+                        }
+                    } else {
+                        self.retries.clear();
+                    }
                 }
             }
             return false;
@@ -359,15 +350,15 @@ impl Accum {
             }
             return false;
         }
-        let was_lost = self.lost.is_some();
         let ok = self.command(c);
         if let Err(errno) = c.result {
-            if self.lost.is_some() {
-                if !was_lost {
-                    self.retries.clear();
-                }
+            if self.lost.is_none() && self.failure(c.cmd.offset, c.cmd.len as u64) {
+                self.retries.awaiting.push_back((*c, errno, false));
+            } else if self.lost.is_none() {
+                self.retries.schedule(c, errno);
             } else {
-                self.retries.failed(c, errno, self.last_good);
+                self.retries.clear();
+                self.prober.clear();
             }
         }
         ok
@@ -415,7 +406,7 @@ impl Accum {
                         .store(self.slow.total(), Ordering::Relaxed);
                 }
                 self.progress.bytes.store(self.bytes, Ordering::Relaxed);
-                self.last_good = Some(c.cmd.offset + n as u64 - self.sector);
+                self.prober.good(c.cmd.offset);
                 true
             }
             Err(_) => {

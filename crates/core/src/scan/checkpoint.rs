@@ -11,6 +11,7 @@
 //! accumulators on the scan's thread. Writing it is the callback's business (off the scan's
 //! thread: it must not block).
 
+use super::lost::Ask;
 use super::record::{Checkpoint, CheckpointCost, ScanRecord};
 use super::sequential::SequentialScan;
 use crate::engine::{Completion, Job, Next, Now};
@@ -99,8 +100,11 @@ impl<'c, F: FnMut(&SequentialScan, u64), C: Now> Checkpointed<'c, F, C> {
         }
         // Sector re-reads still go out (as they would without a snapshot to take); the time
         // a new main command waits is what the snapshot costs.
-        if let Some(c) = scan.passes.probe() {
-            return Some(Next::Issue(c));
+        match scan.acc.prober.next(now_ns) {
+            Ask::Issue(c) => return Some(Next::Issue(c)),
+            // A probe after its pause: the scan pauses (the snapshot waits for its answer).
+            Ask::Later(_) if in_flight == 0 => return None,
+            _ => {}
         }
         if let Some(c) = scan.acc.retries.next() {
             return Some(Next::Issue(c));

@@ -1,4 +1,8 @@
 //! Scans: the full-surface sequential scan and the 256-region quick scan.
+//!
+//! Both end a run as *device lost* only by the rule in [`lost`]: an error that means gone,
+//! the kernel's word, or two failed probes a pause apart at places far from every failure;
+//! a failure next to damage never does.
 
 mod accum;
 pub mod checkpoint;
@@ -10,6 +14,9 @@ mod extents;
 pub mod live;
 #[cfg(test)]
 mod live_tests;
+pub mod lost;
+#[cfg(test)]
+mod lost_tests;
 mod passes;
 #[cfg(test)]
 mod passes_tests;
@@ -404,6 +411,7 @@ fn run_hooked<E: Engine>(
                 retries: cfg.retries,
             };
             let mut job = SequentialScan::new(params, progress.clone());
+            job.acc.prober.set_kernel(dev.gone_check());
             if let Some((p, state)) = prior {
                 job = job.starting_at(state.next_offset);
                 if state.bins.is_empty() {
@@ -471,6 +479,8 @@ fn run_hooked<E: Engine>(
                     },
                     read_progress,
                 );
+                let mut read = read;
+                read.acc.prober.set_kernel(dev.gone_check());
                 let mut pass = verify::ReadPass::new(read, pattern);
                 dev.run(&engine_cfg, 1, &clock, stop, &mut pass)?;
                 let lost = pass.scan.acc.lost.clone();
@@ -501,6 +511,7 @@ fn run_hooked<E: Engine>(
                 progress,
             );
             job.acc.sink = hooks.sink;
+            job.acc.prober.set_kernel(dev.gone_check());
             dev.run(&engine_cfg, 0, &clock, stop, &mut job)?;
             let duration_ns = clock.now_ns();
             let regions_out = job.regions();
@@ -520,6 +531,7 @@ fn run_hooked<E: Engine>(
             }
             rec.covered = if done { plan.length } else { 0 };
             rec.regions = Some(regions_out);
+            rec.device_lost = job.acc.lost.clone();
             rec
         }
     };

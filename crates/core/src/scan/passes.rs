@@ -18,10 +18,11 @@
 //!
 //! Each failing command costs a drive its internal retries once, whatever its size, so the
 //! passes issue as few failing commands as they can. After the first pass, one command is in
-//! flight at a time. After every failure, one sector that read fine before is read again (a
-//! probe): when that fails too, the device is gone and the scan ends.
+//! flight at a time. After every failure, a sector far from every failure that read fine
+//! before is read again (a probe), and no new command is issued until it answers; the rule
+//! that then ends a scan as lost is in `lost`.
 
-use super::accum::{Accum, TAG_AGAIN, TAG_GAP, TAG_MAIN, TAG_PROBE, TAG_RETRY};
+use super::accum::{Accum, TAG_AGAIN, TAG_GAP, TAG_MAIN, TAG_RETRY};
 use super::surface::{State, SurfaceMap};
 use crate::engine::{Cmd, Completion};
 use drivescope_record::{AreaKind, ErrorBudget, Event, Pass, PassState, Surface, EXTENT_LIST_CAP};
@@ -57,6 +58,8 @@ struct Awaiting {
     offset: u64,
     len: u64,
     what: Failure,
+    /// Its first probe failed: the one in flight is the second.
+    retried: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -84,8 +87,7 @@ pub struct Passes {
     pub jumped_to: Option<u64>,
     cut: Option<u64>,
     cut_failed: u64,
-    /// Probes to issue, and the failures waiting for one.
-    probes: VecDeque<Cmd>,
+    /// The failures waiting for a probe's answer (the probes are `Accum::prober`'s).
     awaiting: VecDeque<Awaiting>,
     /// A run of commands being read forward: (next offset, end).
     run: Option<(u64, u64)>,
@@ -120,7 +122,6 @@ impl Passes {
             max_skip: max_skip(p.end - p.start, p.block_size),
             cut: None,
             cut_failed: 0,
-            probes: VecDeque::new(),
             awaiting: VecDeque::new(),
             run: None,
             gallop: None,
@@ -178,20 +179,14 @@ impl Passes {
         }
     }
 
-    /// The next probe to issue.
-    pub fn probe(&mut self) -> Option<Cmd> {
-        self.probes.pop_front()
-    }
-
     /// Whether failures are waiting for their probes.
     pub fn awaiting(&self) -> bool {
-        !self.awaiting.is_empty() || !self.probes.is_empty()
+        !self.awaiting.is_empty()
     }
 
-    /// The device is gone: forget the probes; the commands whose failures waited for one are
-    /// untried (the device may have been gone when they failed), the sectors are not listed.
+    /// The device is gone: the commands whose failures waited for a probe are untried (the
+    /// device may have been gone when they failed), the sectors are not listed.
     pub fn clear(&mut self) {
-        self.probes.clear();
         for a in std::mem::take(&mut self.awaiting) {
             if let Failure::Command = a.what {
                 self.map
@@ -233,20 +228,14 @@ impl Passes {
         self.cmd(offset, self.p.sector, tag)
     }
 
-    /// A failure: read `good` (a sector that read fine) before going on; with no such sector
-    /// yet, the failure stands at once.
+    /// A failure: it waits for a probe, or stands at once (see `lost`).
     fn after_failure(&mut self, a: Awaiting, acc: &mut Accum) {
-        match acc.last_good {
-            Some(g) => {
-                self.probes.push_back(Cmd {
-                    offset: g,
-                    len: self.p.sector as u32,
-                    tag: TAG_PROBE,
-                    write: false,
-                });
-                self.awaiting.push_back(a);
-            }
-            None => self.stands(a, acc),
+        if acc.failure(a.offset, a.len) {
+            self.awaiting.push_back(a);
+        } else if acc.lost.is_none() {
+            self.stands(a, acc);
+        } else {
+            self.awaiting.push_back(a);
         }
     }
 
@@ -261,15 +250,17 @@ impl Passes {
         }
     }
 
-    /// A probe answered; when it failed too, the device is gone (`acc` says so).
+    /// A probe answered: the failure it was for stands, waits for a second probe, or the
+    /// device is gone (`acc` says so).
     pub fn probed(&mut self, c: &Completion, acc: &mut Accum) {
-        let Some(a) = self.awaiting.pop_front() else {
+        let Some(mut a) = self.awaiting.pop_front() else {
             return;
         };
         if c.result.is_ok() {
+            acc.prober.read_fine();
             self.stands(a, acc);
         } else {
-            acc.probed(c, Some(a.offset));
+            a.retried = acc.probe_failed(c, a.offset, a.retried);
             self.awaiting.push_front(a);
         }
     }
@@ -330,6 +321,7 @@ impl Passes {
                 offset: off,
                 len,
                 what,
+                retried: false,
             },
             acc,
         );
@@ -501,6 +493,7 @@ impl Passes {
                             offset: off,
                             len,
                             what,
+                            retried: false,
                         },
                         acc,
                     );
@@ -554,6 +547,7 @@ impl Passes {
                         offset: off,
                         len: s,
                         what,
+                        retried: false,
                     },
                     acc,
                 );
@@ -578,6 +572,7 @@ impl Passes {
                         offset: off,
                         len: s,
                         what,
+                        retried: false,
                     },
                     acc,
                 );

@@ -128,7 +128,7 @@ fn the_first_pass_skips_over_a_dead_area_and_trimming_finds_its_edges() {
     // sector reads were probes of places read fine before, one after each failure.
     let (before, after): (Vec<Call>, Vec<Call>) =
         calls.iter().partition(|c| c.at_ns < s.first_pass_ns);
-    assert_eq!(probes_after_failures(&before, failing), first_failures);
+    assert_eq!(probes_after_failures(&before, failing, MIB), first_failures);
     assert!(before
         .iter()
         .filter(|c| c.len as u64 == SECTOR)
@@ -148,7 +148,10 @@ fn the_first_pass_skips_over_a_dead_area_and_trimming_finds_its_edges() {
         later_failures <= 2 + 5,
         "{later_failures} failures in trimming"
     );
-    assert_eq!(probes_after_failures(&after, failing), later_failures);
+    assert_eq!(
+        probes_after_failures(&calls, failing, MIB),
+        first_failures + later_failures
+    );
     assert!(s.error_handling_ns < 8 * FAIL_NS, "{}", s.error_handling_ns);
     // No scraping with a budget of 0: between the edges, failed commands and untried
     // stretches, each reported as such; the rest of the range read fine.
@@ -308,7 +311,7 @@ fn a_write_scan_takes_the_same_passes_with_writes_and_probes_by_reading() {
     let n = dead().end - dead().start;
     assert_eq!((e.first_lba, e.count), (dead().start, n));
     let calls = dev.calls();
-    let probes = probes_after_failures(&calls, failing);
+    let probes = probes_after_failures(&calls, failing, MIB);
     assert!(probes > 0);
     // Every command over the range is a write; only the probes read.
     assert_eq!(calls.iter().filter(|c| !c.write).count(), probes);

@@ -3,10 +3,14 @@
 //! the seek into the region.
 
 use super::accum::{Accum, Progress, TAG_MAIN};
+use super::lost::{Ask, Prober};
 use crate::engine::{Cmd, Completion, Job, Next};
 pub use drivescope_record::Region;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+
+/// The stretches a quick scan's probes tell apart (see `lost`): a thousandth of the range.
+const QUICK_STRETCHES: usize = 1000;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct RegionAcc {
@@ -68,6 +72,7 @@ impl QuickScan {
             acc_regions: vec![RegionAcc::default(); params.regions as usize],
             acc: Accum::new(
                 params.start,
+                Prober::new(params.start, params.length, params.sector, QUICK_STRETCHES),
                 params.block_size,
                 params.sector,
                 params.slow_ns,
@@ -120,8 +125,26 @@ impl QuickScan {
 
 impl Job for QuickScan {
     fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
+        if self.acc.lost.is_some() {
+            // The device is gone: the regions left are not read.
+            return if in_flight > 0 {
+                Next::Wait
+            } else {
+                Next::Done
+            };
+        }
+        match self.acc.prober.next(now_ns) {
+            Ask::Issue(c) => return Next::Issue(c),
+            Ask::Later(ns) if in_flight == 0 => return Next::Pause(ns),
+            Ask::Later(_) => return Next::Wait,
+            Ask::Nothing => {}
+        }
         if let Some(c) = self.acc.retries.next() {
             return Next::Issue(c);
+        }
+        if self.acc.retries.waiting() && in_flight > 0 {
+            // Nothing new while a failure waits for its probe.
+            return Next::Wait;
         }
         loop {
             if self.region >= self.params.regions {

@@ -96,24 +96,28 @@ fn bad_sectors_are_listed_by_lba_and_the_totals_agree() {
     // The first pass skips the command after each failure (8, 16 and 65); trimming reads
     // them back: 8 and 65 read fine, 16 fails. Every sector of the four failed commands is
     // then read once: from the good edges inward to the first failure, and the two sectors
-    // left between the failures of each spot (scraping). Every failure (3 in the first pass,
-    // 1 later command, 8 sectors) is followed by a probe.
+    // left between the failures of each spot (scraping). A failure is followed by a probe
+    // only where a place read fine with no failure in its stretch (1 MiB here) nor in the
+    // stretches beside it: none for the failures in the first MiB during the first pass (all
+    // that had read fine lay beside them), one for the flaky command (the third MiB), one for
+    // command 16 in trimming, one after each of the 8 failed sectors.
     let s = rec.surface.as_ref().unwrap();
     assert_eq!((s.failed, s.unscraped, s.untried), (9 * SECTOR, 0, 0));
     assert_eq!(s.good, 16 * MIB - 9 * SECTOR);
     assert!(!s.budget_ran_out);
-    assert_eq!(
-        rec.duration_ns,
-        256 * 100_000 + 4 * 128 * 50_000 + 12 * 50_000
-    );
-    assert_eq!(s.first_pass_ns, 253 * 100_000 + 3 * 50_000);
-    assert_eq!(s.first_pass_ns + s.error_handling_ns, rec.duration_ns);
     let calls = dev.calls();
     let failing = |c: &Call| {
         touches(c.offset, c.len, &bad)
             || (c.offset == flaky && c.len as u64 == BS && c.attempt == 0)
     };
-    assert_eq!(probes_after_failures(&calls, failing), 12);
+    let probes = probes_after_failures(&calls, failing, MIB) as u64;
+    assert_eq!(probes, 10);
+    assert_eq!(
+        rec.duration_ns,
+        256 * 100_000 + 4 * 128 * 50_000 + probes * 50_000
+    );
+    assert_eq!(s.first_pass_ns, 253 * 100_000 + 50_000);
+    assert_eq!(s.first_pass_ns + s.error_handling_ns, rec.duration_ns);
     // The first pass, in order, skipping one command after each failure.
     let first: Vec<u64> = calls
         .iter()
@@ -125,28 +129,41 @@ fn bad_sectors_are_listed_by_lba_and_the_totals_agree() {
     assert_eq!(first, want);
 }
 
-/// Checks that each failed call (by `failing`) is followed by a one-sector read of a place an
-/// earlier call read fine (a probe), and returns how many there were. At QD1 only.
-pub(super) fn probes_after_failures(calls: &[Call], failing: impl Fn(&Call) -> bool) -> usize {
+/// Finds the probes among `calls` (at QD1): the one-sector reads right after a failure (by
+/// `failing`) of a place an earlier call read fine (the passes read only places that did not).
+/// Checks that each lies at least `far` bytes from every failure before it, never next to
+/// damage, and returns how many there were.
+pub(super) fn probes_after_failures(
+    calls: &[Call],
+    failing: impl Fn(&Call) -> bool,
+    far: u64,
+) -> usize {
     let mut n = 0;
     for (i, c) in calls.iter().enumerate() {
         if !failing(c) || i + 1 == calls.len() {
             continue;
         }
         let p = &calls[i + 1];
-        assert_eq!(
-            p.len as u64, SECTOR,
-            "after the failure at {}: {p:?}",
-            c.offset
-        );
-        assert!(!p.write);
+        if p.len as u64 != SECTOR || p.write {
+            continue;
+        }
         let read_before = calls[..i]
             .iter()
             .any(|q| !failing(q) && q.offset <= p.offset && p.offset < q.offset + q.len as u64);
-        assert!(
-            read_before,
-            "the probe {p:?} reads a place that read fine before"
-        );
+        if !read_before {
+            continue;
+        }
+        for f in calls[..=i].iter().filter(|f| failing(f)) {
+            let gap = if p.offset < f.offset {
+                f.offset - p.offset
+            } else {
+                p.offset.saturating_sub(f.offset + f.len as u64 - 1)
+            };
+            assert!(
+                gap >= far,
+                "the probe {p:?} lies {gap} bytes from the failure {f:?}, under {far}"
+            );
+        }
         n += 1;
     }
     n
@@ -166,13 +183,16 @@ fn a_failure_before_any_good_read_goes_on_without_a_probe() {
     let lbas: Vec<u64> = rec.failed.iter().map(|e| e.lba).collect();
     assert_eq!(lbas, vec![0]);
     assert_eq!((rec.failed_commands, rec.commands), (1, 16));
-    // 16 commands (the first pass skips command 1; trimming reads it), the 128 sectors of
-    // command 0 (sector 0 fails first: the range's start is an edge), and one probe after
-    // sector 0's failure, when something had read fine.
+    // 16 commands (the first pass skips command 1; trimming reads it) and the 128 sectors of
+    // command 0 (sector 0 fails first: the range's start is an edge); no probe: in a range of
+    // 1 MiB nothing lies a stretch away from the failure.
     let calls = dev.calls();
-    assert_eq!(calls.len(), 16 + 128 + 1);
+    assert_eq!(calls.len(), 16 + 128);
     assert_eq!((calls[0].offset, calls[1].offset), (0, 2 * BS));
-    assert_eq!(probes_after_failures(&calls[1..], |c| c.offset == 0), 1);
+    assert_eq!(
+        probes_after_failures(&calls[1..], |c| c.offset == 0, MIB),
+        0
+    );
     assert_eq!(rec.bytes, 15 * BS);
 }
 
@@ -319,16 +339,20 @@ fn a_device_that_fails_everywhere_is_told_from_a_bad_spot_by_its_probe() {
         assert_eq!(band(&rec, "failed"), rec.failed_commands, "QD{qd}");
         assert_eq!(rec.latency.count, first_bad / BS, "QD{qd}");
         assert_eq!((rec.failed_total, rec.failed.len()), (0, 0), "QD{qd}");
-        let sectors: Vec<u64> = calls
-            .iter()
-            .filter(|c| c.len as u64 == SECTOR)
-            .map(|c| c.offset)
-            .collect();
-        assert!(!sectors.is_empty(), "QD{qd}: a probe was read");
+        // Two probes, one pause apart, both at places read fine a stretch (1 MiB) or more
+        // before the failures.
+        let probes: Vec<&Call> = calls.iter().filter(|c| c.len as u64 == SECTOR).collect();
+        assert_eq!(probes.len(), 2, "QD{qd}: {probes:?}");
         assert!(
-            sectors.iter().all(|&o| o == first_bad - SECTOR),
-            "QD{qd}: only the last good sector is probed: {sectors:?}"
+            probes.iter().all(|p| p.offset + MIB <= first_bad),
+            "QD{qd}: {probes:?}"
         );
+        assert_eq!(
+            probes[1].at_ns,
+            probes[0].at_ns + 20_000 + super::lost::PROBE_PAUSE_NS,
+            "QD{qd}"
+        );
+        assert!(lost.contains("failed twice"), "QD{qd}: {lost}");
         assert_eq!(
             rec.resume.as_ref().map(|r| r.next_offset),
             Some((main + 1) * BS),

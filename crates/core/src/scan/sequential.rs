@@ -2,6 +2,7 @@
 //! timed; what fails is dealt with in passes after the first (see `passes`).
 
 use super::accum::{Accum, Progress, TAG_AGAIN, TAG_GAP, TAG_MAIN, TAG_PROBE, TAG_RETRY};
+use super::lost::{Ask, Prober};
 use super::passes::{PassParams, Passes};
 use crate::engine::{Completion, Job, Next};
 use drivescope_record::{ErrorBudget, Pass};
@@ -44,6 +45,7 @@ impl SequentialScan {
     pub fn new(params: ScanParams, progress: Arc<Progress>) -> Self {
         let acc = Accum::new(
             params.start,
+            Prober::new(params.start, params.length, params.sector, params.points),
             params.block_size,
             params.sector,
             params.slow_ns,
@@ -122,12 +124,19 @@ impl Job for SequentialScan {
                 Next::Done
             };
         }
-        if let Some(c) = self.passes.probe() {
-            return Next::Issue(c);
+        match self.acc.prober.next(now_ns) {
+            Ask::Issue(c) => return Next::Issue(c),
+            Ask::Later(ns) if in_flight == 0 => return Next::Pause(ns),
+            Ask::Later(_) => return Next::Wait,
+            Ask::Nothing => {}
         }
         if self.passes.pass == Pass::First {
-            if let Some(c) = self.passes.first() {
-                return Next::Issue(c);
+            // Nothing new while a failure waits for its probe: the probe decides whether the
+            // device is still there.
+            if !self.passes.awaiting() {
+                if let Some(c) = self.passes.first() {
+                    return Next::Issue(c);
+                }
             }
             if in_flight > 0 || self.passes.awaiting() {
                 return Next::Wait;
@@ -195,9 +204,6 @@ impl Job for SequentialScan {
             TAG_RETRY | TAG_AGAIN => {
                 self.run_end = None;
                 self.acc.gone(c);
-                if c.result.is_ok() {
-                    self.acc.last_good = Some(c.cmd.offset);
-                }
                 if c.cmd.tag == TAG_RETRY {
                     self.passes.sector_completed(c, &mut self.acc);
                 } else {
@@ -208,6 +214,7 @@ impl Job for SequentialScan {
         }
         if self.acc.lost.is_some() {
             self.passes.clear();
+            self.acc.prober.clear();
         }
     }
 }
