@@ -7,6 +7,7 @@
 
 use crate::header::Header;
 use crate::scan::ScanRecord;
+use drivescope_probe::Smart;
 use serde::{Deserialize, Serialize};
 
 /// A group screen (`"kind": "screen"`).
@@ -51,6 +52,13 @@ pub struct Member {
     /// Earlier stored scans of the same model (other runs than this group's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<History>,
+    /// SMART as `smartctl --json` read it before the drive's scan began (a resumed group keeps the reading
+    /// of its first start), or why it could not be read. None in documents of versions that did not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smart_before: Option<Smart>,
+    /// SMART read again after the drive's scan ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smart_after: Option<Smart>,
     /// The verdict the criteria give (filled by the analysis).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<DriveVerdict>,
@@ -167,6 +175,17 @@ pub enum Rule {
     BelowSiblings,
     BelowHistory,
     Incomplete,
+    /// A SMART count of damaged sectors (reallocated, pending, offline uncorrectable, NVMe media errors)
+    /// grew during the scan.
+    SmartGrew,
+    /// SMART reports sectors pending reallocation.
+    SmartPending,
+    /// The link's CRC error count grew during the scan: a cable or connector.
+    SmartCrc,
+    /// An NVMe critical warning is set.
+    SmartCriticalWarning,
+    /// The drive's own overall-health self-assessment failed.
+    SmartFailed,
     /// A rule this version does not know.
     #[serde(untagged)]
     Other(String),
