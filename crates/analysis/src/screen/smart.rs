@@ -18,7 +18,9 @@ use drivescope_record::{Grade, Member, Reason, Rule};
 
 /// The counts whose growth fails a drive: what it is, where smartctl has it, and the field.
 const DAMAGE: [(&str, &str, fn(&Smart) -> Option<u64>); 4] = [
-    ("reallocated sectors", "attribute 5", |s| s.reallocated_sectors),
+    ("reallocated sectors", "attribute 5", |s| {
+        s.reallocated_sectors
+    }),
     ("pending sectors", "attribute 197", |s| s.pending_sectors),
     ("offline uncorrectable sectors", "attribute 198", |s| {
         s.offline_uncorrectable
@@ -110,7 +112,11 @@ pub(super) fn smart(m: &Member) -> Vec<Reason> {
             },
             format!(
                 "NVMe critical warning {w:#04x} ({names}){}",
-                if raised { ", raised during the scan" } else { "" }
+                if raised {
+                    ", raised during the scan"
+                } else {
+                    ""
+                }
             ),
         ));
     }
@@ -130,7 +136,11 @@ pub(super) fn smart(m: &Member) -> Vec<Reason> {
 pub fn not_read(m: &Member) -> Option<String> {
     let failed = |s: &Option<Smart>| {
         let s = s.as_ref().filter(|s| !s.read)?;
-        Some(s.note.clone().unwrap_or_else(|| "smartctl gave no health data".into()))
+        Some(
+            s.note
+                .clone()
+                .unwrap_or_else(|| "smartctl gave no health data".into()),
+        )
     };
     match (failed(&m.smart_before), failed(&m.smart_after)) {
         (Some(b), Some(a)) if a == b => Some(format!("SMART not read: {b}")),
