@@ -2,7 +2,7 @@
 //! fixtures, sources in their README). A pair that shows growth is one real document read twice, the second
 //! time with only the counter under test changed. Each rule has its twin that must stay silent.
 
-use drivescope_analysis::screen::{smart_not_read, verdict};
+use drivescope_analysis::screen::verdict;
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_probe::smart::parse_smartctl_json;
@@ -234,7 +234,7 @@ fn smart_that_could_not_be_read_changes_no_verdict_and_is_said_once() {
     let v = verdict(&m, &[], &Criteria::default());
     assert_eq!((v.grade, v.reasons.len()), (Grade::Pass, 0), "{v:?}");
     assert_eq!(
-        smart_not_read(&m).as_deref(),
+        m.smart_not_read().as_deref(),
         Some("SMART not read: /dev/loop0: Unable to detect device type")
     );
     // Read before, not after (the drive went away): no growth to judge, the reading before still counts.
@@ -246,11 +246,11 @@ fn smart_that_could_not_be_read_changes_no_verdict_and_is_said_once() {
         (Grade::Warn, vec![Rule::SmartPending])
     );
     assert_eq!(
-        smart_not_read(&m).as_deref(),
+        m.smart_not_read().as_deref(),
         Some("SMART not read after the scan: /dev/loop0: Unable to detect device type")
     );
     // A document without SMART readings (a version that did not read them, a target that is no drive).
     let m = member(None, None);
     assert_eq!(verdict(&m, &[], &Criteria::default()).grade, Grade::Pass);
-    assert_eq!(smart_not_read(&m), None);
+    assert_eq!(m.smart_not_read(), None);
 }

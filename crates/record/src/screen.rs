@@ -64,6 +64,43 @@ pub struct Member {
     pub verdict: Option<DriveVerdict>,
 }
 
+impl Member {
+    /// Why the drive's SMART was not read, said once: the reason before the scan, else the one after. None
+    /// when both readings succeeded, or when there are none (a target that is not a drive, a document of a
+    /// version that did not read SMART).
+    pub fn smart_not_read(&self) -> Option<String> {
+        let failed = |s: &Option<Smart>| {
+            let s = s.as_ref().filter(|s| !s.read)?;
+            Some(
+                s.note
+                    .clone()
+                    .unwrap_or_else(|| "smartctl gave no health data".into()),
+            )
+        };
+        let say = |when: &str, why: String| {
+            if why.contains("SMART not read") {
+                why // the note says it already (smartctl not installed)
+            } else {
+                format!("SMART not read{when}: {why}")
+            }
+        };
+        match (failed(&self.smart_before), failed(&self.smart_after)) {
+            (Some(b), Some(a)) if a == b => Some(say("", b)),
+            (Some(b), _) => Some(say(" before the scan", b)),
+            (None, Some(a)) => Some(say(" after the scan", a)),
+            (None, None) => None,
+        }
+    }
+
+    /// The latest SMART reading that succeeded: after the scan, else before it.
+    pub fn smart_latest(&self) -> Option<&Smart> {
+        fn ok(s: &Option<Smart>) -> Option<&Smart> {
+            s.as_ref().filter(|s| s.read)
+        }
+        ok(&self.smart_after).or(ok(&self.smart_before))
+    }
+}
+
 /// Earlier full scans of drives of the same model, from the results store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct History {

@@ -13,7 +13,6 @@ mod surface;
 
 pub use shared::{shared_path, SHARED_BELOW};
 pub use siblings::model;
-pub use smart::not_read as smart_not_read;
 
 use drivescope_record::{
     Criteria, DriveVerdict, Finding, Grade, Member, Reason, Rule, ScanRecord, ScreenRecord,

@@ -129,23 +129,3 @@ pub(super) fn smart(m: &Member) -> Vec<Reason> {
     }
     reasons
 }
-
-/// Why a drive's SMART was not read, said once: the reading before the scan's reason, else the one after.
-/// None when both were read, or when the document has no SMART readings (a target that is not a drive, or a
-/// version that did not read them).
-pub fn not_read(m: &Member) -> Option<String> {
-    let failed = |s: &Option<Smart>| {
-        let s = s.as_ref().filter(|s| !s.read)?;
-        Some(
-            s.note
-                .clone()
-                .unwrap_or_else(|| "smartctl gave no health data".into()),
-        )
-    };
-    match (failed(&m.smart_before), failed(&m.smart_after)) {
-        (Some(b), Some(a)) if a == b => Some(format!("SMART not read: {b}")),
-        (Some(b), _) => Some(format!("SMART not read before the scan: {b}")),
-        (None, Some(a)) => Some(format!("SMART not read after the scan: {a}")),
-        (None, None) => None,
-    }
-}
