@@ -14,7 +14,7 @@ pub enum Source {
     /// One drive with hardware under the target; its identity may hold a reading already.
     Drive {
         node: PathBuf,
-        reading: Option<Smart>,
+        reading: Option<Box<Smart>>,
     },
     /// A block device with no hardware under it (loop, zram): smartctl is asked, and says why it cannot.
     Virtual { node: PathBuf },
@@ -38,7 +38,11 @@ pub fn source(id: &Identity) -> Source {
             continue;
         };
         if let Some(hw) = &b.hardware {
-            drives.push((b.name.clone(), b.dev_path.clone(), hw.smart.clone()));
+            drives.push((
+                b.name.clone(),
+                b.dev_path.clone(),
+                hw.smart.clone().map(Box::new),
+            ));
         }
         stack.extend(id.layers[i].below.iter().copied());
     }
@@ -60,7 +64,7 @@ pub fn read(id: &Identity, reuse: bool) -> Option<Smart> {
     match source(id) {
         Source::NotBlock => None,
         Source::Drive { node, reading } => match reading.filter(|_| reuse) {
-            Some(r) => Some(r),
+            Some(r) => Some(*r),
             None => Some(smart::read_smart(&node)),
         },
         Source::Virtual { node } => Some(smart::read_smart(&node)),

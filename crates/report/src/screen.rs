@@ -230,7 +230,10 @@ impl Sheet {
 }
 
 /// The SMART counts a screen reads before and after each scan, as table rows: key, label, field.
-const SMART_COUNTS: [(&str, &str, fn(&Smart) -> Option<u64>); 6] = [
+/// A count of a SMART reading.
+type Count = fn(&Smart) -> Option<u64>;
+
+const SMART_COUNTS: [(&str, &str, Count); 6] = [
     ("smart.reallocated_sectors", "reallocated", |s| {
         s.reallocated_sectors
     }),

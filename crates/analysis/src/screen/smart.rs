@@ -17,7 +17,10 @@ use drivescope_probe::Smart;
 use drivescope_record::{Grade, Member, Reason, Rule};
 
 /// The counts whose growth fails a drive: what it is, where smartctl has it, and the field.
-const DAMAGE: [(&str, &str, fn(&Smart) -> Option<u64>); 4] = [
+/// A count of a SMART reading.
+type Count = fn(&Smart) -> Option<u64>;
+
+const DAMAGE: [(&str, &str, Count); 4] = [
     ("reallocated sectors", "attribute 5", |s| {
         s.reallocated_sectors
     }),
