@@ -111,6 +111,8 @@ fn member(s: ScanRecord) -> Member {
         scan: Some(Box::new(s)),
         error: None,
         history: None,
+        smart_before: None,
+        smart_after: None,
         verdict: None,
     }
 }
@@ -397,6 +399,8 @@ fn a_lost_drive_fails_and_says_where() {
         scan: None,
         error: Some("permission denied".into()),
         history: None,
+        smart_before: None,
+        smart_after: None,
         verdict: None,
     };
     let v = verdict(&none, &[], &Criteria::default());

@@ -18,6 +18,7 @@ pub mod net;
 pub mod roots;
 pub mod shared_parent;
 pub mod smart;
+pub mod smart_drive;
 pub mod swaps;
 pub mod sysfs;
 pub mod transport;

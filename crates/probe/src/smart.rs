@@ -5,8 +5,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-/// What SMART said, or why it was not read.
+/// What SMART said, or why it was not read. Fields a document of an older version lacks read as none.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Smart {
     /// True when smartctl produced health data for the device.
     pub read: bool,
@@ -25,9 +26,18 @@ pub struct Smart {
     pub reallocated_sectors: Option<u64>,
     /// ATA attribute 197, raw value.
     pub pending_sectors: Option<u64>,
+    /// ATA attribute 198 (`Offline_Uncorrectable`), raw value: sectors the drive's own offline scan could not
+    /// read.
+    pub offline_uncorrectable: Option<u64>,
+    /// ATA attribute 199 (`UDMA_CRC_Error_Count`), raw value: transfers the link garbled (a cable or
+    /// connector, not the medium).
+    pub crc_errors: Option<u64>,
     /// NVMe health log.
     pub media_errors: Option<u64>,
     pub percentage_used: Option<u64>,
+    /// NVMe health log `critical_warning`: a bit set per warning (0 spare below threshold, 1 temperature,
+    /// 2 reliability degraded, 3 read only, 4 volatile memory backup failed, 5 persistent memory read only).
+    pub critical_warning: Option<u64>,
 }
 
 pub const NOT_INSTALLED: &str =
@@ -67,7 +77,10 @@ pub fn read_smart(dev: &Path) -> Smart {
             .note
             .take()
             .unwrap_or_else(|| format!("exit status {code}"));
-        smart.note = Some(format!("smartctl {}: {why}", dev.display()));
+        // smartctl's messages often name the device already.
+        let dev = dev.display().to_string();
+        let why = why.strip_prefix(&format!("{dev}: ")).unwrap_or(&why);
+        smart.note = Some(format!("smartctl {dev}: {why}"));
     }
     smart
 }
@@ -101,7 +114,7 @@ pub fn parse_smartctl_json(text: &str) -> Smart {
             .as_array()?
             .iter()
             .find(|a| a.get("id").and_then(Value::as_u64) == Some(id))
-            .and_then(|a| u(a, &["raw", "value"]))
+            .and_then(raw_count)
     };
     let nvme = v.get("nvme_smart_health_information_log");
     let errors: Vec<String> = v
@@ -132,8 +145,11 @@ pub fn parse_smartctl_json(text: &str) -> Smart {
             .or_else(|| nvme.and_then(|n| u(n, &["power_on_hours"]))),
         reallocated_sectors: attr(5),
         pending_sectors: attr(197),
+        offline_uncorrectable: attr(198),
+        crc_errors: attr(199),
         media_errors: nvme.and_then(|n| u(n, &["media_errors"])),
         percentage_used: nvme.and_then(|n| u(n, &["percentage_used"])),
+        critical_warning: nvme.and_then(|n| u(n, &["critical_warning"])),
     };
     smart.read = smart.passed.is_some()
         || smart.temperature_c.is_some()
@@ -141,4 +157,17 @@ pub fn parse_smartctl_json(text: &str) -> Smart {
         || smart.reallocated_sectors.is_some()
         || smart.media_errors.is_some();
     smart
+}
+
+/// An attribute's count: the raw value as smartctl prints it when that is a plain number, else the raw
+/// 48-bit value. Some firmware packs more into the raw bytes (`"2111 (12437 0)"`); the printed leading number is
+/// the count smartctl's own table shows.
+fn raw_count(a: &Value) -> Option<u64> {
+    let raw = a.get("raw")?;
+    let printed = raw
+        .get("string")
+        .and_then(Value::as_str)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse::<u64>().ok());
+    printed.or_else(|| raw.get("value")?.as_u64())
 }

@@ -444,3 +444,102 @@ fn spare_disks_holders_read_only_and_swap() {
     );
     assert_eq!(kernel_name(Path::new("/dev/nope"), &r), None);
 }
+
+fn smartctl(name: &str) -> drivescope_probe::Smart {
+    let path = fixture(&format!("smartctl/{name}"));
+    parse_smartctl_json(&std::fs::read_to_string(&path).expect("fixture"))
+}
+
+#[test]
+fn smartctl_json_of_a_failing_ata_drive() {
+    let s = smartctl("ata_failing.json");
+    assert!(s.read);
+    assert_eq!(s.model.as_deref(), Some("Hitachi HDS721050DLE630"));
+    assert_eq!(s.passed, Some(false));
+    assert_eq!(s.reallocated_sectors, Some(1975));
+    assert_eq!(s.pending_sectors, Some(8));
+    assert_eq!(s.offline_uncorrectable, Some(0));
+    assert_eq!(s.crc_errors, Some(0));
+    assert_eq!(s.power_on_hours, Some(65592));
+    assert_eq!(s.temperature_c, Some(25));
+    assert_eq!((s.media_errors, s.critical_warning), (None, None));
+}
+
+#[test]
+fn smartctl_json_attributes_only_take_the_printed_count() {
+    let s = smartctl("ata_attributes.json");
+    // No health status nor identity in `-A` output, but the counters are read.
+    assert!(s.read);
+    assert_eq!((s.passed, s.model.as_deref()), (None, None));
+    assert_eq!(s.reallocated_sectors, Some(0));
+    assert_eq!(s.pending_sectors, Some(0));
+    assert_eq!(s.offline_uncorrectable, Some(0));
+    assert_eq!(s.crc_errors, Some(0));
+    assert_eq!(s.temperature_c, Some(29));
+}
+
+#[test]
+fn smartctl_json_of_nvme_drives() {
+    let s = smartctl("nvme_media_errors.json");
+    assert!(s.read);
+    assert_eq!(s.model.as_deref(), Some("Samsung SSD 970 EVO 500GB"));
+    assert_eq!(s.media_errors, Some(7));
+    assert_eq!(s.critical_warning, Some(0));
+    assert_eq!(s.percentage_used, Some(3));
+    assert_eq!((s.pending_sectors, s.crc_errors), (None, None));
+    let s = smartctl("nvme_healthy.json");
+    assert_eq!((s.media_errors, s.critical_warning), (Some(0), Some(0)));
+    assert_eq!(s.power_on_hours, Some(6487));
+}
+
+#[test]
+fn smartctl_json_of_a_loop_device_says_why() {
+    let s = smartctl("loop_device.json");
+    assert!(!s.read);
+    assert_eq!(
+        s.note.as_deref(),
+        Some("/dev/loop0: Unable to detect device type")
+    );
+}
+
+#[test]
+fn smart_of_documents_without_the_newer_counters() {
+    // A `smart` object as versions before the CRC, offline-uncorrectable and critical-warning counters wrote it.
+    let old = r#"{"read": true, "note": null, "model": "M", "serial": null, "firmware": null,
+        "rotation_rate_rpm": 0, "passed": true, "temperature_c": 30, "power_on_hours": 10,
+        "reallocated_sectors": 1, "pending_sectors": 0, "media_errors": null, "percentage_used": null}"#;
+    let s: drivescope_probe::Smart = serde_json::from_str(old).expect("older smart object");
+    assert_eq!(s.reallocated_sectors, Some(1));
+    assert_eq!(
+        (s.crc_errors, s.offline_uncorrectable, s.critical_warning),
+        (None, None, None)
+    );
+}
+
+#[test]
+fn smart_source_follows_block_devices_only() {
+    use drivescope_probe::smart_drive::{source, Source};
+    // A partition's drive is its disk; the identity's own reading comes with it.
+    let f = fixture("sata_ahci");
+    let part = id("sata_ahci", &f.join("dev/sda1"));
+    match source(&part) {
+        Source::Drive { node, reading } => {
+            assert!(node.ends_with("dev/sda"), "{}", node.display());
+            assert!(reading.is_some_and(|r| !r.read));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A loop device has no drive of its own, though its backing file lies on one.
+    let lo = id("sata_ahci", &f.join("dev/loop0"));
+    assert!(
+        lo.devices().count() > 0,
+        "the backing file lies on a drive: {lo:#?}"
+    );
+    match source(&lo) {
+        Source::Virtual { node } => assert!(node.ends_with("dev/loop0"), "{}", node.display()),
+        other => panic!("{other:?}"),
+    }
+    // A file is no drive.
+    let file = id("sata_ahci", &real_file());
+    assert_eq!(source(&file), Source::NotBlock);
+}

@@ -61,6 +61,11 @@ const SMARTCTL: &[&str] = &[
     "smartctl/ata.json",
     "smartctl/nvme.json",
     "smartctl/open_failed.json",
+    "smartctl/ata_failing.json",
+    "smartctl/ata_attributes.json",
+    "smartctl/nvme_healthy.json",
+    "smartctl/nvme_media_errors.json",
+    "smartctl/loop_device.json",
 ];
 const ATA_ID: &[&str] =
     &["sata_ahci/sys/devices/pci0000:00/0000:00:17.0/ata1/link1/dev1.0/ata_device/dev1.0/id"];

@@ -7,6 +7,7 @@
 
 use crate::header::Header;
 use crate::scan::ScanRecord;
+use drivescope_probe::Smart;
 use serde::{Deserialize, Serialize};
 
 /// A group screen (`"kind": "screen"`).
@@ -51,9 +52,53 @@ pub struct Member {
     /// Earlier stored scans of the same model (other runs than this group's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<History>,
+    /// SMART as `smartctl --json` read it before the drive's scan began (a resumed group keeps the reading
+    /// of its first start), or why it could not be read. None in documents of versions that did not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smart_before: Option<Smart>,
+    /// SMART read again after the drive's scan ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smart_after: Option<Smart>,
     /// The verdict the criteria give (filled by the analysis).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<DriveVerdict>,
+}
+
+impl Member {
+    /// Why the drive's SMART was not read, said once: the reason before the scan, else the one after. None
+    /// when both readings succeeded, or when there are none (a target that is not a drive, a document of a
+    /// version that did not read SMART).
+    pub fn smart_not_read(&self) -> Option<String> {
+        let failed = |s: &Option<Smart>| {
+            let s = s.as_ref().filter(|s| !s.read)?;
+            Some(
+                s.note
+                    .clone()
+                    .unwrap_or_else(|| "smartctl gave no health data".into()),
+            )
+        };
+        let say = |when: &str, why: String| {
+            if why.contains("SMART not read") {
+                why // the note says it already (smartctl not installed)
+            } else {
+                format!("SMART not read{when}: {why}")
+            }
+        };
+        match (failed(&self.smart_before), failed(&self.smart_after)) {
+            (Some(b), Some(a)) if a == b => Some(say("", b)),
+            (Some(b), _) => Some(say(" before the scan", b)),
+            (None, Some(a)) => Some(say(" after the scan", a)),
+            (None, None) => None,
+        }
+    }
+
+    /// The latest SMART reading that succeeded: after the scan, else before it.
+    pub fn smart_latest(&self) -> Option<&Smart> {
+        fn ok(s: &Option<Smart>) -> Option<&Smart> {
+            s.as_ref().filter(|s| s.read)
+        }
+        ok(&self.smart_after).or(ok(&self.smart_before))
+    }
 }
 
 /// Earlier full scans of drives of the same model, from the results store.
@@ -167,6 +212,17 @@ pub enum Rule {
     BelowSiblings,
     BelowHistory,
     Incomplete,
+    /// A SMART count of damaged sectors (reallocated, pending, offline uncorrectable, NVMe media errors)
+    /// grew during the scan.
+    SmartGrew,
+    /// SMART reports sectors pending reallocation.
+    SmartPending,
+    /// The link's CRC error count grew during the scan: a cable or connector.
+    SmartCrc,
+    /// An NVMe critical warning is set.
+    SmartCriticalWarning,
+    /// The drive's own overall-health self-assessment failed.
+    SmartFailed,
     /// A rule this version does not know.
     #[serde(untagged)]
     Other(String),

@@ -1,9 +1,10 @@
 //! A group screen side by side: one column per drive, one row per number (size, rates, latencies, bands,
-//! slow commands, failed sectors, read-back errors, duration, verdict), the best and the worst of each row
+//! slow commands, failed sectors, read-back errors, SMART, duration, verdict), the best and the worst of each row
 //! marked. This is the model; the text, HTML and CSV render it.
 
 use crate::compare::{marks, Cell, Mark};
 use crate::metrics::Better;
+use drivescope_probe::Smart;
 use drivescope_record::{DeviceSummary, Grade, Member, ScanRecord, ScreenRecord};
 use drivescope_units::{format_ns, format_size};
 use serde::Serialize;
@@ -201,6 +202,7 @@ impl Sheet {
                 count(verify_errors(s)?)
             });
         }
+        smart_rows(&mut b, r);
         b.row("duration_ns", "duration", Neither, |s| {
             Some((s.duration_ns as f64, duration(s.duration_ns)))
         });
@@ -224,6 +226,64 @@ impl Sheet {
         self.rows
             .iter()
             .any(|r| r.cells.iter().any(|c| c.mark != Mark::None))
+    }
+}
+
+/// The SMART counts a screen reads before and after each scan, as table rows: key, label, field.
+/// A count of a SMART reading.
+type Count = fn(&Smart) -> Option<u64>;
+
+const SMART_COUNTS: [(&str, &str, Count); 6] = [
+    ("smart.reallocated_sectors", "reallocated", |s| {
+        s.reallocated_sectors
+    }),
+    ("smart.pending_sectors", "pending", |s| s.pending_sectors),
+    ("smart.offline_uncorrectable", "uncorrectable", |s| {
+        s.offline_uncorrectable
+    }),
+    ("smart.crc_errors", "CRC errors", |s| s.crc_errors),
+    ("smart.media_errors", "media errors", |s| s.media_errors),
+    ("smart.critical_warning", "crit. warning", |s| {
+        s.critical_warning
+    }),
+];
+
+/// SMART of each drive, when the screen read it: whether it was read (a drive SMART could not reach says
+/// `not read` here, once), then each count some drive reported, after the scan (`before → after` when it
+/// changed).
+fn smart_rows(b: &mut Builder, r: &ScreenRecord) {
+    let read = |m: &Member| m.smart_before.is_some() || m.smart_after.is_some();
+    if !r.members.iter().any(read) {
+        return;
+    }
+    let status = r
+        .members
+        .iter()
+        .map(|m| match (read(m), m.smart_latest()) {
+            (false, _) => None,
+            (true, Some(_)) => Some((1.0, "read".to_string())),
+            (true, None) => Some((0.0, "not read".to_string())),
+        })
+        .collect();
+    b.push("smart", "SMART", Better::Neither, status);
+    for (key, label, field) in SMART_COUNTS {
+        let values: Vec<Value> = r
+            .members
+            .iter()
+            .map(|m| {
+                let now = field(m.smart_latest()?)?;
+                let was = m.smart_before.as_ref().filter(|s| s.read).and_then(field);
+                let text = match was {
+                    Some(w) if w != now => format!("{w} → {now}"),
+                    _ if key == "smart.critical_warning" => format!("{now:#04x}"),
+                    _ => crate::format::thousands(now as f64),
+                };
+                Some((now as f64, text))
+            })
+            .collect();
+        if values.iter().any(Option::is_some) {
+            b.push(key, label, Better::Lower, values);
+        }
     }
 }
 

@@ -2,12 +2,13 @@
 //! or incomplete, with the rules that decided it), and whether the drives share a path that caps them.
 //!
 //! A verdict is the worst grade of its reasons; each reason is one sentence with the numbers. The rules read
-//! the scan record alone (and, for the comparisons, the other drives' scans and the stored history), so a
-//! stored group is judged again the same way.
+//! the scan record alone (and, for the comparisons, the other drives' scans and the stored history; for
+//! SMART, the drive's readings before and after its scan), so a stored group is judged again the same way.
 
 mod latency;
 mod shared;
 mod siblings;
+mod smart;
 mod surface;
 
 pub use shared::{shared_path, SHARED_BELOW};
@@ -49,6 +50,7 @@ pub fn verdict(m: &Member, siblings: &[&Member], c: &Criteria) -> DriveVerdict {
         )),
         None => {}
     }
+    reasons.extend(smart::smart(m));
     // Worst first: the first reason is the one that decided the grade.
     reasons.sort_by_key(|r| std::cmp::Reverse(r.grade));
     DriveVerdict {

@@ -17,6 +17,7 @@ pub mod runs;
 pub mod scan;
 pub mod screen;
 pub mod screen_criteria;
+pub mod screen_smart;
 pub mod serve;
 pub mod show;
 pub mod soak;

@@ -1,5 +1,6 @@
 //! `drivescope screen`: arguments -> the drives opened (through the write gate, all of them before
-//! anything is written) -> shared-path reads -> drivescope_core::screen::scan_all -> verdicts -> outputs.
+//! anything is written) -> SMART -> shared-path reads -> drivescope_core::screen::scan_all -> SMART again ->
+//! verdicts -> outputs.
 
 use super::args::{parse_duration, parse_error_budget, parse_size, parse_size_or_percent};
 use super::args::{EngineArg, ReapArg};
@@ -166,6 +167,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         scan::plan(&c, t).with_context(|| t.spec.clone())?;
     }
     let devices: Vec<_> = specs.iter().map(|s| crate::identity::of(s)).collect();
+    let smart_before = super::screen_smart::before(&devices);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let started = Instant::now();
@@ -245,6 +247,8 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         v.finish();
     }
 
+    let smart_after = super::screen_smart::after(&devices, &to_scan);
+
     // Each drive's result, in the order given; drives that had finished keep theirs.
     let mut members: Vec<Member> = match &prior {
         Some((_, p)) => p.members.clone(),
@@ -256,6 +260,8 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
                 scan: None,
                 error: None,
                 history: None,
+                smart_before: None,
+                smart_after: None,
                 verdict: None,
             })
             .collect(),
@@ -278,6 +284,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    super::screen_smart::fill(&mut members, &to_scan, smart_before, smart_after);
     let interrupted = members.iter().any(|m| {
         m.scan
             .as_ref()

@@ -91,6 +91,8 @@ pub fn screen(seed: u64, drives: usize) -> ScreenRecord {
             scan: Some(Box::new(s)),
             error: None,
             history: None,
+            smart_before: None,
+            smart_after: None,
             verdict: Some(verdict),
         });
     }

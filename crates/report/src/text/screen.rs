@@ -92,6 +92,13 @@ pub fn print_screen(r: &ScreenRecord, out: &mut dyn Write) -> std::io::Result<()
     if sheet.marked() {
         writeln!(out, "(* best, ! worst)")?;
     }
+    for m in &r.members {
+        if let Some(why) = m.smart_not_read() {
+            for l in wrapped(&format!("{}: ", m.target), &why) {
+                writeln!(out, "{l}")?;
+            }
+        }
+    }
     reasons(r, out)?;
     if let Some(sp) = &r.shared_path {
         shared(r, sp, out)?;
