@@ -10,6 +10,8 @@ mod run;
 #[cfg(test)]
 mod scripted_tests;
 mod soak;
+#[cfg(test)]
+mod soak_tests;
 mod steps;
 pub mod watch;
 #[cfg(test)]
