@@ -210,7 +210,7 @@ impl Shape<'_> {
             workload,
             test: self.o.test.name(),
             rw: self.o.rw.into(),
-            load: self.load.clone(),
+            load: self.load,
             duration_ns: part.duration_ns,
             interval_ns: self.interval_ns,
             bytes: part.bytes,
