@@ -25,19 +25,20 @@ pub struct Written {
 /// Start the writer for the store at `path`: the job hands its snapshots to the returned
 /// [`Checkpoints`], `stamp` makes each the document saved (adding who saved it, and what the
 /// job does not know itself), in place of run `over` when given (a run continued in place),
-/// else as a new run. A snapshot that arrives while the last one is still being written is
+/// else as a new run; `job` names the command in messages. A snapshot that arrives while the last one is still being written is
 /// dropped (the next one follows an interval later).
 pub fn start<R: Send + 'static>(
     path: Location,
     every: Duration,
     over: Option<RunId>,
+    job: &'static str,
     stamp: impl Fn(R, Checkpoint) -> Document + Send + 'static,
 ) -> (Writer, Checkpoints<R>) {
     let every_ns = every.as_nanos().min(u64::MAX as u128) as u64;
     let (tx, rx) = mpsc::sync_channel::<R>(1);
     let thread = std::thread::Builder::new()
         .name("checkpoints".into())
-        .spawn(move || write_all(&path, every_ns, over, &stamp, rx))
+        .spawn(move || write_all(&path, every_ns, over, job, &stamp, rx))
         .expect("start the checkpoint thread");
     let checkpoints = Checkpoints {
         every_ns,
@@ -60,6 +61,7 @@ fn write_all<R>(
     path: &Location,
     every_ns: u64,
     over: Option<RunId>,
+    job: &str,
     stamp: &dyn Fn(R, Checkpoint) -> Document,
     rx: mpsc::Receiver<R>,
 ) -> Written {
@@ -84,7 +86,7 @@ fn write_all<R>(
             store = None; // opened again for the next one
             if !told {
                 eprintln!(
-                    "drivescope: a checkpoint was not saved in {}: {}; the run goes on",
+                    "drivescope: a checkpoint was not saved in {}: {}; the {job} goes on",
                     super::store_opts::shown(path),
                     e.fault(path)
                 );

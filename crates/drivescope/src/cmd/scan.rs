@@ -218,7 +218,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
                 rec.checkpoint = Some(me);
                 rec.into()
             };
-            Some(super::checkpoints::start(path, every, None, stamp))
+            Some(super::checkpoints::start(path, every, None, "scan", stamp))
         }
         _ => None,
     };

@@ -136,7 +136,7 @@ pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
                 rec.checkpoint = Some(me);
                 rec.into()
             };
-            Some(super::checkpoints::start(path, every, over, stamp))
+            Some(super::checkpoints::start(path, every, over, "soak", stamp))
         }
         _ => None,
     };
