@@ -2,6 +2,7 @@
 
 pub mod aligned;
 pub mod bench;
+pub mod checkpoint;
 pub mod engine;
 pub mod loopdev;
 pub mod rank_target;

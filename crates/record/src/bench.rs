@@ -157,4 +157,48 @@ pub struct SoakRecord {
     /// First interval's rate over the steady rate.
     pub first_to_steady: Option<f64>,
     pub steps: Vec<Step>,
+    /// Where the soak was continued after it stopped (`soak --resume`), oldest first: the
+    /// series goes on at `at_ns` after a gap of wall-clock time nothing was measured in.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub resumed: Vec<SoakGap>,
+    /// What `soak --resume` needs to continue a soak that stopped before its duration.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub resume: Option<SoakResume>,
+    /// Set on a checkpoint: the document a soak saves while it runs (`soak --checkpoint`),
+    /// replaced by its final document when it ends. One left in the store is a soak that is
+    /// still running or was killed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub checkpoint: Option<crate::Checkpoint>,
+}
+
+/// A gap in a resumed soak's series: the soak stopped (killed, interrupted) and went on
+/// later with `soak --resume`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SoakGap {
+    /// Where the resumed part starts on the series' time axis (measured time, ns); the
+    /// points before it were measured before the gap.
+    pub at_ns: u64,
+    /// Wall-clock time between the last measurement kept and the resumed part's start, ns.
+    pub gap_ns: u64,
+    /// When the resumed part started (RFC 3339).
+    pub started_at: String,
+}
+
+/// The state a soak that stopped early leaves for `soak --resume`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SoakResume {
+    /// The duration asked for, ns (`duration_ns` is the part measured so far).
+    pub planned_ns: u64,
+    /// Relative change of the rate that counts as a step.
+    pub step_threshold: f64,
+    /// Reads in percent of a mixed soak.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub read_pct: Option<u8>,
+    /// Every latency so far (the document keeps only their summary).
+    pub histogram: HistogramOut,
+    /// Where each sequential worker's stream stood, in blocks from its slice's start.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub next_blocks: Vec<u64>,
+    /// When the last measurement kept ended, ns after the Unix epoch.
+    pub saved_unix_ns: u64,
 }

@@ -28,7 +28,8 @@ mod time;
 mod verify;
 
 pub use bench::{
-    BenchRecord, Load, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
+    BenchRecord, Load, RunValues, SoakGap, SoakRecord, SoakResume, Step, SweepCell, SweepRecord,
+    TestResult, Workload,
 };
 pub use device::DeviceSummary;
 pub use diagnose::{

@@ -9,8 +9,8 @@ pub enum RunState {
     Interrupted,
     /// The device went away during the run.
     DeviceLost,
-    /// A checkpoint of a scan: the scan is still running, or it was killed before it could
-    /// save its own document (see [`crate::Checkpoint`]).
+    /// A checkpoint of a scan or a soak: the run is still going, or it was killed before it
+    /// could save its own document (see [`crate::Checkpoint`]).
     Checkpoint,
 }
 
@@ -48,7 +48,7 @@ impl crate::Document {
     pub fn state(&self) -> Option<RunState> {
         use crate::Document as D;
         let interrupted = match self {
-            D::Scan(r) if r.checkpoint.is_some() => return Some(RunState::Checkpoint),
+            _ if self.checkpoint().is_some() => return Some(RunState::Checkpoint),
             D::Scan(r) if r.device_lost.is_some() => return Some(RunState::DeviceLost),
             D::Scan(r) => r.interrupted,
             D::Bench(r) => r.workload.interrupted,
@@ -66,6 +66,17 @@ impl crate::Document {
         } else {
             RunState::Finished
         })
+    }
+}
+
+impl crate::Document {
+    /// Who saved this document while the run went on, when it is a checkpoint.
+    pub fn checkpoint(&self) -> Option<&crate::Checkpoint> {
+        match self {
+            crate::Document::Scan(r) => r.checkpoint.as_ref(),
+            crate::Document::Soak(r) => r.checkpoint.as_ref(),
+            _ => None,
+        }
     }
 }
 

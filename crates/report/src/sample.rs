@@ -470,6 +470,9 @@ pub fn soak(seed: u64, seconds: u64) -> SoakRecord {
             to_mb_per_s: 980.0,
             change: 980.0 / 3100.0 - 1.0,
         }],
+        resumed: vec![],
+        resume: None,
+        checkpoint: None,
     }
 }
 

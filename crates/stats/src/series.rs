@@ -59,6 +59,20 @@ impl Series {
         self.hist.record(latency_ns);
     }
 
+    /// The interval a completion at `done_ns` falls in (0 for the first).
+    #[inline]
+    pub fn index_of(&self, done_ns: u64) -> u64 {
+        done_ns.saturating_sub(self.origin_ns) / self.interval_ns
+    }
+
+    /// Close every interval before `idx` (none may be recorded into again: a later completion
+    /// timed before it lands in the current interval) and return the points so far, one per
+    /// interval before `idx`.
+    pub fn cut(&mut self, idx: u64) -> &[SeriesPoint] {
+        self.roll_to(idx);
+        &self.points
+    }
+
     fn roll_to(&mut self, idx: u64) {
         while self.current < idx {
             self.flush(self.interval_ns);
@@ -131,6 +145,26 @@ mod tests {
         assert_eq!(p[2].t_ns, 2_500_000_000);
         assert!((p[2].mb_per_s - 10.0).abs() < 1e-9);
         assert_eq!(p[2].p99_ns, 2000);
+    }
+
+    #[test]
+    fn a_cut_closes_the_intervals_before_it() {
+        let mut s = Series::starting_at(100, 1000);
+        s.record(100 + 10, 7, 1);
+        s.record(100 + 1500, 5, 1);
+        assert_eq!(s.index_of(100 + 2999), 2);
+        let p = s.cut(3).to_vec();
+        assert_eq!(p.len(), 3);
+        assert_eq!(
+            p.iter().map(|x| (x.t_ns, x.bytes)).collect::<Vec<_>>(),
+            [(1000, 7), (2000, 5), (3000, 0)]
+        );
+        // a late completion (timed before the cut) counts in the interval after it
+        s.record(100 + 2500, 3, 1);
+        let all = s.finish(100 + 4000);
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[3].bytes, 3);
+        assert_eq!(all[..3], p[..]);
     }
 
     #[test]

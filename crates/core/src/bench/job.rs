@@ -21,10 +21,12 @@ pub struct WorkerStats {
     pub last_done_ns: u64,
     pub series: Option<Series>,
     pub cpu_ns: u64,
+    /// Where a sequential stream stood at the end, in blocks from the slice's start.
+    pub next_block: u64,
 }
 
 /// A worker's job.
-pub struct IoJob {
+pub struct IoJob<'c> {
     access: Access,
     rw: Rw,
     block_size: u64,
@@ -38,9 +40,11 @@ pub struct IoJob {
     pub stats: WorkerStats,
     /// This worker's live counters, when a view watches the run.
     pub lane: Option<super::watch::LaneWriter>,
+    /// This worker's part in a soak's checkpoints, when it takes them.
+    pub(crate) cut: Option<super::cut::CutHandle<'c>>,
 }
 
-impl IoJob {
+impl IoJob<'_> {
     /// A job over `[lo, lo + len)` (len a multiple of block_size) for `duration_ns` from its
     /// first command. A sequential job starts at the region's start and wraps around.
     #[allow(clippy::too_many_arguments)]
@@ -66,6 +70,7 @@ impl IoJob {
             series_interval_ns,
             rng: Rng::new(seed),
             lane: None,
+            cut: None,
             stats: WorkerStats {
                 hist: Histogram::new(),
                 submit_hist: Histogram::new(),
@@ -79,12 +84,13 @@ impl IoJob {
                 last_done_ns: 0,
                 series: None,
                 cpu_ns: 0,
+                next_block: 0,
             },
         }
     }
 }
 
-impl Job for IoJob {
+impl Job for IoJob<'_> {
     #[inline]
     fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
         if self.stats.first_issue_ns.is_none() {
@@ -124,6 +130,9 @@ impl Job for IoJob {
 
     #[inline]
     fn complete(&mut self, c: &Completion) {
+        if let Some(cut) = self.cut.as_mut() {
+            cut.before(&mut self.stats, self.next_block, c.done_ns);
+        }
         let s = &mut self.stats;
         s.commands += 1;
         s.last_done_ns = s.last_done_ns.max(c.done_ns);
@@ -159,7 +168,17 @@ impl Job for IoJob {
     }
 }
 
-impl IoJob {
+impl IoJob<'_> {
+    /// A sequential job continues its stream at `block` (blocks from its slice's start).
+    pub fn start_at_block(&mut self, block: u64) {
+        self.next_block = block % self.blocks;
+    }
+
+    /// Where a sequential job's stream stands, in blocks from its slice's start.
+    pub fn next_block(&self) -> u64 {
+        self.next_block
+    }
+
     /// Publish the run's counts so far to the live view's lane, if one watches.
     pub fn publish(&self) {
         if let Some(l) = &self.lane {

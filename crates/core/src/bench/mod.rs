@@ -1,6 +1,7 @@
 //! Bench, sweep and soak: timed tests with CrystalDiskMark's names, queue-depth × thread
 //! grids, and sustained runs over time.
 
+mod cut;
 mod gate;
 mod job;
 mod pattern;
@@ -8,11 +9,15 @@ mod record;
 mod run;
 #[cfg(test)]
 mod scripted_tests;
+mod soak;
+#[cfg(test)]
+mod soak_tests;
 mod steps;
 pub mod watch;
 #[cfg(test)]
 mod watch_tests;
 
+pub use cut::CutResult;
 pub use gate::RunGate;
 pub(crate) use job::IoJob;
 pub use pattern::{profile, Access, Rw, TestSpec};
@@ -21,6 +26,7 @@ pub use record::{
 };
 use run::run_once_on;
 pub use run::{fill, run_once, RunOptions, RunResult};
+pub use soak::{soak, soak_gated, soak_run, SoakOptions, SoakRun};
 
 use crate::engine::{DataPattern, Engine, EngineError, EngineKind, Live, Reap};
 use crate::scan::hostname;
@@ -421,82 +427,4 @@ pub fn sweep_gated(
         queueing_gain,
         best,
     })
-}
-
-/// Settings of `soak`.
-#[derive(Debug, Clone)]
-pub struct SoakOptions {
-    pub common: Common,
-    pub test: TestSpec,
-    pub rw: Rw,
-    pub duration: Duration,
-    pub interval: Duration,
-    /// Relative change that counts as a step (0.2 = 20 %).
-    pub step_threshold: f64,
-}
-
-/// One long run with a time series.
-pub fn soak(
-    target: &Target,
-    o: &SoakOptions,
-    stop: &AtomicBool,
-) -> Result<SoakRecord, EngineError> {
-    Ok(soak_gated(target, o, None, stop)?.expect("without a gate the run starts"))
-}
-
-/// [`soak`] with its run passed through `gate` (a run several processes make together). `None`
-/// when the gate let no run start (another process stopped or failed first).
-pub fn soak_gated(
-    target: &Target,
-    o: &SoakOptions,
-    mut gate: Option<&mut dyn RunGate>,
-    stop: &AtomicBool,
-) -> Result<Option<SoakRecord>, EngineError> {
-    let (mut header, mut workload) = start(Kind::Soak, target, &o.common);
-    let interval_ns = (o.interval.as_nanos() as u64).max(1_000_000);
-    let mut opts = o.common.run_options(o.duration, Some(interval_ns));
-    if let Some(g) = gate.as_deref_mut() {
-        match g.before_run(opts.duration_ns, stop) {
-            Some(d) => opts.duration_ns = d,
-            None => return Ok(None),
-        }
-    }
-    let r = run_once(target, &o.test, o.rw, &opts, stop)?;
-    check_errors(&r, &o.test.name())?;
-    if let Some(g) = gate {
-        g.after_run(&r);
-    }
-    let series = r.series.clone().unwrap_or_default();
-    let steady_mb_per_s = steps::steady(&series);
-    let first_to_steady = series
-        .first()
-        .filter(|_| steady_mb_per_s > 0.0)
-        .map(|p| p.mb_per_s / steady_mb_per_s);
-    let found = steps::find(&series, o.step_threshold);
-    end(&mut header, &mut workload, stop);
-    Ok(Some(SoakRecord {
-        header,
-        workload,
-        test: o.test.name(),
-        rw: o.rw.into(),
-        load: Load {
-            block_size: o.test.block_size,
-            queue_depth: o.test.queue_depth,
-            threads: o.test.threads,
-            engine: r.engine,
-            reap: r.reap,
-        },
-        duration_ns: r.duration_ns,
-        interval_ns,
-        bytes: r.bytes,
-        commands: r.commands,
-        errors: r.errors,
-        mb_per_s: r.mb_per_s(),
-        iops: r.iops(),
-        latency: r.hist.summary(),
-        series,
-        steady_mb_per_s,
-        first_to_steady,
-        steps: found,
-    }))
 }

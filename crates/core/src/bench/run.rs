@@ -1,6 +1,7 @@
 //! One timed run of a test: its worker threads (one ring each), started together on a
 //! shared clock, each issuing until the deadline; their statistics merged.
 
+use super::cut::{Cut, CutResult};
 use super::job::{thread_cpu_ns, IoJob, WorkerStats};
 use super::pattern::{Access, Rw, TestSpec};
 use crate::engine::{
@@ -30,6 +31,9 @@ pub struct RunResult {
     /// Per-interval series when asked for (threads merged: bytes and commands summed, p99
     /// the highest of the threads').
     pub series: Option<Vec<SeriesPoint>>,
+    /// Where each worker's sequential stream stood at the end, in blocks from its slice's
+    /// start.
+    pub next_blocks: Vec<u64>,
 }
 
 impl RunResult {
@@ -90,6 +94,28 @@ pub(crate) fn run_once_on<E: Engine>(
     opts: &RunOptions,
     stop: &AtomicBool,
 ) -> Result<RunResult, EngineError> {
+    run_continued(dev, target, spec, rw, opts, stop, Continued::default())
+}
+
+/// What a soak adds to a run: where the sequential streams start, and checkpoints (a cut of
+/// the run every so often, handed to a callback on a thread of its own; the run needs a
+/// series).
+#[derive(Default)]
+pub(crate) struct Continued<'a> {
+    pub next_blocks: &'a [u64],
+    pub cuts: Option<(std::time::Duration, &'a mut (dyn FnMut(CutResult) + Send))>,
+}
+
+/// [`run_once_on`], continued as `cont` says.
+pub(crate) fn run_continued<E: Engine>(
+    dev: &E,
+    target: &Target,
+    spec: &TestSpec,
+    rw: Rw,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    cont: Continued<'_>,
+) -> Result<RunResult, EngineError> {
     let engine = engine::resolve(opts.engine, target, spec.queue_depth as usize)?;
     let reap = engine::resolve_reap(
         opts.reap,
@@ -109,13 +135,22 @@ pub(crate) fn run_once_on<E: Engine>(
     let blocks = (opts.region / bs).max(1);
     let clock = dev.clock();
     let barrier = Barrier::new(spec.threads as usize);
+    let cut = Cut::new(spec.threads as usize);
+    let cutting = cont.cuts.is_some() && opts.series_interval_ns.is_some();
     if let Some(w) = opts.watch {
         w.begin(format!("{} {}", spec.name(), rw.label()));
     }
     let results: Vec<Result<WorkerStats, EngineError>> = std::thread::scope(|s| {
+        if let (Some((every, on_cut)), Some(interval_ns)) = (cont.cuts, opts.series_interval_ns) {
+            let (clock, cut) = (&clock, &cut);
+            s.spawn(move || {
+                cut.coordinate(clock, interval_ns, opts.duration_ns, every, stop, on_cut)
+            });
+        }
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (clock, barrier, cfg) = (&clock, &barrier, &cfg);
+                let (clock, barrier, cfg, cut) = (&clock, &barrier, &cfg, &cut);
+                let start_block = cont.next_blocks.get(t as usize).copied();
                 s.spawn(move || {
                     // Sequential workers each stream through their own slice; random ones
                     // spread over the whole region.
@@ -140,12 +175,20 @@ pub(crate) fn run_once_on<E: Engine>(
                     job.lane = opts
                         .watch
                         .map(|w| super::watch::LaneWriter::new(w.lane(t as usize)));
+                    if let Some(b) = start_block {
+                        job.start_at_block(b);
+                    }
+                    if cutting {
+                        job.cut = Some(cut.handle(t as usize));
+                    }
                     barrier.wait();
                     let cpu0 = thread_cpu_ns();
                     let ran = dev.run(cfg, seed, clock, stop, &mut job);
+                    cut.ended.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     job.publish();
                     ran?;
                     job.stats.cpu_ns = thread_cpu_ns() - cpu0;
+                    job.stats.next_block = job.next_block();
                     Ok(job.stats)
                 })
             })
@@ -169,6 +212,7 @@ pub(crate) fn run_once_on<E: Engine>(
         submit_hist: Histogram::new(),
         cpu_ns: 0,
         series: None,
+        next_blocks: Vec::new(),
     };
     let mut start = u64::MAX;
     let mut end = 0;
@@ -186,6 +230,7 @@ pub(crate) fn run_once_on<E: Engine>(
         out.hist.merge(&w.hist);
         out.submit_hist.merge(&w.submit_hist);
         out.cpu_ns += w.cpu_ns;
+        out.next_blocks.push(w.next_block);
         if let Some(s) = w.series {
             series.push(s.finish(w.last_done_ns));
         }
@@ -201,7 +246,7 @@ pub(crate) fn run_once_on<E: Engine>(
     Ok(out)
 }
 
-fn merge_series(all: Vec<Vec<SeriesPoint>>) -> Vec<SeriesPoint> {
+pub(crate) fn merge_series(all: Vec<Vec<SeriesPoint>>) -> Vec<SeriesPoint> {
     let n = all.iter().map(|s| s.len()).max().unwrap_or(0);
     (0..n)
         .map(|i| {

@@ -1,10 +1,9 @@
-//! `scan --checkpoint`: a running scan's snapshots saved in the results store as one run,
-//! updated in place, by a thread of their own (at a lower priority) so the scan never waits
-//! for the store.
+//! `scan --checkpoint`, `soak --checkpoint`: a running job's snapshots saved in the results
+//! store as one run, updated in place, by a thread of their own (at a lower priority) so the
+//! job never waits for the store.
 
-use drivescope_core::scan::{checkpoint, Checkpoints, ScanRecord};
-use drivescope_probe::Identity;
-use drivescope_record::Document;
+use drivescope_core::checkpoint::{self, Checkpoints};
+use drivescope_record::{Checkpoint, Document};
 use drivescope_store::{Location, RunId, Store};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -23,21 +22,23 @@ pub struct Written {
     pub cpu_ns: u64,
 }
 
-/// What every snapshot carries besides the scan's own numbers.
-pub struct Stamp {
-    pub device: Option<Identity>,
-    pub resumed_from: Option<i64>,
-}
-
-/// Start the writer for the store at `path`; the scan hands its snapshots to the returned
-/// [`Checkpoints`]. A snapshot that arrives while the last one is still being written is
+/// Start the writer for the store at `path`: the job hands its snapshots to the returned
+/// [`Checkpoints`], `stamp` makes each the document saved (adding who saved it, and what the
+/// job does not know itself), in place of run `over` when given (a run continued in place),
+/// else as a new run; `job` names the command in messages. A snapshot that arrives while the last one is still being written is
 /// dropped (the next one follows an interval later).
-pub fn start(path: Location, every: Duration, stamp: Stamp) -> (Writer, Checkpoints) {
+pub fn start<R: Send + 'static>(
+    path: Location,
+    every: Duration,
+    over: Option<RunId>,
+    job: &'static str,
+    stamp: impl Fn(R, Checkpoint) -> Document + Send + 'static,
+) -> (Writer, Checkpoints<R>) {
     let every_ns = every.as_nanos().min(u64::MAX as u128) as u64;
-    let (tx, rx) = mpsc::sync_channel::<ScanRecord>(1);
+    let (tx, rx) = mpsc::sync_channel::<R>(1);
     let thread = std::thread::Builder::new()
         .name("checkpoints".into())
-        .spawn(move || write_all(&path, every_ns, &stamp, rx))
+        .spawn(move || write_all(&path, every_ns, over, job, &stamp, rx))
         .expect("start the checkpoint thread");
     let checkpoints = Checkpoints {
         every_ns,
@@ -49,29 +50,28 @@ pub fn start(path: Location, every: Duration, stamp: Stamp) -> (Writer, Checkpoi
 }
 
 impl Writer {
-    /// Wait for the last snapshot to be written (the scan has ended and dropped its
+    /// Wait for the last snapshot to be written (the job has ended and dropped its
     /// [`Checkpoints`]).
     pub fn finish(self) -> Written {
         self.thread.join().unwrap_or_default()
     }
 }
 
-fn write_all(
+fn write_all<R>(
     path: &Location,
     every_ns: u64,
-    stamp: &Stamp,
-    rx: mpsc::Receiver<ScanRecord>,
+    over: Option<RunId>,
+    job: &str,
+    stamp: &dyn Fn(R, Checkpoint) -> Document,
+    rx: mpsc::Receiver<R>,
 ) -> Written {
     checkpoint::background_thread();
     let me = checkpoint::this_process(every_ns);
     let mut store: Option<Store> = None;
-    let mut run: Option<RunId> = None;
+    let mut run: Option<RunId> = over;
     let mut told = false;
-    for mut rec in rx {
-        rec.header.device = stamp.device.clone();
-        rec.resumed_from = stamp.resumed_from;
-        rec.checkpoint = Some(me.clone());
-        let doc = Document::from(rec);
+    for rec in rx {
+        let doc = stamp(rec, me.clone());
         let saved = (|| {
             let s = match store.as_mut() {
                 Some(s) => s,
@@ -86,7 +86,7 @@ fn write_all(
             store = None; // opened again for the next one
             if !told {
                 eprintln!(
-                    "drivescope: a checkpoint was not saved in {}: {}; the scan goes on",
+                    "drivescope: a checkpoint was not saved in {}: {}; the {job} goes on",
                     super::store_opts::shown(path),
                     e.fault(path)
                 );
@@ -98,4 +98,15 @@ fn write_all(
         run,
         cpu_ns: checkpoint::thread_cpu_ns(),
     }
+}
+
+/// `--resume` refuses a run whose checkpoint names a process that is still running.
+pub fn refuse_running(doc: &Document, id: i64) -> anyhow::Result<()> {
+    if let Some(c) = doc.checkpoint().filter(|c| checkpoint::still_running(c)) {
+        anyhow::bail!(
+            "run {id} is still running (process {}); continue it once that process has ended",
+            c.pid
+        );
+    }
+    Ok(())
 }

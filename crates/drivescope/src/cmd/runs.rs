@@ -78,16 +78,15 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// How a run ended, as `runs` shows it: a checkpoint is a scan that is `running`, or, when its
-/// process has gone (killed, crashed, the machine went down), `interrupted`.
+/// How a run ended, as `runs` shows it: a checkpoint is a scan or soak that is `running`, or,
+/// when its process has gone (killed, crashed, the machine went down), `interrupted`.
 fn state(store: &drivescope_store::Store, r: &drivescope_store::RunInfo) -> Option<&'static str> {
-    use drivescope_record::{Document, RunState};
+    use drivescope_record::RunState;
     Some(match r.state? {
         RunState::Checkpoint => match store.get(r.id) {
-            Ok(Document::Scan(s))
-                if s.checkpoint
-                    .as_ref()
-                    .is_some_and(drivescope_core::scan::checkpoint::still_running) =>
+            Ok(d)
+                if d.checkpoint()
+                    .is_some_and(drivescope_core::checkpoint::still_running) =>
             {
                 "running"
             }

@@ -167,7 +167,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let plan = scan::plan(&cfg, &target)?;
     let device = crate::identity::of(&spec);
     if let Some((id, p)) = &prior {
-        check_same_device(p, &device, *id)?;
+        check_same_device(p.header.device.as_ref(), &device, *id)?;
         // a resume point outside the range is refused by the scan, in its own words
         let done = p
             .resume
@@ -210,11 +210,15 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     });
     let checkpoints = match (args.checkpoint.0, args.store.location()) {
         (Some(every), Ok(Some(path))) if cfg.quick.is_none() && cfg.verify.is_none() => {
-            let stamp = super::checkpoints::Stamp {
-                device: device.clone(),
-                resumed_from: prior.as_ref().map(|(id, _)| *id),
+            let device = device.clone();
+            let resumed_from = prior.as_ref().map(|(id, _)| *id);
+            let stamp = move |mut rec: scan::ScanRecord, me| {
+                rec.header.device = device.clone();
+                rec.resumed_from = resumed_from;
+                rec.checkpoint = Some(me);
+                rec.into()
             };
-            Some(super::checkpoints::start(path, every, stamp))
+            Some(super::checkpoints::start(path, every, None, "scan", stamp))
         }
         _ => None,
     };
@@ -343,21 +347,11 @@ fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::Scan
     let store = args.store.open_store()?;
     let id = super::store_opts::resolve(&store, run)?;
     let doc = store.get(id)?;
+    super::checkpoints::refuse_running(&doc, id.0)?;
     let drivescope_record::Document::Scan(rec) = doc else {
         anyhow::bail!("run {} is not a scan; only scans can be resumed", id.0);
     };
     let rec = *rec;
-    if let Some(c) = rec
-        .checkpoint
-        .as_ref()
-        .filter(|c| scan::checkpoint::still_running(c))
-    {
-        anyhow::bail!(
-            "run {} is still running (process {}); continue it once that process has ended",
-            id.0,
-            c.pid
-        );
-    }
     if !rec.interrupted || rec.resume.is_none() {
         anyhow::bail!(
             "run {} {}; nothing to resume",
@@ -373,15 +367,13 @@ fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::Scan
 }
 
 /// The device must be the one of the interrupted run: same serial numbers when it had any.
-fn check_same_device(
-    prior: &scan::ScanRecord,
+pub fn check_same_device(
+    prior: Option<&Identity>,
     now: &Option<Identity>,
     id: i64,
 ) -> anyhow::Result<()> {
-    let then = serials(prior.header.device.as_ref());
-    let current = serials(now.as_ref());
-    if !then.is_empty() && then != current {
-        return Err(super::Refused(format!(
+    drivescope_core::checkpoint::same_device(prior, now.as_ref()).map_err(|(then, current)| {
+        super::Refused(format!(
             "run {id} was made on serial {}, this device has {}; refused",
             then.join(", "),
             if current.is_empty() {
@@ -390,15 +382,6 @@ fn check_same_device(
                 current.join(", ")
             }
         ))
-        .into());
-    }
-    Ok(())
-}
-
-/// The serial numbers of every block device with hardware in the identity, top first.
-fn serials(id: Option<&Identity>) -> Vec<String> {
-    id.into_iter()
-        .flat_map(|id| id.block_devices())
-        .filter_map(|b| b.hardware.as_ref()?.serial.clone())
-        .collect()
+        .into()
+    })
 }

@@ -1,17 +1,20 @@
 //! `drivescope soak`: one test sustained over time, with its steps.
 
-use super::args::{parse_duration, parse_pct, parse_test, RwArg};
+use super::args::{parse_checkpoint, parse_duration, parse_pct, parse_test, Every, RwArg};
 use super::workload::{self, WorkloadArgs};
 use crate::live::workload::Done;
 use clap::Args;
-use drivescope_core::bench::{self, SoakOptions, TestSpec};
+use drivescope_core::bench::{self, SoakOptions, SoakRun, TestSpec};
+use drivescope_record::{Document, Kind, SoakRecord};
 use drivescope_report::text;
+use drivescope_store::RunId;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args)]
+#[command(mut_arg("target", |a| a.required(false).default_value("").hide_default_value(true)))]
 pub struct SoakArgs {
     #[command(flatten)]
     pub w: WorkloadArgs,
@@ -33,6 +36,20 @@ pub struct SoakArgs {
     /// Relative change of the rate that counts as a step, in percent.
     #[arg(long, default_value = "20", value_parser = parse_pct)]
     pub step: u8,
+    /// Continue the stopped soak RUN (a stored run number, or `last`: the newest soak) for
+    /// the rest of its duration, with its test and settings, on its target (the target may
+    /// be given again: the same one). The series goes on after a gap that the document
+    /// marks, and the run is saved in place of RUN. A soak that was killed (or crashed, or the
+    /// machine went down) continues from its last checkpoint.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["test", "rw", "mix", "duration", "interval", "step"])]
+    pub resume: Option<String>,
+    /// Save the soak's series so far in the results store this often (60s, 5m; `off` for
+    /// never), as one run that the soak's result replaces when it ends: after a kill, a crash
+    /// or a power cut, `runs` shows it as interrupted and `--resume` continues it. Each
+    /// checkpoint ends on an interval of the series; the commands never stop for it.
+    #[arg(long, value_name = "INTERVAL", default_value = "60s", value_parser = parse_checkpoint,
+          conflicts_with = "no_store")]
+    pub checkpoint: Every,
     /// Under an MPI launcher: end every rank's run when the first rank's ends (a deadline
     /// shared by all ranks; see docs/scale.md).
     #[cfg(feature = "mpi")]
@@ -62,23 +79,153 @@ pub fn options(a: &SoakArgs, rw: bench::Rw, common: bench::Common) -> SoakOption
     }
 }
 
-pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
     #[cfg(feature = "mpi")]
     if crate::mpi::launched() {
         return crate::mpi::soak::run(a);
     }
-    let rw = plan(&a)?;
+    let prior = match &a.resume {
+        Some(run) => Some(load_resumable(&a, run)?),
+        None => None,
+    };
+    if let Some((_, p)) = &prior {
+        a.w.size = p.workload.size;
+        if a.w.target.is_empty() {
+            a.w.target = p.header.target.path.clone();
+        }
+    } else if a.w.target.is_empty() {
+        anyhow::bail!("give a target (a directory, a device, a file or null:SIZE)");
+    }
+    let rw = match &prior {
+        Some(_) => bench::Rw::Read, // replaced by the resumed run's own below
+        None => plan(&a)?,
+    };
+    let device = crate::identity::of(&a.w.target);
+    if let Some((id, p)) = &prior {
+        check_same_target(p, &a.w.target, &device, id.0)?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
-    let mut opened = workload::open(&a.w, &[rw], &stop)?;
-    let device = crate::identity::of(&a.w.target);
-    let live = workload::watch(&a.w, "soak", Some(a.duration), Done::Nothing, &stop);
+    let rws = [prior.as_ref().map_or(Ok(rw), |(_, p)| resumed_rw(p))?];
+    let mut opened = workload::open(&a.w, &rws, &stop)?;
+    let o = match &prior {
+        Some((_, p)) => SoakOptions::of_record(p, opened.common).map_err(anyhow::Error::msg)?,
+        None => options(&a, rw, opened.common),
+    };
+    let left = o.duration.saturating_sub(Duration::from_nanos(
+        prior.as_ref().map_or(0, |(_, p)| p.duration_ns),
+    ));
+    if let Some((id, p)) = &prior {
+        eprintln!(
+            "drivescope: resuming soak run {} after {:.1} s of {:.1} s{}",
+            id.0,
+            p.duration_ns as f64 / 1e9,
+            o.duration.as_secs_f64(),
+            match &p.checkpoint {
+                Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
+                None => String::new(),
+            }
+        );
+    }
+    let over = prior.as_ref().map(|(id, _)| *id);
+    let checkpoints = match (a.checkpoint.0, a.w.store.location()) {
+        (Some(every), Ok(Some(path))) => {
+            let device = device.clone();
+            let stamp = move |mut rec: SoakRecord, me| {
+                rec.header.device = device.clone();
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            Some(super::checkpoints::start(path, every, over, "soak", stamp))
+        }
+        _ => None,
+    };
+    let (writer, checkpoints) = checkpoints.unzip();
+    let live = workload::watch(&a.w, "soak", Some(left), Done::Nothing, &stop);
     opened.common.watch = live.as_ref().map(|l| l.watch);
-    let result = bench::soak(&opened.target, &options(&a, rw, opened.common), &stop);
+    let o = SoakOptions {
+        common: opened.common,
+        ..o
+    };
+    let run = SoakRun {
+        prior: prior.map(|(_, p)| p),
+        checkpoints,
+    };
+    let result = bench::soak_run(&opened.target, &o, run, &stop);
     if let Some(l) = live {
         l.finish();
     }
+    // The last checkpoint is written before the result replaces it.
+    let written = writer.map(|w| w.finish()).unwrap_or_default();
     let mut rec = result?;
     rec.header.device = device;
-    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_soak)
+    let interrupted = stop.load(Ordering::Relaxed);
+    let code = workload::output_over(
+        &rec,
+        &a.w,
+        interrupted,
+        written.run.or(over),
+        text::print_soak,
+    )?;
+    if interrupted && rec.resume.is_some() {
+        eprintln!("drivescope: continue it with `drivescope soak --resume last`");
+    }
+    Ok(code)
+}
+
+/// The stored soak to continue, checked to have stopped before its duration.
+fn load_resumable(a: &SoakArgs, run: &str) -> anyhow::Result<(RunId, SoakRecord)> {
+    let store = a.w.store.open_store()?;
+    let id = super::store_opts::resolve_of(&store, run, Kind::Soak)?;
+    let doc = store.get(id)?;
+    super::checkpoints::refuse_running(&doc, id.0)?;
+    let Document::Soak(rec) = doc else {
+        anyhow::bail!("run {} is not a soak", id.0);
+    };
+    if rec.resume.is_none() {
+        anyhow::bail!(
+            "run {} {}; nothing to resume",
+            id.0,
+            if rec.workload.interrupted {
+                "stopped too close to its end (or was saved by an older version)"
+            } else {
+                "ran its whole duration"
+            }
+        );
+    }
+    Ok((id, *rec))
+}
+
+/// The resumed soak's rw mode.
+fn resumed_rw(p: &SoakRecord) -> anyhow::Result<bench::Rw> {
+    let common = bench::Common {
+        engine: p.load.engine,
+        reap: p.load.reap,
+        data: p.workload.data,
+        size: p.workload.size,
+        seed: 0,
+        watch: None,
+    };
+    Ok(SoakOptions::of_record(p, common)
+        .map_err(anyhow::Error::msg)?
+        .rw)
+}
+
+/// A soak continues on the target it ran on: the same path, and the same device by the
+/// rule `scan --resume` follows (the same serial numbers when it had any).
+fn check_same_target(
+    p: &SoakRecord,
+    target: &str,
+    device: &Option<drivescope_probe::Identity>,
+    id: i64,
+) -> anyhow::Result<()> {
+    let canonical = |s: &str| std::fs::canonicalize(s).unwrap_or_else(|_| s.into());
+    if canonical(target) != canonical(&p.header.target.path) {
+        return Err(super::Refused(format!(
+            "run {id} soaked {}, not {target}; refused",
+            p.header.target.path
+        ))
+        .into());
+    }
+    super::scan::check_same_device(p.header.device.as_ref(), device, id)
 }

@@ -237,6 +237,18 @@ pub fn output<T: drivescope_record::Record>(
     output_to(rec, w.json, &w.store, interrupted, print)
 }
 
+/// [`output`], saved in place of run `over` when given (a soak's checkpoints, or the soak it
+/// continues).
+pub fn output_over<T: drivescope_record::Record>(
+    rec: &T,
+    w: &WorkloadArgs,
+    interrupted: bool,
+    over: Option<drivescope_store::RunId>,
+    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<std::process::ExitCode> {
+    finish(rec, w.json, &w.store, interrupted, over, print)
+}
+
 /// [`output`] for a command without the workload's arguments: `json` as its --json, `store`
 /// as its store options.
 pub fn output_to<T: drivescope_record::Record>(
@@ -244,6 +256,17 @@ pub fn output_to<T: drivescope_record::Record>(
     json: bool,
     store: &super::store_opts::StoreOpts,
     interrupted: bool,
+    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<std::process::ExitCode> {
+    finish(rec, json, store, interrupted, None, print)
+}
+
+fn finish<T: drivescope_record::Record>(
+    rec: &T,
+    json: bool,
+    store: &super::store_opts::StoreOpts,
+    interrupted: bool,
+    over: Option<drivescope_store::RunId>,
     print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<std::process::ExitCode> {
     let mut rec = rec.clone();
@@ -262,7 +285,7 @@ pub fn output_to<T: drivescope_record::Record>(
         human(&mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    store.save(&rec.clone().into());
+    store.save_over(&rec.clone().into(), over);
     Ok(if interrupted {
         std::process::ExitCode::from(super::EXIT_INTERRUPTED)
     } else {

@@ -37,6 +37,23 @@ pub fn print_soak(r: &SoakRecord, out: &mut dyn Write) -> std::io::Result<()> {
             .map(|x| format!("{x:.2}"))
             .unwrap_or_else(|| "—".into())
     )?;
+    for g in &r.resumed {
+        writeln!(
+            out,
+            "  gap       at {:.1} s: stopped for {}, resumed {} (nothing measured in between)",
+            g.at_ns as f64 / 1e9,
+            format_ns(g.gap_ns),
+            g.started_at
+        )?;
+    }
+    if let Some(s) = &r.resume {
+        writeln!(
+            out,
+            "  stopped   after {:.1} s of {:.1} s; `soak --resume` runs the rest",
+            r.duration_ns as f64 / 1e9,
+            s.planned_ns as f64 / 1e9
+        )?;
+    }
     if r.steps.is_empty() {
         writeln!(out, "  steps     none over the threshold")?;
     }

@@ -1,0 +1,333 @@
+//! A soak killed with SIGKILL at random moments, each time continued with `soak --resume last`,
+//! ends as one stored run whose series covers the whole duration with each gap marked and
+//! every kept interval unchanged; a soak stopped with SIGINT continues the same way. On a loop
+//! device over a /dev/shm file. Needs root (losetup); fails loudly without it.
+
+mod common;
+use common::*;
+use drivescope_record::RunState;
+use drivescope_store::{ListFilter, Store};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+/// The soak: 6 s in 100 ms intervals, a checkpoint every 500 ms.
+const DURATION_NS: u64 = 6_000_000_000;
+const INTERVAL_NS: u64 = 100_000_000;
+const SOAK: [&str; 12] = [
+    "--duration",
+    "6s",
+    "--interval",
+    "100ms",
+    "--checkpoint",
+    "500ms",
+    "--test",
+    "SEQ128K Q4T1",
+    "--size",
+    "64M",
+    "--json",
+    "--quiet",
+];
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A results store of this test alone, removed on drop.
+struct TempStore(PathBuf);
+
+impl TempStore {
+    fn new(name: &str) -> TempStore {
+        let dir = std::env::temp_dir().join(format!(
+            "drivescope-soak-kill9-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempStore(dir.join("runs.sqlite"))
+    }
+
+    fn arg(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+
+    /// The runs: (number, state, document), oldest first.
+    fn runs(&self) -> Vec<(i64, Option<RunState>, Value)> {
+        let store = Store::open(&self.0).expect("open the test store");
+        let mut l: Vec<_> = store
+            .list(&ListFilter::default())
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
+            .collect();
+        l.sort_by_key(|r| r.0);
+        l
+    }
+
+    /// The state `drivescope runs --json` shows for run `id`.
+    fn listed_state(&self, id: i64) -> String {
+        let out = drivescope(&["runs", "--json", "--store", self.arg()]);
+        assert!(out.status.success());
+        let l: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = l.as_array().unwrap().iter().find(|r| r["id"] == id);
+        row.unwrap_or_else(|| panic!("run {id} in {l}"))["state"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
+}
+
+/// Pseudo-random fractions in [0, 1), from a seed printed so that a failure can be replayed.
+fn random_fractions(n: usize) -> Vec<f64> {
+    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos() as u64
+        });
+    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut x = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (x ^ (x >> 31)) as f64 / u64::MAX as f64
+        })
+        .collect()
+}
+
+/// Start `drivescope soak` with `args`.
+fn spawn(args: &[&str], store: &TempStore) -> Child {
+    drivescope_cmd()
+        .arg("soak")
+        .args(args)
+        .args(["--store", store.arg()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until the soak `child` has saved a checkpoint: the store's one run names its process.
+fn await_checkpoint(child: &mut Child, store: &TempStore) -> Value {
+    let t0 = Instant::now();
+    loop {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the soak ended before a checkpoint was seen"
+        );
+        if let Some((_, Some(RunState::Checkpoint), doc)) = store.runs().pop() {
+            if u(&doc["checkpoint"]["pid"]) == child.id() as u64 {
+                return doc;
+            }
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A soak document's series: consecutive, in whole intervals but for the last point, and
+/// summing to its totals.
+fn check_series(d: &Value) {
+    let series = d["series"].as_array().unwrap();
+    assert!(!series.is_empty());
+    let sum = |f: &str| series.iter().map(|p| u(&p[f])).sum::<u64>();
+    assert_eq!(sum("bytes"), u(&d["bytes"]), "series bytes");
+    assert_eq!(sum("commands"), u(&d["commands"]), "series commands");
+    let t: Vec<u64> = series.iter().map(|p| u(&p["t_ns"])).collect();
+    assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+    assert_eq!(*t.last().unwrap(), u(&d["duration_ns"]), "{t:?}");
+}
+
+/// The stopped soak `d` (a checkpoint or an interrupted run) holds whole intervals, a resume
+/// state and its planned duration.
+fn check_stopped(d: &Value) {
+    assert_eq!(d["interrupted"], true);
+    check_series(d);
+    assert_eq!(u(&d["resume"]["planned_ns"]), DURATION_NS);
+    assert!(u(&d["duration_ns"]) < DURATION_NS);
+}
+
+/// Resume the newest soak to its end; check that the result keeps every interval of `stopped`
+/// and marks the gap after them; returns it.
+fn resume(store: &TempStore, stopped: &Value) -> Value {
+    let out = drivescope_cmd()
+        .args(["soak", "--resume", "last", "--json", "--quiet"])
+        .args(["--store", store.arg()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("resuming soak run"), "{stderr}");
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    check_series(&d);
+    assert!(d.get("checkpoint").is_none() && d.get("resume").is_none());
+    assert_eq!(d["interrupted"], false);
+    assert_eq!(d["started_at"], stopped["started_at"]);
+    // The whole duration (the last commands drain after the deadline).
+    let dur = u(&d["duration_ns"]);
+    assert!(
+        (DURATION_NS..DURATION_NS + 1_000_000_000).contains(&dur),
+        "{dur}"
+    );
+    // The intervals kept before the stop are there as they were, and the gap after them.
+    let before = stopped["series"].as_array().unwrap();
+    assert_eq!(
+        &d["series"].as_array().unwrap()[..before.len()],
+        &before[..]
+    );
+    let gaps = d["resumed"].as_array().unwrap();
+    let gap = gaps.last().unwrap();
+    assert_eq!(u(&gap["at_ns"]), u(&stopped["duration_ns"]));
+    assert!(u(&gap["gap_ns"]) > 0);
+    assert_eq!(
+        gaps[..gaps.len() - 1],
+        stopped["resumed"].as_array().map_or(&[][..], |v| v)[..]
+    );
+    // The text report states the gap.
+    let text = drivescope(&["show", "last", "--store", store.arg()]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("gap       at"), "{text}");
+    d
+}
+
+#[test]
+fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_marked() {
+    let _one = one_at_a_time();
+    let dev = TmpfsLoop::new(64 * MIB);
+    fill_random(dev.path(), 64 * MIB);
+    let target = dev.path().to_str().unwrap();
+    let store = TempStore::new("kill9");
+    let kills = 3;
+    let fractions = random_fractions(kills);
+    let mut last: Option<Value> = None;
+    for (i, f) in fractions.iter().enumerate() {
+        let mut child = match i {
+            0 => spawn(&[&[target][..], &SOAK[..]].concat(), &store),
+            _ => spawn(
+                &["--resume", "last", "--checkpoint", "500ms", "--quiet"],
+                &store,
+            ),
+        };
+        let first = await_checkpoint(&mut child, &store);
+        if i == 0 {
+            // A soak that is still running is not resumed.
+            let out = drivescope_cmd()
+                .args([
+                    "soak",
+                    "--resume",
+                    "last",
+                    "--quiet",
+                    "--store",
+                    store.arg(),
+                ])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{stderr}");
+            assert!(stderr.contains("still running"), "{stderr}");
+            let id = store.runs()[0].0;
+            assert_eq!(store.listed_state(id), "running");
+        }
+        // Kill it at a random moment of what is left of its part (each part gets about a
+        // third of what the soak has left when it starts).
+        let left = (DURATION_NS - u(&first["duration_ns"])) as f64 / 1e9;
+        let wait = f * left / (kills - i + 1) as f64;
+        eprintln!(
+            "kill {}: first checkpoint at {:.1} s of the soak; killing {wait:.3} s later",
+            i + 1,
+            u(&first["duration_ns"]) as f64 / 1e9
+        );
+        std::thread::sleep(Duration::from_secs_f64(wait));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let runs = store.runs();
+        assert_eq!(runs.len(), 1, "one stored run, updated in place");
+        let (id, state, killed) = runs[0].clone();
+        assert_eq!(state, Some(RunState::Checkpoint));
+        assert_eq!(u(&killed["checkpoint"]["pid"]), child.id() as u64);
+        assert_eq!(store.listed_state(id), "interrupted");
+        check_stopped(&killed);
+        // A checkpoint ends on an interval of the series.
+        assert_eq!(u(&killed["duration_ns"]) % INTERVAL_NS, 0);
+        assert_eq!(killed["resumed"].as_array().map_or(0, |v| v.len()), i);
+        if let Some(prev) = &last {
+            // The soak went on from the last stop: what was kept then is kept now.
+            let kept = prev["series"].as_array().unwrap();
+            assert!(u(&killed["duration_ns"]) >= u(&prev["duration_ns"]));
+            assert_eq!(
+                &killed["series"].as_array().unwrap()[..kept.len()],
+                &kept[..]
+            );
+        }
+        last = Some(killed);
+    }
+    let killed = last.unwrap();
+    let whole = resume(&store, &killed);
+    assert_eq!(whole["resumed"].as_array().unwrap().len(), kills);
+    let runs = store.runs();
+    assert_eq!(runs.len(), 1, "one stored run");
+    assert_eq!(runs[0].1, Some(RunState::Finished));
+    assert!(runs[0].2 == whole);
+}
+
+#[test]
+fn a_soak_stopped_with_sigint_resumes_and_another_target_is_refused() {
+    let _one = one_at_a_time();
+    let dev = TmpfsLoop::new(64 * MIB);
+    fill_random(dev.path(), 64 * MIB);
+    let target = dev.path().to_str().unwrap();
+    let store = TempStore::new("sigint");
+    let mut child = spawn(&[&[target][..], &SOAK[..]].concat(), &store);
+    await_checkpoint(&mut child, &store);
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a signal to the child this test started and has not yet waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(130), "exit code of an interrupted run");
+    let runs = store.runs();
+    assert_eq!(runs.len(), 1, "the result replaced the checkpoints");
+    let (id, state, stopped) = runs[0].clone();
+    assert_eq!(state, Some(RunState::Interrupted));
+    assert!(stopped.get("checkpoint").is_none());
+    assert_eq!(store.listed_state(id), "interrupted");
+    check_stopped(&stopped);
+    // Another target is not this soak's.
+    let other = TmpfsLoop::new(64 * MIB);
+    let out = drivescope_cmd()
+        .args([
+            "soak",
+            "--resume",
+            "last",
+            "--quiet",
+            "--store",
+            store.arg(),
+        ])
+        .arg(other.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("refused"), "{stderr}");
+    let whole = resume(&store, &stopped);
+    assert_eq!(whole["resumed"].as_array().unwrap().len(), 1);
+    let runs = store.runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].1, Some(RunState::Finished));
+}
