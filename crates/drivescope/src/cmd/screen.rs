@@ -176,6 +176,15 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         scan::plan(&c, t).with_context(|| t.spec.clone())?;
     }
     let devices: Vec<_> = specs.iter().map(|s| crate::identity::of(s)).collect();
+    // A drive continues on the device it ran on (after a power cut the names may have moved).
+    if let Some((id, _)) = &prior {
+        for (i, p) in priors.iter().enumerate() {
+            if let Some(p) = p {
+                super::scan::check_same_device(p.header.device.as_ref(), &devices[i], *id)
+                    .with_context(|| specs[i].clone())?;
+            }
+        }
+    }
     let smart_before = super::screen_smart::before(&devices);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
