@@ -145,6 +145,7 @@ fn group(members: Vec<Member>, shared: Option<SharedPath>) -> ScreenRecord {
         interrupted: false,
         duration_ns: 1,
         resumed_from: None,
+        checkpoint: None,
     }
 }
 

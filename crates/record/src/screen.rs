@@ -27,12 +27,18 @@ pub struct ScreenRecord {
     /// A write scan (with `verify`: a write, then a read-back of every sector).
     pub write: bool,
     pub verify: bool,
-    /// Stopped (SIGINT) before every drive was done; drives with resume state continue with `--resume`.
+    /// Stopped (SIGINT, or killed after a checkpoint) before every drive was done; drives with resume state
+    /// continue with `--resume`.
     pub interrupted: bool,
     pub duration_ns: u64,
     /// The stored group this one continues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<i64>,
+    /// Set on a checkpoint: the document a screen saves while it runs (`screen --checkpoint`), each member's
+    /// scan as its latest snapshot (or its result, once it has ended). Who saved it tells whether the screen
+    /// is still running or was killed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<crate::Checkpoint>,
 }
 
 /// One drive of a group.

@@ -3,10 +3,14 @@
 //! together) that show whether a path the drives share caps their sum.
 //!
 //! A drive whose scan fails or whose device goes away ends on its own; the others go on. One
-//! stop flag stops them all, each ending as an interrupted scan that can be resumed.
+//! stop flag stops them all, each ending as an interrupted scan that can be resumed. With
+//! [`GroupCheckpoints`], every drive's snapshots and result go to one writer as they come (see
+//! [`checkpoint`]), so a group that is killed resumes too.
 
+pub mod checkpoint;
 mod shared;
 
+pub use checkpoint::GroupCheckpoints;
 pub use shared::{shared_path, SharedOptions, SharedReads};
 
 use crate::scan::{self, Progress, ScanConfig, ScanRecord};
@@ -36,6 +40,17 @@ pub fn scan_all_with(
     stop: &AtomicBool,
     ended: &(dyn Fn(usize, &Result<ScanRecord, String>) + Sync),
 ) -> Vec<Result<ScanRecord, String>> {
+    scan_all_checkpointed(drives, stop, ended, None)
+}
+
+/// [`scan_all_with`], each drive's snapshots and its result also handed to `checkpoints`
+/// (drive `i` of `drives` is the group's drive `i`).
+pub fn scan_all_checkpointed(
+    drives: &[Drive],
+    stop: &AtomicBool,
+    ended: &(dyn Fn(usize, &Result<ScanRecord, String>) + Sync),
+    checkpoints: Option<&GroupCheckpoints>,
+) -> Vec<Result<ScanRecord, String>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = drives
             .iter()
@@ -44,15 +59,16 @@ pub fn scan_all_with(
                 std::thread::Builder::new()
                     .name(format!("screen-{i}"))
                     .spawn_scoped(s, move || {
+                        let snapshots = checkpoints.map(|c| c.drive(i));
+                        let (t, p) = (d.target, d.progress.clone());
                         let r = match d.prior {
-                            Some(p) => {
-                                scan::resume(d.target, p, d.progress.clone(), stop, None, None)
-                            }
-                            None => {
-                                scan::run(d.target, &d.cfg, d.progress.clone(), stop, None, None)
-                            }
+                            Some(prior) => scan::resume(t, prior, p, stop, None, snapshots),
+                            None => scan::run(t, &d.cfg, p, stop, None, snapshots),
                         };
                         let r = r.map_err(|e| e.to_string());
+                        if let Some(c) = checkpoints {
+                            c.ended(i, &r);
+                        }
                         ended(i, &r);
                         r
                     })

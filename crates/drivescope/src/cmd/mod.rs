@@ -16,6 +16,7 @@ pub mod report;
 pub mod runs;
 pub mod scan;
 pub mod screen;
+pub mod screen_checkpoint;
 pub mod screen_criteria;
 pub mod screen_smart;
 pub mod serve;

@@ -1,10 +1,11 @@
 //! `drivescope screen`: arguments -> the drives opened (through the write gate, all of them before
-//! anything is written) -> SMART -> shared-path reads -> drivescope_core::screen::scan_all -> SMART again ->
-//! verdicts -> outputs.
+//! anything is written) -> SMART -> shared-path reads -> drivescope_core::screen::scan_all (with the
+//! group's checkpoints, screen_checkpoint) -> SMART again -> verdicts -> outputs.
 
-use super::args::{parse_duration, parse_error_budget, parse_size, parse_size_or_percent};
-use super::args::{EngineArg, ReapArg};
+use super::args::{parse_checkpoint, parse_duration, parse_error_budget, parse_size};
+use super::args::{parse_size_or_percent, EngineArg, Every, ReapArg};
 use super::destructive::DestructiveOpts;
+use super::screen_checkpoint::{self as checkpoint, set_result};
 use crate::live::screen as screen_live;
 use crate::progress_group::{self, Shown};
 use anyhow::Context;
@@ -97,9 +98,17 @@ pub struct ScreenArgs {
     #[arg(long, value_name = "PCT")]
     pub below_siblings: Option<f64>,
     /// Continue the interrupted screen RUN (a stored run number, or `last`): each drive from
-    /// where its scan stopped; drives that had finished keep their results.
+    /// where its scan stopped; drives that had finished keep their results. A screen that was
+    /// killed (or crashed, or the machine went down) continues from its last checkpoint.
     #[arg(long, value_name = "RUN", conflicts_with_all = ["targets", "write", "verify", "offset", "length", "block_size", "queue_depth", "points", "reap", "error_budget", "retries"])]
     pub resume: Option<String>,
+    /// Save the group's progress in the results store this often (60s, 5m; `off` for never):
+    /// every drive's scan so far, as one run that the group's result replaces when it ends.
+    /// After a kill, a crash or a power cut, `runs` shows it as interrupted and `--resume`
+    /// continues every unfinished drive from there. Not with --verify or --no-store.
+    #[arg(long, value_name = "INTERVAL", default_value = "60s", value_parser = parse_checkpoint,
+          conflicts_with_all = ["verify", "no_store"])]
+    pub checkpoint: Every,
     /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
     #[arg(long)]
     pub json: bool,
@@ -167,6 +176,15 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         scan::plan(&c, t).with_context(|| t.spec.clone())?;
     }
     let devices: Vec<_> = specs.iter().map(|s| crate::identity::of(s)).collect();
+    // A drive continues on the device it ran on (after a power cut the names may have moved).
+    if let Some((id, _)) = &prior {
+        for (i, p) in priors.iter().enumerate() {
+            if let Some(p) = p {
+                super::scan::check_same_device(p.header.device.as_ref(), &devices[i], *id)
+                    .with_context(|| specs[i].clone())?;
+            }
+        }
+    }
     let smart_before = super::screen_smart::before(&devices);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
@@ -220,6 +238,46 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         Some((_, p)) => p.shared_path.clone(),
         None => shared_path(&args, &targets, &stop, group.as_deref()),
     };
+    // The group's document as the scans start (a resumed group's members as it left them);
+    // each drive's result goes into its member.
+    let mut rec = ScreenRecord {
+        header: group_header(&specs, &targets, started_at),
+        members: match &prior {
+            Some((_, p)) => p.members.clone(),
+            None => specs.iter().map(|s| new_member(s)).collect(),
+        },
+        shared_path: shared,
+        criteria,
+        write,
+        verify: args.verify || prior.as_ref().is_some_and(|(_, p)| p.verify),
+        interrupted: false,
+        duration_ns: 0,
+        resumed_from: prior.as_ref().map(|(id, _)| *id),
+        checkpoint: None,
+    };
+    let continues: Vec<Option<i64>> = (0..specs.len())
+        .map(|i| checkpoint::continues(priors[i], &rec.members[i]))
+        .collect();
+    let checkpoints = match (args.checkpoint.0, args.store.location()) {
+        (Some(every), Ok(Some(path))) if cfg.verify.is_none() => {
+            let mut draft = rec.clone();
+            for &i in &to_scan {
+                let m = &mut draft.members[i];
+                m.smart_before = m.smart_before.take().or(smart_before[i].clone());
+            }
+            let group = checkpoint::Group {
+                draft,
+                scanned: to_scan.clone(),
+                devices: devices.clone(),
+                continues: continues.clone(),
+                started,
+            };
+            let resumed = to_scan.iter().map(|&i| priors[i].is_some()).collect();
+            Some(checkpoint::start(path, every, group, resumed))
+        }
+        _ => None,
+    };
+    let (writer, checkpoints) = checkpoints.unzip();
     if let Some(g) = &group {
         g.scans_start();
     }
@@ -236,9 +294,15 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         )
     });
     let results = match &group {
-        Some(g) => screen::scan_all_with(&drives, &stop, &|i, r| g.end(i, screen_live::End::of(r))),
-        None => screen::scan_all(&drives, &stop),
+        Some(g) => screen::scan_all_checkpointed(
+            &drives,
+            &stop,
+            &|i, r| g.end(i, screen_live::End::of(r)),
+            checkpoints.as_ref(),
+        ),
+        None => screen::scan_all_checkpointed(&drives, &stop, &|_, _| {}, checkpoints.as_ref()),
     };
+    drop(checkpoints);
     // The terminal is back to normal before anything more is printed.
     if let Some(d) = display {
         d.finish();
@@ -247,86 +311,42 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         v.finish();
     }
 
+    // The last checkpoint is written before the result replaces it.
+    let written = writer.map(|w| w.finish()).unwrap_or_default();
     let smart_after = super::screen_smart::after(&devices, &to_scan);
 
     // Each drive's result, in the order given; drives that had finished keep theirs.
-    let mut members: Vec<Member> = match &prior {
-        Some((_, p)) => p.members.clone(),
-        None => specs
-            .iter()
-            .map(|s| Member {
-                target: s.clone(),
-                run: None,
-                scan: None,
-                error: None,
-                history: None,
-                smart_before: None,
-                smart_after: None,
-                verdict: None,
-            })
-            .collect(),
-    };
     for (&i, r) in to_scan.iter().zip(results) {
-        let m = &mut members[i];
+        let m = &mut rec.members[i];
         m.verdict = None;
-        match r {
-            Ok(mut rec) => {
-                rec.header.device = devices[i].clone();
-                rec.resumed_from = priors[i].and(m.run);
-                drivescope_analysis::annotate(&mut rec);
-                m.run = None;
-                m.scan = Some(Box::new(rec));
-                m.error = None;
-            }
-            Err(e) => {
-                eprintln!("drivescope: {}: {e}", m.target);
-                m.error = Some(e);
-            }
+        if let Err(e) = &r {
+            eprintln!("drivescope: {}: {e}", m.target);
+        }
+        let new = r.is_ok();
+        set_result(m, r, devices[i].clone(), continues[i]);
+        if let Some(s) = m.scan.as_deref_mut().filter(|_| new) {
+            drivescope_analysis::annotate(s);
         }
     }
-    super::screen_smart::fill(&mut members, &to_scan, smart_before, smart_after);
-    let interrupted = members.iter().any(|m| {
+    super::screen_smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
+    let interrupted = rec.members.iter().any(|m| {
         m.scan
             .as_ref()
             .is_some_and(|s| s.interrupted && s.device_lost.is_none())
     });
 
-    // Each new scan is a run of its own; the group names them.
-    for &i in &to_scan {
-        if let Some(s) = &members[i].scan {
-            members[i].run = args.store.save(&Document::Scan(s.clone()));
+    // Each new scan is a run of its own (also one a checkpoint kept when its drive finished);
+    // the group names them.
+    for m in &mut rec.members {
+        if let (None, Some(s)) = (m.run, &m.scan) {
+            m.run = args.store.save(&Document::Scan(s.clone()));
         }
     }
-    history::fill(&mut members, &args.store);
+    history::fill(&mut rec.members, &args.store);
 
-    let total: u64 = targets.iter().map(|t| t.size).sum();
-    let mut header = Header::new(
-        Kind::Screen,
-        TargetInfo {
-            path: specs.join(", "),
-            kind: targets[0].info().kind,
-            size: total,
-            logical_block_size: targets
-                .iter()
-                .map(|t| t.logical_block_size)
-                .max()
-                .unwrap_or(512),
-        },
-        scan::hostname(),
-        started_at,
-    );
-    header.ended_at = scan::now_rfc3339();
-    let mut rec = ScreenRecord {
-        header,
-        members,
-        shared_path: shared,
-        criteria,
-        write,
-        verify: args.verify || prior.as_ref().is_some_and(|(_, p)| p.verify),
-        interrupted,
-        duration_ns: started.elapsed().as_nanos() as u64,
-        resumed_from: prior.as_ref().map(|(id, _)| *id),
-    };
+    rec.header.ended_at = scan::now_rfc3339();
+    rec.interrupted = interrupted;
+    rec.duration_ns = started.elapsed().as_nanos() as u64;
     drivescope_analysis::screen::judge(&mut rec);
 
     let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
@@ -346,7 +366,10 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
         .members
         .iter()
         .any(|m| m.verdict.as_ref().is_some_and(|v| v.grade == Grade::Fail));
-    if let Some(id) = args.store.save(&Document::Screen(Box::new(rec))) {
+    if let Some(id) = args
+        .store
+        .save_over(&Document::Screen(Box::new(rec)), written.run)
+    {
         if interrupted {
             eprintln!("drivescope: continue it with `drivescope screen --resume {id}`");
         }
@@ -360,6 +383,40 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The group's header: every target named, their sizes summed.
+fn group_header(specs: &[String], targets: &[Target], started_at: String) -> Header {
+    let total: u64 = targets.iter().map(|t| t.size).sum();
+    Header::new(
+        Kind::Screen,
+        TargetInfo {
+            path: specs.join(", "),
+            kind: targets[0].info().kind,
+            size: total,
+            logical_block_size: targets
+                .iter()
+                .map(|t| t.logical_block_size)
+                .max()
+                .unwrap_or(512),
+        },
+        scan::hostname(),
+        started_at,
+    )
+}
+
+/// A drive of a new group, before its scan.
+fn new_member(target: &str) -> Member {
+    Member {
+        target: target.to_string(),
+        run: None,
+        scan: None,
+        error: None,
+        history: None,
+        smart_before: None,
+        smart_after: None,
+        verdict: None,
+    }
 }
 
 /// The same drive twice would be scanned twice at once, each halving the other.
@@ -505,7 +562,9 @@ fn resumable_scan(m: &Member) -> Option<&ScanRecord> {
 fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRecord)> {
     let store = args.store.open_store()?;
     let id = super::store_opts::resolve_of(&store, run, Kind::Screen)?;
-    let Document::Screen(rec) = store.get(id)? else {
+    let doc = store.get(id)?;
+    super::checkpoints::refuse_running(&doc, id.0)?;
+    let Document::Screen(rec) = doc else {
         anyhow::bail!("run {} is not a screen", id.0);
     };
     if !rec.interrupted {
@@ -515,6 +574,12 @@ fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRe
         anyhow::bail!(
             "run {} wrote and verified: a verify pass cannot be continued; start it again",
             id.0
+        );
+    }
+    if rec.checkpoint.is_some() {
+        eprintln!(
+            "drivescope: resuming screen run {} from its last checkpoint ({})",
+            id.0, rec.header.ended_at
         );
     }
     Ok((id.0, *rec))

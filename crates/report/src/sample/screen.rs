@@ -163,5 +163,6 @@ pub fn screen(seed: u64, drives: usize) -> ScreenRecord {
         interrupted: false,
         duration_ns,
         resumed_from: None,
+        checkpoint: None,
     }
 }

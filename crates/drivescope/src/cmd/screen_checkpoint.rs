@@ -1,0 +1,94 @@
+//! `screen --checkpoint`: the running group saved in the results store as one run, updated in
+//! place by the shared checkpoint writer. Each drive's scan takes its snapshots through the
+//! scan's own hook; the latest of every drive (or its result, once its scan has ended) is
+//! merged into the group's document (drivescope_core::screen::checkpoint), which the group's
+//! result replaces when it ends.
+
+use super::checkpoints::{self, Writer};
+use drivescope_core::scan::ScanRecord;
+use drivescope_core::screen::checkpoint::{DriveState, GroupCheckpoints, Pending};
+use drivescope_probe::Identity;
+use drivescope_record::{Checkpoint, Document, Member, ScreenRecord};
+use drivescope_store::Location;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The group as the scans start, and what each drive's state needs to become its member.
+pub struct Group {
+    /// The group's document before the scans: the members (a resumed group's as it left them),
+    /// the shared-path reads, the criteria.
+    pub draft: ScreenRecord,
+    /// The member each scanned drive is, in the order of the scans.
+    pub scanned: Vec<usize>,
+    /// Each member's device.
+    pub devices: Vec<Option<Identity>>,
+    /// Each member's stored scan that its scan continues.
+    pub continues: Vec<Option<i64>>,
+    pub started: Instant,
+}
+
+impl Group {
+    /// Each scanned drive's latest state into its member.
+    fn merge(&mut self, states: Vec<(usize, DriveState)>) {
+        for (k, state) in states {
+            let i = self.scanned[k];
+            let (device, continues) = (self.devices[i].clone(), self.continues[i]);
+            set_result(&mut self.draft.members[i], state, device, continues);
+        }
+    }
+
+    /// The checkpoint: the group so far, judged, saved by `me`.
+    fn document(&self, me: Checkpoint) -> Document {
+        let mut rec = self.draft.clone();
+        rec.header.ended_at = drivescope_core::scan::now_rfc3339();
+        rec.duration_ns = self.started.elapsed().as_nanos() as u64;
+        rec.interrupted = true;
+        rec.checkpoint = Some(me);
+        drivescope_analysis::screen::judge(&mut rec);
+        rec.into()
+    }
+}
+
+/// Start the writer of the group's checkpoints in the store at `path`, every `every`.
+/// `resumed[k]`: scanned drive `k` continues a scan (its member holds that scan's record).
+pub fn start(
+    path: Location,
+    every: Duration,
+    group: Group,
+    resumed: Vec<bool>,
+) -> (Writer, GroupCheckpoints) {
+    let group = Mutex::new(group);
+    let stamp = move |pending: Pending, me: Checkpoint| {
+        let mut g = group.lock().unwrap_or_else(|p| p.into_inner());
+        g.merge(pending.take());
+        g.document(me)
+    };
+    let (writer, each) = checkpoints::start(path, every, None, "screen", stamp);
+    (writer, GroupCheckpoints::new(each, resumed))
+}
+
+/// A drive's scan result (or snapshot) into its member: the scan with its device and the run
+/// it continues, or why it ended without one (a resumed drive keeps the scan it had).
+pub fn set_result(
+    m: &mut Member,
+    state: DriveState,
+    device: Option<Identity>,
+    continues: Option<i64>,
+) {
+    match state {
+        Ok(mut rec) => {
+            rec.header.device = device;
+            rec.resumed_from = continues;
+            m.run = None;
+            m.scan = Some(Box::new(rec));
+            m.error = None;
+        }
+        Err(e) => m.error = Some(e),
+    }
+}
+
+/// The stored scan that a member's resumed scan continues: the member's own run, else the one
+/// its scan (a checkpoint's snapshot, not stored by itself) continued.
+pub fn continues(prior: Option<&ScanRecord>, m: &Member) -> Option<i64> {
+    prior.and_then(|p| m.run.or(p.resumed_from))
+}
