@@ -9,7 +9,7 @@ pub enum RunState {
     Interrupted,
     /// The device went away during the run.
     DeviceLost,
-    /// A checkpoint of a scan or a soak: the run is still going, or it was killed before it
+    /// A checkpoint of a scan, a soak or a diagnosis: the run is still going, or it was killed before it
     /// could save its own document (see [`crate::Checkpoint`]).
     Checkpoint,
 }
@@ -75,6 +75,7 @@ impl crate::Document {
         match self {
             crate::Document::Scan(r) => r.checkpoint.as_ref(),
             crate::Document::Soak(r) => r.checkpoint.as_ref(),
+            crate::Document::Diagnose(r) => r.checkpoint.as_ref(),
             _ => None,
         }
     }
