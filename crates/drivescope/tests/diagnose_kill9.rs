@@ -401,6 +401,16 @@ fn a_diagnosis_stopped_with_sigint_resumes_and_another_target_is_refused() {
         !kept.is_empty() && kept.len() < EXPERIMENTS.len(),
         "{kept:?}"
     );
+    // The experiment the signal cut had begun: it is not finished, and not one of those the stop
+    // skipped.
+    let cut = EXPERIMENTS[kept.len()];
+    let skipped = stopped["skipped"].as_array().map_or(&[][..], |v| v);
+    assert!(
+        !skipped
+            .iter()
+            .any(|s| s["experiment"] == cut && s["why"] == "interrupted"),
+        "{cut} was cut, not skipped: {kept:?} {skipped:?}"
+    );
     assert!(
         left_in(dir).is_empty(),
         "a stopped run removes its test file"
