@@ -109,3 +109,45 @@ pub fn remove_stale(f: &OwnFile, dir: &Path) -> std::io::Result<bool> {
         Ok(_) => Ok(false),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn own(path: &Path) -> OwnFile {
+        OwnFile {
+            path: path.display().to_string(),
+            inode: std::fs::metadata(path).unwrap().ino(),
+        }
+    }
+
+    #[test]
+    fn only_the_named_test_file_with_its_inode_is_removed() {
+        let dir = std::env::temp_dir().join(format!("drivescope-stale-{}", std::process::id()));
+        let other = dir.join("elsewhere");
+        std::fs::create_dir_all(&other).unwrap();
+        let file = dir.join("drivescope-test-1-0.tmp");
+        std::fs::write(&file, b"x").unwrap();
+        let f = own(&file);
+        // A file of another name, or in another directory than the target, is never touched.
+        let data = dir.join("data.bin");
+        std::fs::write(&data, b"x").unwrap();
+        assert!(remove_stale(&own(&data), &dir).is_err());
+        assert!(remove_stale(&f, &other).is_err());
+        assert!(data.exists() && file.exists());
+        // The same name on another file (another inode) is someone else's.
+        let moved = dir.join("kept");
+        std::fs::rename(&file, &moved).unwrap();
+        std::fs::write(&file, b"y").unwrap();
+        let now = own(&file);
+        if now.inode != f.inode {
+            assert!(!remove_stale(&f, &dir).unwrap());
+            assert!(file.exists());
+        }
+        // The file itself is removed, once.
+        assert!(remove_stale(&now, &dir).unwrap());
+        assert!(!file.exists());
+        assert!(!remove_stale(&now, &dir).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
