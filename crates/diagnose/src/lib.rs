@@ -8,13 +8,17 @@
 //! and all share one time budget; an experiment the budget cuts short says so.
 
 mod experiments;
+mod resume;
 mod stream;
+
+pub use resume::{remove_stale, Progress};
 
 pub use stream::{stream, StreamSpec, Streamed};
 
+use drivescope_core::checkpoint::Checkpoints;
 use drivescope_core::engine::{DataPattern, EngineKind};
 use drivescope_core::target::Target;
-use drivescope_record::{DiagnoseRecord, Experiment, Header, Kind, Skipped, Workload};
+use drivescope_record::{DiagnoseRecord, Experiment, Header, Kind, OwnFile, Skipped, Workload};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -42,38 +46,131 @@ pub struct DiagnoseOptions {
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     start: Instant,
+    spent: Duration,
     total: Duration,
 }
 
 impl Budget {
     pub fn new(total: Duration) -> Budget {
+        Budget::resumed(total, Duration::ZERO)
+    }
+    /// A budget of which `spent` was used before (by the finished experiments of a resumed run).
+    pub fn resumed(total: Duration, spent: Duration) -> Budget {
         Budget {
             start: Instant::now(),
+            spent,
             total,
         }
     }
     pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
+        self.spent + self.start.elapsed()
     }
     pub fn left(&self) -> Duration {
-        self.total.saturating_sub(self.start.elapsed())
+        self.total.saturating_sub(self.elapsed())
     }
     pub fn total(&self) -> Duration {
         self.total
     }
 }
 
-/// Run the experiments on `target`. A device error ends the run with what was measured before it, the error
-/// kept in the record. `say` hears one line as each experiment starts.
+/// A diagnosis continued, and where its progress goes.
+#[derive(Debug, Default)]
+pub struct DiagnoseRun {
+    /// The stopped diagnosis this one continues (`diagnose --resume`): the experiments it finished are
+    /// kept, the others run again whole, with the budget the finished ones left.
+    pub prior: Option<DiagnoseRecord>,
+    /// Takes the record at the start (with the plan) and after each experiment that ran to its end: what
+    /// the run would save were it stopped then, with `resume` and without `checkpoint`. Each snapshot holds
+    /// everything before it, so one the writer drops is made good by the next.
+    pub checkpoints: Option<Checkpoints<DiagnoseRecord>>,
+    /// The directory given as the target, when the experiments run on a test file in it.
+    pub directory: Option<String>,
+    /// That test file, named in the snapshots.
+    pub test_file: Option<OwnFile>,
+}
+
+/// Run the experiments on `target` (those `run.prior` has not finished, when it continues one). A device
+/// error ends the run with what was measured before it, the error kept in the record. `say` hears one line
+/// as each experiment starts.
 pub fn diagnose(
     target: &Target,
     header: Header,
     o: &DiagnoseOptions,
+    run: DiagnoseRun,
     stop: &AtomicBool,
     say: &mut dyn FnMut(Experiment, &str),
 ) -> DiagnoseRecord {
-    let budget = Budget::new(o.budget);
-    let mut rec = DiagnoseRecord {
+    let (mut rec, mut progress) = match run.prior {
+        Some(prior) => resume::continued(prior),
+        None => (new_record(header, target, o), Progress::default()),
+    };
+    debug_assert_eq!(rec.header.kind, Kind::Diagnose);
+    let budget = Budget::resumed(o.budget, Duration::from_nanos(progress.finished_ns));
+    let mut checkpoints = run.checkpoints;
+    let directory = run.directory.clone();
+    let mut snapshot = |rec: &DiagnoseRecord, p: &Progress| {
+        if let Some(c) = checkpoints.as_mut() {
+            (c.save)(resume::snapshot(
+                rec,
+                p,
+                run.directory.as_deref(),
+                run.test_file.clone(),
+            ));
+        }
+    };
+    snapshot(&rec, &progress);
+    let mut run = experiments::Run {
+        target,
+        o,
+        budget,
+        stop,
+        say,
+    };
+    for e in Experiment::ALL {
+        if progress.finished.contains(&e) {
+            continue;
+        }
+        if stop.load(Ordering::Relaxed) {
+            rec.skipped.push(Skipped {
+                experiment: e,
+                why: "interrupted".into(),
+            });
+            continue;
+        }
+        if rec.device_error.is_some() {
+            rec.skipped.push(Skipped {
+                experiment: e,
+                why: "the device failed earlier in the run".into(),
+            });
+            continue;
+        }
+        match run.experiment(e, &mut rec) {
+            Err(err) => rec.device_error = Some(format!("{}: {err}", e.label())),
+            // An experiment the stop cut short is not finished: a resumed run does it again whole.
+            Ok(()) if stop.load(Ordering::Relaxed) => {}
+            Ok(()) => {
+                progress.finished.push(e);
+                progress.finished_ns = budget.elapsed().as_nanos() as u64;
+                snapshot(&rec, &progress);
+            }
+        }
+    }
+    rec.workload.interrupted = stop.load(Ordering::Relaxed);
+    rec.elapsed_ns = budget.elapsed().as_nanos() as u64;
+    rec.resume = resume::left(&progress, directory.as_deref());
+    assess(&mut rec);
+    rec
+}
+
+/// The findings and outcomes, computed over every experiment in the record.
+fn assess(rec: &mut DiagnoseRecord) {
+    let (findings, outcomes) = drivescope_analysis::diagnose::assess(rec);
+    rec.header.findings = findings;
+    rec.outcomes = outcomes;
+}
+
+fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseRecord {
+    DiagnoseRecord {
         header,
         workload: Workload {
             size: o.size,
@@ -93,38 +190,7 @@ pub fn diagnose(
         write_cache: None,
         skipped: Vec::new(),
         outcomes: Vec::new(),
-    };
-    debug_assert_eq!(rec.header.kind, Kind::Diagnose);
-    let mut run = experiments::Run {
-        target,
-        o,
-        budget,
-        stop,
-        say,
-    };
-    for e in Experiment::ALL {
-        if stop.load(Ordering::Relaxed) {
-            rec.skipped.push(Skipped {
-                experiment: e,
-                why: "interrupted".into(),
-            });
-            continue;
-        }
-        if rec.device_error.is_some() {
-            rec.skipped.push(Skipped {
-                experiment: e,
-                why: "the device failed earlier in the run".into(),
-            });
-            continue;
-        }
-        if let Err(err) = run.experiment(e, &mut rec) {
-            rec.device_error = Some(format!("{}: {err}", e.label()));
-        }
+        resume: None,
+        checkpoint: None,
     }
-    rec.workload.interrupted = stop.load(Ordering::Relaxed);
-    rec.elapsed_ns = budget.elapsed().as_nanos() as u64;
-    let (findings, outcomes) = drivescope_analysis::diagnose::assess(&rec);
-    rec.header.findings = findings;
-    rec.outcomes = outcomes;
-    rec
 }

@@ -199,6 +199,57 @@ pub struct DiagnoseRecord {
     /// What each experiment showed, including what it ruled out, one line each (from the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outcomes: Vec<Outcome>,
+    /// What `diagnose --resume` continues from: present while experiments of the plan have not run to
+    /// their end (a checkpoint, a run stopped by a signal or a failed device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<DiagnoseResume>,
+    /// Who saved this document while the diagnosis went on (a checkpoint, saved after each experiment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<crate::Checkpoint>,
+}
+
+/// The state an unfinished diagnosis leaves for `diagnose --resume`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiagnoseResume {
+    /// The experiments planned, in the order they run.
+    pub planned: Vec<Experiment>,
+    /// The experiments that ran to their end (their measurements, or why they were skipped, are kept); the
+    /// others run again whole.
+    pub finished: Vec<Experiment>,
+    /// The part of the budget the finished experiments used, ns (the resumed run has the rest).
+    pub finished_ns: u64,
+    /// The directory given as the target, when the experiments ran on a test file in it (the target's
+    /// `path` is the test file's): the target a resumed run takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory: Option<String>,
+    /// The test file the run writes in its directory target, named on a checkpoint: a resumed run removes
+    /// it when it is still there (the process that made it was killed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_file: Option<OwnFile>,
+}
+
+/// A file a run created, told from any other by its path and inode number.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnFile {
+    pub path: String,
+    pub inode: u64,
+}
+
+impl DiagnoseRecord {
+    /// Forget what experiment `e` measured or why it was skipped, and the outcomes (recomputed over every
+    /// experiment): it runs again whole.
+    pub fn clear(&mut self, e: Experiment) {
+        match e {
+            Experiment::WarmUp => self.warm_up = None,
+            Experiment::Zones => self.zones = None,
+            Experiment::Link => self.link = None,
+            Experiment::Queueing => self.queueing = None,
+            Experiment::ReadCache => self.read_cache = None,
+            Experiment::WriteCache => self.write_cache = None,
+        }
+        self.skipped.retain(|s| s.experiment != e);
+        self.outcomes.clear();
+    }
 }
 
 /// What one experiment showed.

@@ -33,9 +33,9 @@ pub use bench::{
 };
 pub use device::DeviceSummary;
 pub use diagnose::{
-    CurveSource, DiagnoseRecord, Experiment, LinkData, Outcome, PositionRate, QueueingData,
-    ShapeRate, Skipped, StreamData, StreamPoint, Verdict, WorkingSetData, WorkingSetPoint,
-    WriteData, ZoneData,
+    CurveSource, DiagnoseRecord, DiagnoseResume, Experiment, LinkData, Outcome, OwnFile,
+    PositionRate, QueueingData, ShapeRate, Skipped, StreamData, StreamPoint, Verdict,
+    WorkingSetData, WorkingSetPoint, WriteData, ZoneData,
 };
 pub use document::{Document, DocumentError, Record};
 pub use engine::{DataPattern, EngineKind, Reap};

@@ -9,8 +9,8 @@ pub enum RunState {
     Interrupted,
     /// The device went away during the run.
     DeviceLost,
-    /// A checkpoint of a scan, a soak or a screen: the run is still going, or it was killed before it
-    /// could save its own document (see [`crate::Checkpoint`]).
+    /// A checkpoint of a scan, a soak, a screen or a diagnosis: the run is still going, or it was killed
+    /// before it could save its own document (see [`crate::Checkpoint`]).
     Checkpoint,
 }
 
@@ -76,6 +76,7 @@ impl crate::Document {
             crate::Document::Scan(r) => r.checkpoint.as_ref(),
             crate::Document::Soak(r) => r.checkpoint.as_ref(),
             crate::Document::Screen(r) => r.checkpoint.as_ref(),
+            crate::Document::Diagnose(r) => r.checkpoint.as_ref(),
             _ => None,
         }
     }

@@ -6,10 +6,11 @@ use crate::live::workload::Done;
 use clap::Args;
 use drivescope_core::bench::Rw;
 use drivescope_core::scan::hostname;
-use drivescope_diagnose::{diagnose, DiagnoseOptions};
-use drivescope_record::{Header, Kind};
+use drivescope_diagnose::{diagnose, DiagnoseOptions, DiagnoseRun};
+use drivescope_record::{DiagnoseRecord, Document, Header, Kind, OwnFile};
 use drivescope_report::text::print_diagnose;
-use std::os::unix::fs::FileTypeExt;
+use drivescope_store::RunId;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 #[derive(Args)]
+#[command(mut_arg("target", |a| a.required(false).default_value("").hide_default_value(true)))]
 pub struct DiagnoseArgs {
     #[command(flatten)]
     pub w: WorkloadArgs,
@@ -24,17 +26,49 @@ pub struct DiagnoseArgs {
     /// says so instead of guessing.
     #[arg(long, default_value = "3m", value_parser = parse_duration)]
     pub budget: Duration,
+    /// Continue the stopped diagnosis RUN (a stored run number, or `last`: the newest diagnosis) on its
+    /// target (the target may be given again: the same one), with its budget and size: the experiments it
+    /// finished are kept, the others run (one that was cut short runs again whole), the findings are
+    /// computed over all of them, and the run is saved in place of RUN. A diagnosis that was killed
+    /// continues from its last checkpoint (saved after each experiment); the test file it left in a
+    /// directory target is removed.
+    #[arg(long, value_name = "RUN", conflicts_with = "budget")]
+    pub resume: Option<String>,
 }
 
-pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     if a.budget.is_zero() {
         anyhow::bail!("--budget must be above 0");
+    }
+    let prior = match &a.resume {
+        Some(run) => Some(load_resumable(&a, run)?),
+        None => None,
+    };
+    let ran_on = prior.as_ref().map(|(_, p)| ran_on(p));
+    if let (Some((_, p)), Some(ran_on)) = (&prior, &ran_on) {
+        a.w.size = p.workload.size;
+        a.budget = Duration::from_nanos(p.budget_ns);
+        if a.w.target.is_empty() {
+            a.w.target = ran_on.clone();
+        }
+    } else if a.w.target.is_empty() {
+        anyhow::bail!("give a target (a device, a directory or an existing file)");
+    }
+    let device = crate::identity::of(&a.w.target);
+    if let (Some((id, p)), Some(ran_on)) = (&prior, &ran_on) {
+        super::resume::check_same_target(&p.header, ran_on, &a.w.target, &device, id.0)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let is_dir = !a.w.target.starts_with("null:") && Path::new(&a.w.target).is_dir();
     let block = std::fs::metadata(&a.w.target).is_ok_and(|m| m.file_type().is_block_device());
-    let writes = is_dir || (block && a.w.destructive.destructive);
+    let writes = match &prior {
+        Some((_, p)) => p.writes,
+        None => is_dir || (block && a.w.destructive.destructive),
+    };
+    if let Some((id, p)) = &prior {
+        say_resumed(p, id.0, &a.w.target);
+    }
     let no_writes_why = if block {
         "read-only: write experiments on a device need --destructive and --confirm".to_string()
     } else {
@@ -63,14 +97,8 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     );
     opened.common.watch = live.as_ref().map(|l| l.watch);
     let target = &opened.target;
-    let device = crate::identity::of(&a.w.target);
-    let mut header = Header::new(
-        Kind::Diagnose,
-        target.info(),
-        hostname(),
-        humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
-    );
-    header.device = device;
+    let mut header = Header::new(Kind::Diagnose, target.info(), hostname(), now());
+    header.device = device.clone();
     let o = DiagnoseOptions {
         engine: opened.common.engine,
         data: opened.common.data,
@@ -91,11 +119,40 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         None if !quiet => eprintln!("drivescope: {}: {what}", e.label()),
         None => {}
     };
-    let mut rec = diagnose(target, header, &o, &stop, &mut say);
+    let over = prior.as_ref().map(|(id, _)| *id);
+    let (writer, checkpoints) = match a.w.store.location() {
+        Ok(Some(path)) => {
+            let stamp = move |mut rec: DiagnoseRecord, me| {
+                rec.header.device = device.clone();
+                rec.header.ended_at = now();
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            let (w, c) = super::checkpoints::start(path, Duration::ZERO, over, "diagnosis", stamp);
+            (Some(w), Some(c))
+        }
+        _ => (None, None),
+    };
+    let test_file = opened.test_file().and_then(|p| {
+        let inode = std::fs::metadata(p).ok()?.ino();
+        Some(OwnFile {
+            path: p.display().to_string(),
+            inode,
+        })
+    });
+    let run = DiagnoseRun {
+        prior: prior.map(|(_, p)| p),
+        checkpoints,
+        directory: is_dir.then(|| a.w.target.clone()),
+        test_file,
+    };
+    let mut rec = diagnose(target, header, &o, run, &stop, &mut say);
     if let Some(l) = live {
         l.finish();
     }
-    rec.header.ended_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    // The last checkpoint is written before the result replaces it.
+    let written = writer.map(|w| w.finish()).unwrap_or_default();
+    rec.header.ended_at = now();
     if a.w.json {
         print_diagnose(&rec, &mut std::io::stderr())?;
         super::print_json(&rec)?;
@@ -103,7 +160,11 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         print_diagnose(&rec, &mut std::io::stdout())?;
     }
     // Saved after the results are out, so a store problem never costs a measurement.
-    a.w.store.save(&rec.clone().into());
+    a.w.store
+        .save_over(&rec.clone().into(), written.run.or(over));
+    if stop.load(Ordering::Relaxed) && rec.resume.is_some() {
+        eprintln!("drivescope: continue it with `drivescope diagnose --resume last`");
+    }
     Ok(if rec.device_error.is_some() {
         ExitCode::from(super::EXIT_DEVICE_LOST)
     } else if stop.load(Ordering::Relaxed) {
@@ -111,4 +172,59 @@ pub fn run(a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The stored diagnosis to continue: not running, and with experiments left.
+fn load_resumable(a: &DiagnoseArgs, run: &str) -> anyhow::Result<(RunId, DiagnoseRecord)> {
+    let store = a.w.store.open_store()?;
+    let id = super::store_opts::resolve_of(&store, run, Kind::Diagnose)?;
+    let doc = store.get(id)?;
+    super::checkpoints::refuse_running(&doc, id.0)?;
+    let Document::Diagnose(rec) = doc else {
+        anyhow::bail!("run {} is not a diagnosis", id.0);
+    };
+    if rec.resume.is_none() {
+        anyhow::bail!(
+            "run {} {}; nothing to resume",
+            id.0,
+            if rec.workload.interrupted {
+                "was saved by an older version"
+            } else {
+                "ran every experiment"
+            }
+        );
+    }
+    Ok((id, *rec))
+}
+
+/// The target the stopped run `p` was given: its directory when it ran on a test file there.
+fn ran_on(p: &DiagnoseRecord) -> String {
+    p.resume
+        .as_ref()
+        .and_then(|r| r.directory.clone())
+        .unwrap_or_else(|| p.header.target.path.clone())
+}
+
+/// Say what the resumed run keeps, and remove the test file a killed one left in its directory.
+fn say_resumed(p: &DiagnoseRecord, id: i64, target: &str) {
+    let Some(r) = &p.resume else { return };
+    eprintln!(
+        "drivescope: resuming diagnose run {id}: {} of {} experiments kept{}",
+        r.finished.len(),
+        r.planned.len(),
+        match &p.checkpoint {
+            Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
+            None => String::new(),
+        }
+    );
+    let Some(f) = &r.test_file else { return };
+    match drivescope_diagnose::remove_stale(f, Path::new(target)) {
+        Ok(true) => eprintln!("drivescope: removed the test file {} run {id} left", f.path),
+        Ok(false) => {}
+        Err(e) => eprintln!("drivescope: warning: the test file run {id} left: {e}"),
+    }
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }

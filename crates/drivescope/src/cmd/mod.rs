@@ -13,6 +13,7 @@ pub mod info;
 pub mod lab;
 pub mod manpage;
 pub mod report;
+pub mod resume;
 pub mod runs;
 pub mod scan;
 pub mod screen;

@@ -78,7 +78,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// How a run ended, as `runs` shows it: a checkpoint is a scan, soak or screen that is `running`, or,
+/// How a run ended, as `runs` shows it: a checkpoint is a scan, soak, screen or diagnosis that is `running`, or,
 /// when its process has gone (killed, crashed, the machine went down), `interrupted`.
 fn state(store: &drivescope_store::Store, r: &drivescope_store::RunInfo) -> Option<&'static str> {
     use drivescope_record::RunState;

@@ -102,7 +102,8 @@ pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
     };
     let device = crate::identity::of(&a.w.target);
     if let Some((id, p)) = &prior {
-        check_same_target(p, &a.w.target, &device, id.0)?;
+        let ran_on = &p.header.target.path;
+        super::resume::check_same_target(&p.header, ran_on, &a.w.target, &device, id.0)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
@@ -209,23 +210,4 @@ fn resumed_rw(p: &SoakRecord) -> anyhow::Result<bench::Rw> {
     Ok(SoakOptions::of_record(p, common)
         .map_err(anyhow::Error::msg)?
         .rw)
-}
-
-/// A soak continues on the target it ran on: the same path, and the same device by the
-/// rule `scan --resume` follows (the same serial numbers when it had any).
-fn check_same_target(
-    p: &SoakRecord,
-    target: &str,
-    device: &Option<drivescope_probe::Identity>,
-    id: i64,
-) -> anyhow::Result<()> {
-    let canonical = |s: &str| std::fs::canonicalize(s).unwrap_or_else(|_| s.into());
-    if canonical(target) != canonical(&p.header.target.path) {
-        return Err(super::Refused(format!(
-            "run {id} soaked {}, not {target}; refused",
-            p.header.target.path
-        ))
-        .into());
-    }
-    super::scan::check_same_device(p.header.device.as_ref(), device, id)
 }

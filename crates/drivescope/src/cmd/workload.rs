@@ -141,6 +141,13 @@ pub fn open_or(
     })
 }
 
+impl Opened {
+    /// The test file drivescope made in a directory target.
+    pub fn test_file(&self) -> Option<&Path> {
+        self._test_file.as_ref().map(|t| t.path())
+    }
+}
+
 /// A live view of a workload run on the terminal: its counters (set them in the run's
 /// options), what has finished (the report callback adds to it), and the view itself (the
 /// terminal is restored when it is dropped).

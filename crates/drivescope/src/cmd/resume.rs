@@ -1,0 +1,24 @@
+//! What `--resume` of a soak or a diagnosis checks of the target given: the run's own.
+
+use drivescope_probe::Identity;
+use drivescope_record::Header;
+
+/// A run continues on the target it ran on: the same path, and the same device by the rule
+/// `scan --resume` follows (the same serial numbers when it had any).
+/// `ran_on`: the target path the run was given (its header's, or the directory its test file was
+/// in).
+pub fn check_same_target(
+    run: &Header,
+    ran_on: &str,
+    target: &str,
+    device: &Option<Identity>,
+    id: i64,
+) -> anyhow::Result<()> {
+    let canonical = |s: &str| std::fs::canonicalize(s).unwrap_or_else(|_| s.into());
+    if canonical(target) != canonical(ran_on) {
+        return Err(
+            super::Refused(format!("run {id} ran on {ran_on}, not {target}; refused")).into(),
+        );
+    }
+    super::scan::check_same_device(run.device.as_ref(), device, id)
+}

@@ -1,0 +1,442 @@
+//! A diagnosis killed with SIGKILL at random moments (before its first experiment ended, after the
+//! first ones, in its write experiment), each time continued with `diagnose --resume last`, ends as
+//! one stored run with every experiment once, the experiments finished before each kill kept as
+//! they were, the findings of an uninterrupted diagnosis of the same target, and no test file left
+//! behind; a diagnosis stopped with SIGINT continues the same way. On an ext4 file system on a lab
+//! disk with a read cache and a write-back cache (a directory target: its test file takes the
+//! write experiment; the model's caches give findings that do not depend on the host's noise).
+//! Needs root, FUSE and losetup; fails loudly without them.
+
+mod common;
+use common::*;
+use drivescope_lab::{check_environment, LabDevice, Model};
+use drivescope_record::RunState;
+use drivescope_store::{ListFilter, Store};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// The diagnosis: a 64 MiB test file, a 15 s budget (the warm-up takes 3 s of it, the write
+/// experiment 2 s or more); about 12 s on the disk below.
+const DIAGNOSE: [&str; 6] = ["--size", "64M", "--budget", "15s", "--json", "--quiet"];
+/// A flat 250 MB/s disk (writes at 125 MB/s) with a 16 MiB read cache and a write-back cache
+/// larger than the test file (a resumed run fills a new one right before the write experiment).
+const DISK: &str = "name = 'cached-flat'\nsize = '256M'\nzones = { rates_mb_s = [250] }\n\
+    write_rate_factor = 0.5\noverhead = '50us'\nread_cache = { size = '16M', rate_mb_s = 1000 }\n\
+    write_cache = { size = '160M', rate_mb_s = 600 }\nqueue = { mode = 'parallel', depth = 32 }\n";
+const EXPERIMENTS: [&str; 6] = [
+    "warm_up",
+    "zones",
+    "link",
+    "queueing",
+    "read_cache",
+    "write_cache",
+];
+
+/// An ext4 file system on a lab disk, mounted; unmounted and stopped on drop.
+struct LabFs {
+    dir: PathBuf,
+    _disk: LabDevice,
+}
+
+impl LabFs {
+    fn new() -> LabFs {
+        if let Err(e) = check_environment(true) {
+            panic!("this test needs root, /dev/fuse (Debian fuse3) and losetup: {e}");
+        }
+        let model = Model::from_toml_str(DISK, "test").unwrap();
+        let disk = LabDevice::start_temp(&model, true).expect("start the lab disk");
+        let dev = disk.loop_device().unwrap();
+        let st = std::process::Command::new("mkfs.ext4")
+            .args(["-q", "-F", "-E", "nodiscard"])
+            .arg(dev)
+            .status()
+            .expect("mkfs.ext4 (e2fsprogs) is needed");
+        assert!(st.success(), "mkfs.ext4 failed");
+        let dir = std::env::temp_dir().join(format!(
+            "drivescope-diagnose-kill9-mnt-{}-{}",
+            std::process::id(),
+            dev.file_name().unwrap().to_string_lossy()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let st = std::process::Command::new("mount")
+            .arg(dev)
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(st.success(), "mount failed");
+        LabFs { dir, _disk: disk }
+    }
+
+    fn path(&self) -> &str {
+        self.dir.to_str().unwrap()
+    }
+}
+
+impl Drop for LabFs {
+    fn drop(&mut self) {
+        unmount(&self.dir);
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A results store of this test alone, removed on drop.
+struct TempStore(PathBuf);
+
+impl TempStore {
+    fn new(name: &str) -> TempStore {
+        let dir = std::env::temp_dir().join(format!(
+            "drivescope-diagnose-kill9-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempStore(dir.join("runs.sqlite"))
+    }
+
+    fn arg(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+
+    /// The runs: (number, state, document), oldest first.
+    fn runs(&self) -> Vec<(i64, Option<RunState>, Value)> {
+        let Ok(store) = Store::open(&self.0) else {
+            return Vec::new();
+        };
+        let mut l: Vec<_> = store
+            .list(&ListFilter::default())
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
+            .collect();
+        l.sort_by_key(|r| r.0);
+        l
+    }
+
+    /// The state `drivescope runs --json` shows for run `id`.
+    fn listed_state(&self, id: i64) -> String {
+        let out = drivescope(&["runs", "--json", "--store", self.arg()]);
+        assert!(out.status.success());
+        let l: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = l.as_array().unwrap().iter().find(|r| r["id"] == id);
+        row.unwrap_or_else(|| panic!("run {id} in {l}"))["state"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+/// Pseudo-random fractions in [0, 1), from a seed printed so that a failure can be replayed.
+fn random_fractions(n: usize) -> Vec<f64> {
+    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos() as u64
+        });
+    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut x = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (x ^ (x >> 31)) as f64 / u64::MAX as f64
+        })
+        .collect()
+}
+
+/// Start `drivescope diagnose` with `args`.
+fn spawn(args: &[&str], store: &TempStore) -> Child {
+    drivescope_cmd()
+        .arg("diagnose")
+        .args(args)
+        .args(["--store", store.arg()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// The experiments a stored diagnosis finished, by its resume state.
+fn finished(d: &Value) -> Vec<String> {
+    d["resume"]["finished"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no resume state: {d}"))
+        .iter()
+        .map(|e| e.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Wait until the diagnosis `child` has saved a checkpoint with at least `done` experiments
+/// finished.
+fn await_checkpoint(child: &mut Child, store: &TempStore, done: usize) -> Value {
+    let t0 = Instant::now();
+    loop {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the diagnosis ended before a checkpoint with {done} experiments finished was seen"
+        );
+        if let Some((_, Some(RunState::Checkpoint), doc)) = store.runs().pop() {
+            if doc["checkpoint"]["pid"] == child.id() && finished(&doc).len() >= done {
+                return doc;
+            }
+        }
+        assert!(t0.elapsed() < Duration::from_secs(40), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The files drivescope left in the directory `dir`.
+fn left_in(dir: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("drivescope"))
+        .collect()
+}
+
+/// The finding codes of a diagnosis.
+fn codes(d: &Value) -> BTreeSet<String> {
+    d["findings"]
+        .as_array()
+        .map_or(&[][..], |v| v)
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A whole diagnosis: one outcome per experiment, in order, each either measured or skipped
+/// (once), and no resume state or checkpoint.
+fn check_whole(d: &Value) {
+    assert_eq!(d["interrupted"], false, "{d}");
+    assert!(d.get("resume").is_none() && d.get("checkpoint").is_none());
+    let outcomes: Vec<&str> = d["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["experiment"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, EXPERIMENTS, "one outcome per experiment");
+    let skipped: Vec<&str> = d["skipped"]
+        .as_array()
+        .map_or(&[][..], |v| v)
+        .iter()
+        .map(|s| s["experiment"].as_str().unwrap())
+        .collect();
+    for e in EXPERIMENTS {
+        let n = skipped.iter().filter(|s| **s == e).count();
+        assert_eq!(
+            n + d.get(e).is_some() as usize,
+            1,
+            "{e}: measured or skipped, once: {d}"
+        );
+    }
+    assert!(d["write_cache"]["written"].as_u64().unwrap() > 0);
+}
+
+/// Resume the newest diagnosis to its end; check it keeps what `stopped` finished, as it was.
+fn resume(store: &TempStore, stopped: &Value, dir: &str) -> Value {
+    let out = drivescope_cmd()
+        .args(["diagnose", "--resume", "last", "--json", "--quiet"])
+        .args(["--store", store.arg()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("resuming diagnose run"), "{stderr}");
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    check_whole(&d);
+    assert_eq!(d["started_at"], stopped["started_at"]);
+    for e in finished(stopped) {
+        assert_eq!(d.get(&e), stopped.get(&e), "{e} kept as it was");
+    }
+    assert!(left_in(dir).is_empty(), "{:?}", left_in(dir));
+    d
+}
+
+#[test]
+fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_findings() {
+    let _one = one_at_a_time();
+    require_root();
+    let fs = LabFs::new();
+    let dir = fs.path();
+    // An uninterrupted diagnosis of the same target, for its findings.
+    let out = drivescope_cmd()
+        .arg("diagnose")
+        .arg(dir)
+        .args(DIAGNOSE)
+        .arg("--no-store")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let whole: Value = serde_json::from_slice(&out.stdout).unwrap();
+    check_whole(&whole);
+    assert!(
+        codes(&whole).contains("read_cache") && codes(&whole).contains("write_burst"),
+        "the disk's caches are found: {:?}",
+        whole["outcomes"]
+    );
+    let store = TempStore::new("kill9");
+    // Each kill comes at a random moment after a checkpoint with this many experiments finished
+    // (0: in the warm-up; 1: after it; 5: in the write experiment, the last), within this long.
+    let kills = [(0, 2.0), (1, 1.5), (5, 1.0)];
+    let fractions = random_fractions(kills.len());
+    let mut last: Option<Value> = None;
+    for (i, ((done, within), f)) in kills.iter().zip(&fractions).enumerate() {
+        let mut child = match i {
+            0 => spawn(&[&[dir][..], &DIAGNOSE[..]].concat(), &store),
+            _ => spawn(&["--resume", "last", "--quiet"], &store),
+        };
+        let seen = await_checkpoint(&mut child, &store, *done);
+        if i == 0 {
+            // A diagnosis that is still running is not resumed.
+            let out = drivescope_cmd()
+                .args(["diagnose", "--resume", "last", "--quiet"])
+                .args(["--store", store.arg()])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{stderr}");
+            assert!(stderr.contains("still running"), "{stderr}");
+            assert_eq!(store.listed_state(store.runs()[0].0), "running");
+        }
+        let wait = f * within;
+        eprintln!(
+            "kill {}: {:?} finished; killing {wait:.3} s later",
+            i + 1,
+            finished(&seen)
+        );
+        std::thread::sleep(Duration::from_secs_f64(wait));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let runs = store.runs();
+        assert_eq!(runs.len(), 1, "one stored run, updated in place");
+        let (id, state, killed) = runs[0].clone();
+        assert_eq!(state, Some(RunState::Checkpoint));
+        assert_eq!(killed["checkpoint"]["pid"], child.id());
+        assert_eq!(store.listed_state(id), "interrupted");
+        assert_eq!(killed["interrupted"], true);
+        let kept = finished(&killed);
+        assert!(
+            kept.len() >= *done && kept.len() < EXPERIMENTS.len(),
+            "{kept:?}"
+        );
+        assert_eq!(kept[..], EXPERIMENTS[..kept.len()], "finished in order");
+        if let Some(prev) = &last {
+            // What was kept at the last kill is kept now, as it was.
+            assert_eq!(killed["started_at"], prev["started_at"]);
+            for e in finished(prev) {
+                assert!(kept.contains(&e), "{e} kept");
+                assert_eq!(killed.get(&e), prev.get(&e), "{e} as it was");
+            }
+        }
+        // The test file the killed run wrote is named, and still there.
+        let file = killed["resume"]["test_file"]["path"].as_str().unwrap();
+        assert!(std::path::Path::new(file).exists(), "{file}");
+        last = Some(killed);
+    }
+    let killed = last.unwrap();
+    assert!(
+        !finished(&killed).contains(&"write_cache".to_string()),
+        "the last kill came in the write experiment"
+    );
+    // The disk's write-back cache drains what the killed write left in it, as a device's does
+    // before anyone resumes.
+    std::thread::sleep(Duration::from_secs(2));
+    let d = resume(&store, &killed, dir);
+    assert_eq!(
+        codes(&d),
+        codes(&whole),
+        "the findings of an uninterrupted run"
+    );
+    let runs = store.runs();
+    assert_eq!(runs.len(), 1, "one stored run");
+    assert_eq!(runs[0].1, Some(RunState::Finished));
+    assert!(runs[0].2 == d);
+}
+
+#[test]
+fn a_diagnosis_stopped_with_sigint_resumes_and_another_target_is_refused() {
+    let _one = one_at_a_time();
+    require_root();
+    let fs = LabFs::new();
+    let dir = fs.path();
+    let store = TempStore::new("sigint");
+    let mut child = spawn(&[&[dir][..], &DIAGNOSE[..]].concat(), &store);
+    await_checkpoint(&mut child, &store, 1);
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: a signal to the child this test started and has not yet waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(130), "exit code of an interrupted run");
+    let runs = store.runs();
+    assert_eq!(runs.len(), 1, "the result replaced the checkpoints");
+    let (id, state, stopped) = runs[0].clone();
+    assert_eq!(state, Some(RunState::Interrupted));
+    assert!(stopped.get("checkpoint").is_none());
+    assert_eq!(store.listed_state(id), "interrupted");
+    let kept = finished(&stopped);
+    assert!(
+        !kept.is_empty() && kept.len() < EXPERIMENTS.len(),
+        "{kept:?}"
+    );
+    // The experiment the signal cut had begun: it is not finished, and not one of those the stop
+    // skipped.
+    let cut = EXPERIMENTS[kept.len()];
+    let skipped = stopped["skipped"].as_array().map_or(&[][..], |v| v);
+    assert!(
+        !skipped
+            .iter()
+            .any(|s| s["experiment"] == cut && s["why"] == "interrupted"),
+        "{cut} was cut, not skipped: {kept:?} {skipped:?}"
+    );
+    assert!(
+        left_in(dir).is_empty(),
+        "a stopped run removes its test file"
+    );
+    // Another target is not this diagnosis's.
+    let other = Ext4Mount::new(256 << 20);
+    let out = drivescope_cmd()
+        .args(["diagnose", "--resume", "last", "--quiet"])
+        .args(["--store", store.arg(), other.path()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("refused"), "{stderr}");
+    assert!(left_in(other.path()).is_empty());
+    resume(&store, &stopped, dir);
+    let runs = store.runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].1, Some(RunState::Finished));
+    // A finished diagnosis has nothing left to resume.
+    let out = drivescope_cmd()
+        .args(["diagnose", "--resume", "last", "--quiet"])
+        .args(["--store", store.arg()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nothing to resume"), "{stderr}");
+}
