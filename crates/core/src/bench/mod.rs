@@ -423,6 +423,11 @@ pub fn sweep_gated(
     })
 }
 
+/// The most points a soak's series keeps: a run longer than this many intervals merges
+/// neighbouring intervals and doubles the interval (the record says which), so a soak of days
+/// holds the same memory and document size as one of hours.
+pub const SERIES_MAX_POINTS: usize = 16_384;
+
 /// Settings of `soak`.
 #[derive(Debug, Clone)]
 pub struct SoakOptions {
@@ -487,7 +492,7 @@ pub fn soak_gated(
             reap: r.reap,
         },
         duration_ns: r.duration_ns,
-        interval_ns,
+        interval_ns: r.series_interval_ns,
         bytes: r.bytes,
         commands: r.commands,
         errors: r.errors,

@@ -8,7 +8,7 @@ use crate::engine::{
     Live, Next, Reap,
 };
 use crate::target::Target;
-use drivescope_stats::{Histogram, SeriesPoint};
+use drivescope_stats::{merge_pairs, Histogram, SeriesPoint};
 use std::sync::atomic::AtomicBool;
 use std::sync::Barrier;
 
@@ -30,6 +30,9 @@ pub struct RunResult {
     /// Per-interval series when asked for (threads merged: bytes and commands summed, p99
     /// the highest of the threads').
     pub series: Option<Vec<SeriesPoint>>,
+    /// The interval of the series' points: the one asked for, doubled as often as a long
+    /// run needed to stay within [`super::SERIES_MAX_POINTS`].
+    pub series_interval_ns: u64,
 }
 
 impl RunResult {
@@ -169,10 +172,11 @@ pub(crate) fn run_once_on<E: Engine>(
         submit_hist: Histogram::new(),
         cpu_ns: 0,
         series: None,
+        series_interval_ns: opts.series_interval_ns.unwrap_or(0),
     };
     let mut start = u64::MAX;
     let mut end = 0;
-    let mut series: Vec<Vec<SeriesPoint>> = Vec::new();
+    let mut series: Vec<(u64, Vec<SeriesPoint>)> = Vec::new();
     for r in results {
         let w = r?;
         start = start.min(w.first_issue_ns.unwrap_or(u64::MAX));
@@ -187,7 +191,7 @@ pub(crate) fn run_once_on<E: Engine>(
         out.submit_hist.merge(&w.submit_hist);
         out.cpu_ns += w.cpu_ns;
         if let Some(s) = w.series {
-            series.push(s.finish(w.last_done_ns));
+            series.push(s.finish_with_interval(w.last_done_ns));
         }
     }
     out.duration_ns = if start == u64::MAX {
@@ -196,14 +200,29 @@ pub(crate) fn run_once_on<E: Engine>(
         end.saturating_sub(start)
     };
     if opts.series_interval_ns.is_some() {
-        out.series = Some(merge_series(series));
+        let (interval_ns, merged) = merge_series(series);
+        out.series_interval_ns = interval_ns.max(out.series_interval_ns);
+        out.series = Some(merged);
     }
     Ok(out)
 }
 
-fn merge_series(all: Vec<Vec<SeriesPoint>>) -> Vec<SeriesPoint> {
+/// The threads' series as one, at the longest interval any thread's reached (a thread that
+/// merged fewer times has its points merged up to it first), and that interval.
+pub(super) fn merge_series(all: Vec<(u64, Vec<SeriesPoint>)>) -> (u64, Vec<SeriesPoint>) {
+    let interval_ns = all.iter().map(|(i, _)| *i).max().unwrap_or(0);
+    let all: Vec<Vec<SeriesPoint>> = all
+        .into_iter()
+        .map(|(mut i, mut points)| {
+            while i < interval_ns {
+                points = merge_pairs(&points);
+                i *= 2;
+            }
+            points
+        })
+        .collect();
     let n = all.iter().map(|s| s.len()).max().unwrap_or(0);
-    (0..n)
+    let merged = (0..n)
         .map(|i| {
             let pts: Vec<&SeriesPoint> = all.iter().filter_map(|s| s.get(i)).collect();
             let t_ns = pts.iter().map(|p| p.t_ns).max().unwrap_or(0);
@@ -218,7 +237,8 @@ fn merge_series(all: Vec<Vec<SeriesPoint>>) -> Vec<SeriesPoint> {
                 p99_ns: pts.iter().map(|p| p.p99_ns).max().unwrap_or(0),
             }
         })
-        .collect()
+        .collect();
+    (interval_ns, merged)
 }
 
 /// Fill `[0, region)` of a writable target with its write data (1 MiB writes, QD8), so reads
