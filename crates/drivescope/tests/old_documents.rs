@@ -127,7 +127,8 @@ fn every_old_document_reads_as_its_record_and_is_the_stored_one() {
         let docs = documents(&fixture);
         let copy = copy_of(&fixture, "read");
         let stored = stored(&copy.store);
-        assert_eq!(stored.len(), docs.len(), "{f}: one stored run per document");
+        // a screen saves each drive's scan as a run of its own too
+        assert!(stored.len() >= docs.len(), "{f}: a stored run per document");
         for (name, doc) in &docs {
             assert_eq!(doc["kind"], name.as_str(), "{f}: {name}.json");
             assert!(
@@ -152,8 +153,8 @@ fn show_compare_export_and_report_read_every_old_run() {
         let copy = copy_of(&fixture, "cli");
         let s = copy.store.as_str();
         let listed = ds(&["runs", "--store", s]);
-        let ids: Vec<String> = (1..=docs.len()).map(|i| i.to_string()).collect();
         let raw = stored(s);
+        let ids: Vec<String> = (1..=raw.len()).map(|i| i.to_string()).collect();
         for id in &ids {
             let doc = &raw[id.parse::<usize>().unwrap() - 1];
             let shown: Value =
@@ -269,7 +270,8 @@ fn serve_shows_every_old_run() {
         let list = get(a, "/", "");
         assert_eq!(list.status, 200, "{f}");
         let text = list.text();
-        for id in 1..=docs.len() {
+        assert!(raw.len() >= docs.len(), "{f}");
+        for id in 1..=raw.len() {
             assert!(
                 text.contains(&format!("/runs/{id}\"")),
                 "{f}: run {id} not listed"
