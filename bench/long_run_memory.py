@@ -9,7 +9,8 @@ holds. Each case runs a short and a long form of the same run and compares their
 - scan: a `null:` target of 20 TB against one of 20 GB, both at `--points 100000` (the curve's
   most bins), so only the size differs.
 
-Every run saves to a store and prints its --json document, as a user's run would. Prints each
+Every run saves to a store and prints its --json document, as a user's run would. Peak RSS is
+GNU time's (/usr/bin/time, package `time`). Prints each
 run and, per case, the median peak RSS of each form and their ratio.
 
 Usage: bench/long_run_memory.py [--rounds 3] [--soak-intervals 86400] [--soak-interval 1ms]
@@ -44,23 +45,33 @@ print(f"# long-run memory — {machine()}")
 
 
 def run(cmd):
-    """Peak RSS (KiB) of one run, and its document."""
-    out, wall, _cpu, rss = timed([DS] + cmd + ["--json", "--quiet"])
+    """Peak RSS (KiB) of one run, its document and its wall time. The peak is GNU time's (the
+    `ru_maxrss` of a child it starts itself): Linux carries a process's peak across exec, so a
+    child forked from this script would count the script's own memory (the documents it has
+    parsed) as the run's. Each run saves into a store of its own."""
+    rss_file = os.path.join(tmp, "maxrss")
+    store = os.path.join(tmp, "runs.db")
+    for f in (store, store + "-wal", store + "-shm"):
+        if os.path.exists(f):
+            os.remove(f)
+    out, wall, _cpu, _ = timed(["/usr/bin/time", "-f", "%M", "-o", rss_file, DS] + cmd +
+                               ["--store", store, "--json", "--quiet"])
+    rss = int(open(rss_file).read().split()[-1])
     return rss, json.loads(out), wall
 
 
-def soak(intervals, store):
+def soak(intervals):
     dur_ms = intervals * args.soak_interval_ms
     rss, d, wall = run(["soak", "null:1G", "--test", args.soak_test,
                         "--interval", f"{args.soak_interval_ms}ms",
-                        "--duration", f"{dur_ms}ms", "--store", store])
+                        "--duration", f"{dur_ms}ms"])
     return rss, f"{len(d['series'])} points of {d['interval_ns'] / 1e6:g} ms, " \
                 f"{d['commands']} commands, {wall:.1f} s"
 
 
-def scan(size, store):
+def scan(size):
     rss, d, wall = run(["scan", f"null:{size}", "--points", str(args.points), "--block-size",
-                        args.bs, "--store", store])
+                        args.bs])
     return rss, f"{len(d['curve'])} curve points, {len(d['series'])} series points, " \
                 f"{d['commands']} commands, {wall:.1f} s"
 
@@ -85,16 +96,15 @@ def compare(name, short, long):
 tmp = tempfile.mkdtemp(prefix="drivescope-longmem-bench-")
 ratios = {}
 try:
-    store = os.path.join(tmp, "runs.db")
     if args.only in (None, "soak"):
         n = args.soak_intervals
         ratios["soak"] = compare(f"soak {args.soak_test} null:1G, {n // 24} vs {n} intervals",
-                                 lambda: soak(n // 24, store), lambda: soak(n, store))
+                                 lambda: soak(n // 24), lambda: soak(n))
     if args.only in (None, "scan"):
         ratios["scan"] = compare(
             f"scan --points {args.points} --block-size {args.bs}, "
             f"null:{args.scan_small} vs null:{args.scan_size}",
-            lambda: scan(args.scan_small, store), lambda: scan(args.scan_size, store))
+            lambda: scan(args.scan_small), lambda: scan(args.scan_size))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 if any(r > 2.0 for r in ratios.values()):
