@@ -220,10 +220,19 @@ fn show_compare_export_and_report_read_every_old_run() {
         let cmp = ds(&[
             "compare", &old_scan, &new_id, "--format", "md", "--store", s,
         ]);
+        // both columns, the old one with the old document's mean rate in it
+        let header = cmp.lines().next().unwrap_or_default();
         assert!(
-            cmp.contains(&format!("run {old_scan}")) || cmp.contains(&old_scan),
-            "{cmp}"
+            header.contains(&format!("| run {old_scan}<br>"))
+                && header.contains(&format!("| run {new_id}<br>")),
+            "{f}: compare {old_scan} {new_id}:\n{cmp}"
         );
+        let mean = docs["scan"]["mb_per_s"]["mean"].as_f64().unwrap();
+        let rate = cmp
+            .lines()
+            .find(|l| l.starts_with("| Rate read mean"))
+            .unwrap_or_else(|| panic!("{f}: no mean rate row:\n{cmp}"));
+        assert!(rate.contains(&format!("{mean:.1} MB/s")), "{f}: {rate}");
         // one report of every run
         let html = copy.dir.join("report.html");
         let mut args = vec!["report"];
