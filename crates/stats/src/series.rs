@@ -18,10 +18,16 @@ pub struct SeriesPoint {
 /// Accumulates completions into fixed intervals by completion time, from an origin.
 /// Completions are expected in roughly increasing time; a late one lands in the current
 /// interval. Point times (`t_ns`) are from the origin.
+///
+/// With a cap ([`Series::with_cap`]) the series keeps at most that many points whatever the
+/// run's length: when the points reach the cap, neighbouring pairs merge into one point of
+/// twice the interval (see [`merge_pairs`]) and the interval doubles, so the points still
+/// cover the whole run and [`Series::interval_ns`] says their interval.
 #[derive(Debug, Clone)]
 pub struct Series {
     origin_ns: u64,
     interval_ns: u64,
+    cap: usize,
     current: u64,
     bytes: u64,
     commands: u64,
@@ -40,6 +46,7 @@ impl Series {
         Series {
             origin_ns,
             interval_ns,
+            cap: usize::MAX,
             current: 0,
             bytes: 0,
             commands: 0,
@@ -48,11 +55,23 @@ impl Series {
         }
     }
 
+    /// Keep at most `cap` points (at least 2; an odd cap is taken as the even number below),
+    /// merging neighbours and doubling the interval whenever the points reach it.
+    pub fn with_cap(mut self, cap: usize) -> Self {
+        self.cap = (cap.max(2)) & !1;
+        self
+    }
+
+    /// The interval of the points: the one asked for, doubled once per merge.
+    pub fn interval_ns(&self) -> u64 {
+        self.interval_ns
+    }
+
     #[inline]
     pub fn record(&mut self, done_ns: u64, bytes: u64, latency_ns: u64) {
-        let idx = done_ns.saturating_sub(self.origin_ns) / self.interval_ns;
-        if idx > self.current {
-            self.roll_to(idx);
+        let rel = done_ns.saturating_sub(self.origin_ns);
+        if rel / self.interval_ns > self.current {
+            self.roll_to(rel);
         }
         self.bytes += bytes;
         self.commands += 1;
@@ -67,17 +86,34 @@ impl Series {
 
     /// Close every interval before `idx` (none may be recorded into again: a later completion
     /// timed before it lands in the current interval) and return the points so far, one per
-    /// interval before `idx`.
+    /// interval before `idx`. For a series without a cap (a merge would renumber the
+    /// intervals).
     pub fn cut(&mut self, idx: u64) -> &[SeriesPoint] {
-        self.roll_to(idx);
+        debug_assert_eq!(self.cap, usize::MAX, "a cut of a capped series");
+        self.roll_to(idx.saturating_mul(self.interval_ns));
         &self.points
     }
 
-    fn roll_to(&mut self, idx: u64) {
-        while self.current < idx {
+    /// Close every interval that ends at or before `rel_ns` from the origin.
+    fn roll_to(&mut self, rel_ns: u64) {
+        while self.current < rel_ns / self.interval_ns {
             self.flush(self.interval_ns);
             self.current += 1;
+            if self.points.len() >= self.cap {
+                self.halve();
+            }
         }
+    }
+
+    /// Merge the closed points pairwise and double the interval. The points are as many as
+    /// the intervals closed (`current`), an even number at the cap, so the open interval
+    /// starts where one of twice the length does and carries on into it.
+    fn halve(&mut self) {
+        debug_assert_eq!(self.points.len() as u64, self.current);
+        debug_assert_eq!(self.current % 2, 0);
+        self.points = merge_pairs(&self.points);
+        self.interval_ns *= 2;
+        self.current /= 2;
     }
 
     fn flush(&mut self, span_ns: u64) {
@@ -101,10 +137,16 @@ impl Series {
     /// interval becomes a point of its own when it is at least a tenth of an interval long;
     /// a shorter one (commands draining after a deadline) is added to the point before, whose
     /// span grows by as much, so every byte and command is in some point.
-    pub fn finish(mut self, end_ns: u64) -> Vec<SeriesPoint> {
+    pub fn finish(self, end_ns: u64) -> Vec<SeriesPoint> {
+        self.finish_with_interval(end_ns).1
+    }
+
+    /// [`Series::finish`], with the interval the points ended at (merges may have doubled it
+    /// while the last intervals closed).
+    pub fn finish_with_interval(mut self, end_ns: u64) -> (u64, Vec<SeriesPoint>) {
         let end = end_ns.saturating_sub(self.origin_ns);
+        self.roll_to(end);
         let idx = end / self.interval_ns;
-        self.roll_to(idx);
         let rest = end - idx * self.interval_ns;
         if rest * 10 >= self.interval_ns || (self.points.is_empty() && self.commands > 0) {
             self.flush(rest.max(1));
@@ -118,8 +160,37 @@ impl Series {
             last.mb_per_s = last.bytes as f64 / 1e6 / (span as f64 / 1e9);
             last.iops = last.commands as f64 / (span as f64 / 1e9);
         }
-        self.points
+        (self.interval_ns, self.points)
     }
+}
+
+/// Points of twice the interval from contiguous points that start at the origin: each pair
+/// becomes one point ending where the second ends, its bytes and commands summed, its rates
+/// over the pair's span, its p99 the higher of the two (the pair's own p99 is not kept). A
+/// last point without a partner stays as it is.
+pub fn merge_pairs(points: &[SeriesPoint]) -> Vec<SeriesPoint> {
+    let mut out: Vec<SeriesPoint> = Vec::with_capacity(points.len().div_ceil(2));
+    for pair in points.chunks(2) {
+        let start = out.last().map_or(0, |p| p.t_ns);
+        let merged = match pair {
+            [a, b] => {
+                let secs = b.t_ns.saturating_sub(start).max(1) as f64 / 1e9;
+                let (bytes, commands) = (a.bytes + b.bytes, a.commands + b.commands);
+                SeriesPoint {
+                    t_ns: b.t_ns,
+                    bytes,
+                    commands,
+                    mb_per_s: bytes as f64 / 1e6 / secs,
+                    iops: commands as f64 / secs,
+                    p99_ns: a.p99_ns.max(b.p99_ns),
+                }
+            }
+            [a] => a.clone(),
+            _ => unreachable!("chunks of two"),
+        };
+        out.push(merged);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -148,6 +219,135 @@ mod tests {
     }
 
     #[test]
+    fn a_short_tail_joins_the_last_point() {
+        let mut s = Series::starting_at(500, 1_000_000_000);
+        s.record(500 + 999_999_999, 1_000_000, 10);
+        s.record(500 + 1_000_000_100, 1_000_000, 10);
+        let p = s.finish(500 + 1_000_000_200);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].bytes, 2_000_000);
+        assert_eq!(p[0].commands, 2);
+        assert_eq!(p[0].t_ns, 1_000_000_200);
+    }
+
+    /// One 1000-byte command every `step` ns from the origin up to `end`, each taking `lat`.
+    fn steady(s: &mut Series, step: u64, end: u64) -> u64 {
+        let mut n = 0;
+        let mut t = step;
+        while t < end {
+            s.record(t, 1000, 10 + t % 7);
+            t += step;
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn a_capped_series_merges_pairs_and_covers_the_whole_run() {
+        const MS: u64 = 1_000_000;
+        // 1000 intervals of 1 ms with a cap of 16: merged six times (1000 / 64 < 16 points).
+        let mut s = Series::new(MS).with_cap(16);
+        let n = steady(&mut s, MS / 10, 1000 * MS);
+        assert_eq!(
+            s.interval_ns(),
+            64 * MS,
+            "merged while running, not only at the end"
+        );
+        let (interval, p) = s.finish_with_interval(1000 * MS);
+        assert_eq!(interval, 64 * MS);
+        assert!(p.len() <= 16, "{} points", p.len());
+        assert_eq!(
+            p.len(),
+            16,
+            "15 whole intervals of 64 ms and the last 40 ms"
+        );
+        assert_eq!(
+            p.last().unwrap().t_ns,
+            1000 * MS,
+            "the last point ends at the run's end"
+        );
+        assert_eq!(p.iter().map(|x| x.commands).sum::<u64>(), n);
+        assert_eq!(p.iter().map(|x| x.bytes).sum::<u64>(), n * 1000);
+        for (i, q) in p[..15].iter().enumerate() {
+            assert_eq!(q.t_ns, (i as u64 + 1) * 64 * MS);
+            // 10 commands of 1000 B per ms: 10 MB/s, 10000 IOPS, whatever the interval
+            assert!(
+                (q.mb_per_s - 10.0).abs() < 0.2,
+                "point {i}: {} MB/s",
+                q.mb_per_s
+            );
+            assert!(
+                (q.iops - 10_000.0).abs() < 200.0,
+                "point {i}: {} IOPS",
+                q.iops
+            );
+        }
+        assert!(
+            (p[15].mb_per_s - 10.0).abs() < 0.3,
+            "{} MB/s",
+            p[15].mb_per_s
+        );
+    }
+
+    #[test]
+    fn capped_points_are_the_uncapped_points_merged() {
+        const MS: u64 = 1_000_000;
+        let mut fine = Series::starting_at(7, MS);
+        let mut coarse = Series::starting_at(7, MS).with_cap(8);
+        // a rate that changes every 5 ms, latencies that grow, so merged p99s differ
+        let mut t = 7;
+        while t < 7 + 64 * MS {
+            let k = (t - 7) / (5 * MS);
+            let bytes = 512 * (1 + k % 3);
+            fine.record(t, bytes, 100 * (k + 1));
+            coarse.record(t, bytes, 100 * (k + 1));
+            t += MS / 8 + k * 1000;
+        }
+        let fine = fine.finish(7 + 64 * MS);
+        let (interval, coarse) = coarse.finish_with_interval(7 + 64 * MS);
+        assert_eq!(fine.len(), 64);
+        assert_eq!(interval, 16 * MS);
+        let mut want = fine;
+        for _ in 0..4 {
+            want = merge_pairs(&want);
+        }
+        assert_eq!(want.len(), 4);
+        assert_eq!(coarse.len(), 4);
+        for (a, b) in coarse.iter().zip(&want) {
+            assert_eq!((a.t_ns, a.bytes, a.commands), (b.t_ns, b.bytes, b.commands));
+            assert!((a.mb_per_s - b.mb_per_s).abs() < 1e-9 * a.mb_per_s.max(1.0));
+            // merging keeps the higher p99 of a pair; the capped series measured its own
+            // p99 over the whole interval, which is never above that
+            assert!(a.p99_ns <= b.p99_ns, "{} > {}", a.p99_ns, b.p99_ns);
+        }
+    }
+
+    #[test]
+    fn merge_pairs_keeps_an_odd_last_point() {
+        let pt = |t_ns, bytes| SeriesPoint {
+            t_ns,
+            bytes,
+            commands: 1,
+            mb_per_s: 0.0,
+            iops: 0.0,
+            p99_ns: t_ns,
+        };
+        let m = merge_pairs(&[
+            pt(1_000_000_000, 2_000_000),
+            pt(2_000_000_000, 4_000_000),
+            pt(2_500_000_000, 7),
+        ]);
+        assert_eq!(m.len(), 2);
+        assert_eq!(
+            (m[0].t_ns, m[0].bytes, m[0].commands),
+            (2_000_000_000, 6_000_000, 2)
+        );
+        assert!((m[0].mb_per_s - 3.0).abs() < 1e-12);
+        assert_eq!(m[0].p99_ns, 2_000_000_000);
+        assert_eq!(m[1], pt(2_500_000_000, 7));
+    }
+
+    #[test]
     fn a_cut_closes_the_intervals_before_it() {
         let mut s = Series::starting_at(100, 1000);
         s.record(100 + 10, 7, 1);
@@ -165,17 +365,5 @@ mod tests {
         assert_eq!(all.len(), 4);
         assert_eq!(all[3].bytes, 3);
         assert_eq!(all[..3], p[..]);
-    }
-
-    #[test]
-    fn a_short_tail_joins_the_last_point() {
-        let mut s = Series::starting_at(500, 1_000_000_000);
-        s.record(500 + 999_999_999, 1_000_000, 10);
-        s.record(500 + 1_000_000_100, 1_000_000, 10);
-        let p = s.finish(500 + 1_000_000_200);
-        assert_eq!(p.len(), 1);
-        assert_eq!(p[0].bytes, 2_000_000);
-        assert_eq!(p[0].commands, 2);
-        assert_eq!(p[0].t_ns, 1_000_000_200);
     }
 }

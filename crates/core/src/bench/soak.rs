@@ -169,6 +169,21 @@ impl Part {
     }
 }
 
+/// The most points a soak's document keeps: a soak longer than this many intervals has its
+/// neighbouring intervals merged and its interval doubled (the record says which), so a soak
+/// of days keeps the document, the checkpoints and the store's copy as small as one of hours.
+pub const SERIES_MAX_POINTS: usize = 16_384;
+
+/// `series` at `interval_ns`, neighbouring points merged until at most [`SERIES_MAX_POINTS`]
+/// remain, with the interval they end at.
+fn capped(mut interval_ns: u64, mut series: Vec<SeriesPoint>) -> (u64, Vec<SeriesPoint>) {
+    while series.len() > SERIES_MAX_POINTS {
+        series = drivescope_stats::merge_pairs(&series);
+        interval_ns *= 2;
+    }
+    (interval_ns, series)
+}
+
 /// What every document of one soak run shares.
 struct Shape<'a> {
     o: &'a SoakOptions,
@@ -187,7 +202,7 @@ impl Shape<'_> {
         part: Part,
         next_blocks: Option<Vec<u64>>,
     ) -> SoakRecord {
-        let series = part.series;
+        let (interval_ns, series) = capped(self.interval_ns, part.series);
         let steady_mb_per_s = steps::steady(&series);
         let first_to_steady = series
             .first()
@@ -212,7 +227,7 @@ impl Shape<'_> {
             rw: self.o.rw.into(),
             load: self.load,
             duration_ns: part.duration_ns,
-            interval_ns: self.interval_ns,
+            interval_ns,
             bytes: part.bytes,
             commands: part.commands,
             errors: part.errors,
@@ -345,4 +360,35 @@ fn soak_inner(
         part,
         resumable.then_some(r.next_blocks),
     )))
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    #[test]
+    fn a_series_past_the_cap_merges_to_a_longer_interval_and_keeps_its_totals() {
+        // 86400 points of 1 s (a day) end as 10800 points of 8 s.
+        let points: Vec<SeriesPoint> = (0..86_400u64)
+            .map(|i| SeriesPoint {
+                t_ns: (i + 1) * 1_000_000_000,
+                bytes: 1_000_000 + i,
+                commands: 10,
+                mb_per_s: (1_000_000 + i) as f64 / 1e6,
+                iops: 10.0,
+                p99_ns: i,
+            })
+            .collect();
+        let bytes: u64 = points.iter().map(|p| p.bytes).sum();
+        let (interval, s) = capped(1_000_000_000, points);
+        assert_eq!((interval, s.len()), (8_000_000_000, 10_800));
+        assert_eq!(s.iter().map(|p| p.bytes).sum::<u64>(), bytes);
+        assert_eq!(s.iter().map(|p| p.commands).sum::<u64>(), 864_000);
+        assert_eq!(s.last().unwrap().t_ns, 86_400_000_000_000);
+        assert!((s[0].iops - 10.0).abs() < 1e-9);
+        assert_eq!(s[0].p99_ns, 7, "the highest p99 of the merged points");
+        // Under the cap nothing changes.
+        let few = s[..100].to_vec();
+        assert_eq!(capped(8_000_000_000, few.clone()), (8_000_000_000, few));
+    }
 }
