@@ -19,4 +19,4 @@ pub use curve::{BinState, Curve, CurveBin, CurvePoint};
 pub use histogram::{
     AtomicHistogram, BucketOut, Histogram, HistogramOut, LatencySummary, PERCENTILES,
 };
-pub use series::{merge_pairs, Series, SeriesPoint};
+pub use series::{cut_index, merge_pairs, Series, SeriesPoint};

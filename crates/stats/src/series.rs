@@ -26,6 +26,8 @@ pub struct SeriesPoint {
 #[derive(Debug, Clone)]
 pub struct Series {
     origin_ns: u64,
+    /// The interval asked for; `interval_ns` is it doubled once per merge.
+    base_ns: u64,
     interval_ns: u64,
     cap: usize,
     current: u64,
@@ -45,6 +47,7 @@ impl Series {
         assert!(interval_ns > 0);
         Series {
             origin_ns,
+            base_ns: interval_ns,
             interval_ns,
             cap: usize::MAX,
             current: 0,
@@ -78,19 +81,24 @@ impl Series {
         self.hist.record(latency_ns);
     }
 
-    /// The interval a completion at `done_ns` falls in (0 for the first).
+    /// The interval asked for (not doubled) a completion at `done_ns` falls in (0 for the
+    /// first).
     #[inline]
     pub fn index_of(&self, done_ns: u64) -> u64 {
-        done_ns.saturating_sub(self.origin_ns) / self.interval_ns
+        done_ns.saturating_sub(self.origin_ns) / self.base_ns
     }
 
-    /// Close every interval before `idx` (none may be recorded into again: a later completion
-    /// timed before it lands in the current interval) and return the points so far, one per
-    /// interval before `idx`. For a series without a cap (a merge would renumber the
-    /// intervals).
+    /// Close every interval before the `idx`-th of those asked for (none may be recorded into
+    /// again: a later completion timed before it lands in the current interval) and return
+    /// the points so far. With a cap, `idx` must be one that [`cut_index`] gives, so that it
+    /// falls on the boundary of a merged interval.
     pub fn cut(&mut self, idx: u64) -> &[SeriesPoint] {
-        debug_assert_eq!(self.cap, usize::MAX, "a cut of a capped series");
-        self.roll_to(idx.saturating_mul(self.interval_ns));
+        self.roll_to(idx.saturating_mul(self.base_ns));
+        debug_assert_eq!(
+            idx.saturating_mul(self.base_ns) % self.interval_ns,
+            0,
+            "a cut inside a merged interval"
+        );
         &self.points
     }
 
@@ -161,6 +169,30 @@ impl Series {
             last.iops = last.commands as f64 / (span as f64 / 1e9);
         }
         (self.interval_ns, self.points)
+    }
+}
+
+/// The first interval index at or after `idx` where a series capped at `cap` points (see
+/// [`Series::with_cap`]) is at the boundary of its merged interval: a series that merged `m`
+/// times has intervals of `2^m` of those asked for, and merges when `cap`, `2 cap`, `4 cap`, …
+/// of them are closed. Series with the same cap that cut there all hold the same points.
+pub fn cut_index(idx: u64, cap: usize) -> u64 {
+    let cap = ((cap.max(2)) & !1) as u64;
+    let merges = |n: u64| -> u32 {
+        let mut m = 0;
+        while n >= cap.saturating_mul(1u64 << m.min(63)) && m < 63 {
+            m += 1;
+        }
+        m
+    };
+    let mut k = idx;
+    loop {
+        let a = 1u64 << merges(k);
+        let aligned = k.div_ceil(a) * a;
+        if aligned == k {
+            return k;
+        }
+        k = aligned;
     }
 }
 
@@ -365,5 +397,27 @@ mod tests {
         assert_eq!(all.len(), 4);
         assert_eq!(all[3].bytes, 3);
         assert_eq!(all[..3], p[..]);
+    }
+
+    #[test]
+    fn a_capped_series_cuts_at_the_boundaries_cut_index_gives() {
+        // cap 4: merges after 4, 8, 16 intervals of 10.
+        assert_eq!(cut_index(3, 4), 3);
+        assert_eq!(cut_index(5, 4), 6);
+        assert_eq!(cut_index(9, 4), 12);
+        assert_eq!(cut_index(17, 4), 24);
+        assert_eq!(cut_index(5, usize::MAX), 5);
+        for k in [3u64, 5, 9, 13, 17, 30] {
+            let c = cut_index(k, 4);
+            let mut cut = Series::new(10).with_cap(4);
+            for t in 0..c * 10 {
+                cut.record(t, 1, 1);
+            }
+            let p = cut.cut(c).to_vec();
+            // Every point closed and whole: the cut's points hold its c intervals exactly.
+            assert_eq!(p.iter().map(|x| x.commands).sum::<u64>(), c * 10, "k {k}");
+            assert_eq!(p.last().unwrap().t_ns, c * 10, "k {k}");
+            assert!(p.len() <= 4, "k {k}");
+        }
     }
 }

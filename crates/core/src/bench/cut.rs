@@ -34,6 +34,8 @@ pub(crate) struct WorkerCut {
     commands: u64,
     errors: u64,
     points: Vec<SeriesPoint>,
+    /// The interval of `points` (doubled by the series' merges).
+    interval_ns: u64,
     next_block: u64,
 }
 
@@ -45,6 +47,8 @@ pub struct CutResult {
     pub commands: u64,
     pub errors: u64,
     pub series: Vec<SeriesPoint>,
+    /// The interval of `series`' points.
+    pub series_interval_ns: u64,
     /// Where each sequential worker's stream stood, in blocks from its slice's start.
     pub next_blocks: Vec<u64>,
 }
@@ -96,7 +100,11 @@ impl Cut {
             if Instant::now() < due {
                 continue;
             }
-            let k = clock.now_ns().saturating_sub(t0) / interval_ns + 1;
+            // The next interval boundary, where every worker's capped series can be cut.
+            let k = drivescope_stats::cut_index(
+                clock.now_ns().saturating_sub(t0) / interval_ns + 1,
+                super::soak::SERIES_MAX_POINTS,
+            );
             if (k + 1).saturating_mul(interval_ns) > duration_ns {
                 return;
             }
@@ -130,6 +138,7 @@ impl Cut {
             commands: 0,
             errors: 0,
             series: Vec::new(),
+            series_interval_ns: 0,
             next_blocks: cuts.iter().map(|c| c.next_block).collect(),
         };
         let mut series = Vec::with_capacity(cuts.len());
@@ -138,9 +147,9 @@ impl Cut {
             out.bytes += c.bytes;
             out.commands += c.commands;
             out.errors += c.errors;
-            series.push(c.points);
+            series.push((c.interval_ns, c.points));
         }
-        out.series = merge_series(series);
+        (out.series_interval_ns, out.series) = merge_series(series);
         Some(out)
     }
 }
@@ -165,7 +174,9 @@ impl CutHandle<'_> {
 
     #[cold]
     fn answer(&mut self, stats: &mut WorkerStats, next_block: u64, k: u64) {
-        let points = stats.series.as_mut().expect("a series").cut(k).to_vec();
+        let series = stats.series.as_mut().expect("a series");
+        let points = series.cut(k).to_vec();
+        let interval_ns = series.interval_ns();
         self.taken = k;
         let c = WorkerCut {
             hist: stats.hist.clone(),
@@ -173,6 +184,7 @@ impl CutHandle<'_> {
             commands: stats.commands,
             errors: stats.errors,
             points,
+            interval_ns,
             next_block,
         };
         self.cut.slots.lock().expect("cut slots")[self.worker] = Some(c);

@@ -98,7 +98,7 @@ impl Job for IoJob<'_> {
             self.deadline_ns = now_ns.saturating_add(self.duration_ns);
             self.stats.series = self
                 .series_interval_ns
-                .map(|i| Series::starting_at(now_ns, i));
+                .map(|i| Series::starting_at(now_ns, i).with_cap(super::soak::SERIES_MAX_POINTS));
         }
         if now_ns >= self.deadline_ns {
             return if in_flight > 0 {

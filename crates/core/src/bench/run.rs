@@ -31,6 +31,9 @@ pub struct RunResult {
     /// Per-interval series when asked for (threads merged: bytes and commands summed, p99
     /// the highest of the threads').
     pub series: Option<Vec<SeriesPoint>>,
+    /// The interval of the series' points: the one asked for, doubled as often as a long run
+    /// needed to stay within [`super::soak::SERIES_MAX_POINTS`].
+    pub series_interval_ns: u64,
     /// Where each worker's sequential stream stood at the end, in blocks from its slice's
     /// start.
     pub next_blocks: Vec<u64>,
@@ -212,11 +215,12 @@ pub(crate) fn run_continued<E: Engine>(
         submit_hist: Histogram::new(),
         cpu_ns: 0,
         series: None,
+        series_interval_ns: opts.series_interval_ns.unwrap_or(0),
         next_blocks: Vec::new(),
     };
     let mut start = u64::MAX;
     let mut end = 0;
-    let mut series: Vec<Vec<SeriesPoint>> = Vec::new();
+    let mut series: Vec<(u64, Vec<SeriesPoint>)> = Vec::new();
     for r in results {
         let w = r?;
         start = start.min(w.first_issue_ns.unwrap_or(u64::MAX));
@@ -232,7 +236,7 @@ pub(crate) fn run_continued<E: Engine>(
         out.cpu_ns += w.cpu_ns;
         out.next_blocks.push(w.next_block);
         if let Some(s) = w.series {
-            series.push(s.finish(w.last_done_ns));
+            series.push(s.finish_with_interval(w.last_done_ns));
         }
     }
     out.duration_ns = if start == u64::MAX {
@@ -241,12 +245,33 @@ pub(crate) fn run_continued<E: Engine>(
         end.saturating_sub(start)
     };
     if opts.series_interval_ns.is_some() {
-        out.series = Some(merge_series(series));
+        let (interval_ns, merged) = merge_series(series);
+        out.series_interval_ns = interval_ns.max(out.series_interval_ns);
+        out.series = Some(merged);
     }
     Ok(out)
 }
 
-pub(crate) fn merge_series(all: Vec<Vec<SeriesPoint>>) -> Vec<SeriesPoint> {
+/// The threads' series as one, at the longest interval any thread's reached (a thread that
+/// merged fewer times has its points merged up to it first), and that interval.
+pub(crate) fn merge_series(all: Vec<(u64, Vec<SeriesPoint>)>) -> (u64, Vec<SeriesPoint>) {
+    let interval_ns = all.iter().map(|(i, _)| *i).max().unwrap_or(0);
+    let all: Vec<Vec<SeriesPoint>> = all
+        .into_iter()
+        .map(|(mut i, mut points)| {
+            while i < interval_ns {
+                points = drivescope_stats::merge_pairs(&points);
+                i *= 2;
+            }
+            points
+        })
+        .collect();
+    (interval_ns, merge_same(all))
+}
+
+/// Series of one interval as one: per point, bytes, commands and rates summed, p99 the
+/// highest.
+fn merge_same(all: Vec<Vec<SeriesPoint>>) -> Vec<SeriesPoint> {
     let n = all.iter().map(|s| s.len()).max().unwrap_or(0);
     (0..n)
         .map(|i| {

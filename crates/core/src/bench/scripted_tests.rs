@@ -252,3 +252,72 @@ fn a_gate_sets_each_measured_run_length_and_can_end_the_bench() {
         .flat_map(|t| &t.runs)
         .all(|r| r.duration_ns == RUN_NS / 2));
 }
+
+#[test]
+fn a_long_series_merges_intervals_and_still_covers_the_run() {
+    // 2 s of virtual time at 100 µs intervals is 20000 intervals: past the cap, so the
+    // series merges once, to 10000 points of 200 µs.
+    const INTERVAL: u64 = 100_000;
+    const LONG: u64 = 2_000_000_000;
+    let t = Target::open_read(&format!("null:{GIB}")).unwrap();
+    let dev = Scripted::new(|_: &Call| Reply::ok(LAT)).starting_at(3_000);
+    let o = common(GIB).run_options(Duration::from_nanos(LONG), Some(INTERVAL));
+    let stop = AtomicBool::new(false);
+    let r = run_once_on(&dev, &t, &spec(Access::Rnd, 1), Rw::Read, &o, &stop).unwrap();
+    let s = r.series.as_ref().expect("a series was asked for");
+    assert!(
+        s.len() <= super::soak::SERIES_MAX_POINTS,
+        "{} points",
+        s.len()
+    );
+    assert_eq!(r.series_interval_ns, 2 * INTERVAL);
+    assert_eq!(s.len() as u64, LONG / (2 * INTERVAL));
+    assert_eq!(s.iter().map(|p| p.commands).sum::<u64>(), r.commands);
+    assert_eq!(s.iter().map(|p| p.bytes).sum::<u64>(), r.bytes);
+    assert_eq!(
+        s.last().unwrap().t_ns,
+        LONG,
+        "the points reach the run's end"
+    );
+    for (i, p) in s.iter().enumerate() {
+        assert_eq!(p.t_ns, (i as u64 + 1) * 2 * INTERVAL);
+        // One command per 100 µs: two in every merged interval of 200 µs, 10000 IOPS. The
+        // first completion lands 100 µs in, and one on an interval's end counts in the
+        // next: the first interval holds one, the last also the one at the deadline.
+        let want = match i {
+            0 => 1,
+            _ if i == s.len() - 1 => 3,
+            _ => 2,
+        };
+        assert_eq!(p.commands, want, "point {i}");
+        let iops = want as f64 * 1e9 / (2 * INTERVAL) as f64;
+        assert!((p.iops - iops).abs() < 1e-6, "point {i}: {} IOPS", p.iops);
+    }
+}
+
+#[test]
+fn threads_that_merged_a_different_number_of_times_join_at_the_longer_interval() {
+    use drivescope_stats::SeriesPoint;
+    const MS: u64 = 1_000_000;
+    // a point of `commands` ending at `t_ms`, over `span_ms`
+    let pt = |t_ms: u64, span_ms: u64, commands: u64| SeriesPoint {
+        t_ns: t_ms * MS,
+        bytes: commands * 4096,
+        commands,
+        mb_per_s: (commands * 4096) as f64 / 1e3 / span_ms as f64,
+        iops: commands as f64 * 1e3 / span_ms as f64,
+        p99_ns: t_ms * 1000,
+    };
+    // one thread at 1 ms (4 points), the other merged once already (2 points of 2 ms)
+    let fine = (MS, vec![pt(1, 1, 1), pt(2, 1, 2), pt(3, 1, 3), pt(4, 1, 4)]);
+    let coarse = (2 * MS, vec![pt(2, 2, 10), pt(4, 2, 20)]);
+    let (interval, s) = super::run::merge_series(vec![fine, coarse]);
+    assert_eq!(interval, 2 * MS);
+    assert_eq!(s.len(), 2);
+    assert_eq!((s[0].t_ns, s[0].commands), (2 * MS, 1 + 2 + 10));
+    assert_eq!((s[1].t_ns, s[1].commands), (4 * MS, 3 + 4 + 20));
+    // rates of the two threads summed, each over the 2 ms
+    assert!((s[0].iops - 13.0 / 2e-3).abs() < 1e-6, "{}", s[0].iops);
+    assert!((s[1].iops - 27.0 / 2e-3).abs() < 1e-6, "{}", s[1].iops);
+    assert_eq!(s[1].p99_ns, 4000);
+}

@@ -104,6 +104,8 @@ struct Part {
     errors: u64,
     hist: Histogram,
     series: Vec<SeriesPoint>,
+    /// The interval of `series`' points.
+    interval_ns: u64,
 }
 
 impl Part {
@@ -119,6 +121,7 @@ impl Part {
                 .map(|s| Histogram::from_out(&s.histogram))
                 .unwrap_or_default(),
             series: r.series.clone(),
+            interval_ns: r.interval_ns,
         }
     }
 
@@ -130,6 +133,7 @@ impl Part {
             errors: r.errors,
             hist: r.hist.clone(),
             series: r.series.clone().unwrap_or_default(),
+            interval_ns: r.series_interval_ns,
         }
     }
 
@@ -141,22 +145,34 @@ impl Part {
             errors: c.errors,
             hist: c.hist,
             series: c.series,
+            interval_ns: c.series_interval_ns,
         }
     }
 
-    /// This part, then `next` (its series shifted to go on after this one's).
+    /// This part, then `next` (its series shifted to go on after this one's; the part with
+    /// the shorter interval merged up to the other's).
     fn then(&self, next: Part) -> Part {
         let mut hist = self.hist.clone();
         hist.merge(&next.hist);
         let shift = self.duration_ns;
-        let series = self
-            .series
-            .iter()
-            .cloned()
-            .chain(next.series.into_iter().map(|mut p| {
-                p.t_ns += shift;
-                p
-            }))
+        let interval_ns = self.interval_ns.max(next.interval_ns);
+        let coarse = |mut i: u64, mut points: Vec<SeriesPoint>| {
+            while i > 0 && i < interval_ns {
+                points = drivescope_stats::merge_pairs(&points);
+                i *= 2;
+            }
+            points
+        };
+        let series = coarse(self.interval_ns, self.series.clone())
+            .into_iter()
+            .chain(
+                coarse(next.interval_ns, next.series)
+                    .into_iter()
+                    .map(|mut p| {
+                        p.t_ns += shift;
+                        p
+                    }),
+            )
             .collect();
         Part {
             duration_ns: self.duration_ns + next.duration_ns,
@@ -165,6 +181,7 @@ impl Part {
             errors: self.errors + next.errors,
             hist,
             series,
+            interval_ns,
         }
     }
 }
@@ -202,7 +219,7 @@ impl Shape<'_> {
         part: Part,
         next_blocks: Option<Vec<u64>>,
     ) -> SoakRecord {
-        let (interval_ns, series) = capped(self.interval_ns, part.series);
+        let (interval_ns, series) = capped(part.interval_ns.max(self.interval_ns), part.series);
         let steady_mb_per_s = steps::steady(&series);
         let first_to_steady = series
             .first()
