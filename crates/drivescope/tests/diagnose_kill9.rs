@@ -8,14 +8,14 @@
 //! Needs root, FUSE and losetup; fails loudly without them.
 
 mod common;
+use common::kill9::*;
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::RunState;
-use drivescope_store::{ListFilter, Store};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// The diagnosis: a 64 MiB test file, a 15 s budget (the warm-up takes 3 s of it, the write
@@ -85,92 +85,6 @@ impl Drop for LabFs {
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A results store of this test alone, removed on drop.
-struct TempStore(PathBuf);
-
-impl TempStore {
-    fn new(name: &str) -> TempStore {
-        let dir = std::env::temp_dir().join(format!(
-            "drivescope-diagnose-kill9-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempStore(dir.join("runs.sqlite"))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-
-    /// The runs: (number, state, document), oldest first.
-    fn runs(&self) -> Vec<(i64, Option<RunState>, Value)> {
-        let Ok(store) = Store::open(&self.0) else {
-            return Vec::new();
-        };
-        let mut l: Vec<_> = store
-            .list(&ListFilter::default())
-            .unwrap()
-            .into_iter()
-            .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
-            .collect();
-        l.sort_by_key(|r| r.0);
-        l
-    }
-
-    /// The state `drivescope runs --json` shows for run `id`.
-    fn listed_state(&self, id: i64) -> String {
-        let out = drivescope(&["runs", "--json", "--store", self.arg()]);
-        assert!(out.status.success());
-        let l: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let row = l.as_array().unwrap().iter().find(|r| r["id"] == id);
-        row.unwrap_or_else(|| panic!("run {id} in {l}"))["state"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-}
-
-impl Drop for TempStore {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
-    }
-}
-
-/// Pseudo-random fractions in [0, 1), from a seed printed so that a failure can be replayed.
-fn random_fractions(n: usize) -> Vec<f64> {
-    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .subsec_nanos() as u64
-        });
-    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
-    let mut z = seed;
-    (0..n)
-        .map(|_| {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (x ^ (x >> 31)) as f64 / u64::MAX as f64
-        })
-        .collect()
-}
-
-/// Start `drivescope diagnose` with `args`.
-fn spawn(args: &[&str], store: &TempStore) -> Child {
-    drivescope_cmd()
-        .arg("diagnose")
-        .args(args)
-        .args(["--store", store.arg()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 /// The experiments a stored diagnosis finished, by its resume state.
@@ -297,7 +211,7 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
         "the disk's caches are found: {:?}",
         whole["outcomes"]
     );
-    let store = TempStore::new("kill9");
+    let store = TempStore::new("diagnose-kill9", "kill9");
     // Each kill comes at a random moment after a checkpoint with this many experiments finished
     // (0: in the warm-up; 1: after it; 5: in the write experiment, the last), within this long.
     let kills = [(0, 2.0), (1, 1.5), (5, 1.0)];
@@ -305,8 +219,8 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
     let mut last: Option<Value> = None;
     for (i, ((done, within), f)) in kills.iter().zip(&fractions).enumerate() {
         let mut child = match i {
-            0 => spawn(&[&[dir][..], &DIAGNOSE[..]].concat(), &store),
-            _ => spawn(&["--resume", "last", "--quiet"], &store),
+            0 => spawn("diagnose", &[&[dir][..], &DIAGNOSE[..]].concat(), &store),
+            _ => spawn("diagnose", &["--resume", "last", "--quiet"], &store),
         };
         let seen = await_checkpoint(&mut child, &store, *done);
         if i == 0 {
@@ -382,8 +296,8 @@ fn a_diagnosis_stopped_with_sigint_resumes_and_another_target_is_refused() {
     require_root();
     let fs = LabFs::new();
     let dir = fs.path();
-    let store = TempStore::new("sigint");
-    let mut child = spawn(&[&[dir][..], &DIAGNOSE[..]].concat(), &store);
+    let store = TempStore::new("diagnose-kill9", "sigint");
+    let mut child = spawn("diagnose", &[&[dir][..], &DIAGNOSE[..]].concat(), &store);
     await_checkpoint(&mut child, &store, 1);
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: a signal to the child this test started and has not yet waited for.

@@ -5,13 +5,12 @@
 //! drive beside an unfinished one. Needs root (the lab disks); fails loudly without it.
 
 mod common;
+use common::kill9::*;
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::RunState;
-use drivescope_store::{ListFilter, Store};
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// Every screen of this test, and its continuations: checkpoints every 100 ms.
@@ -27,106 +26,15 @@ const NEW: [&str; 6] = [
     "300ms",
 ];
 
-/// A results store of this test alone, removed on drop.
-struct TempStore(PathBuf);
-
-impl TempStore {
-    fn new() -> TempStore {
-        let dir =
-            std::env::temp_dir().join(format!("drivescope-screen-kill9-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempStore(dir.join("runs.sqlite"))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-
-    /// The runs: (number, state, document), oldest first.
-    fn runs(&self) -> Vec<(i64, Option<RunState>, Value)> {
-        let store = Store::open(&self.0).expect("open the test store");
-        let mut l: Vec<_> = store
-            .list(&ListFilter::default())
-            .unwrap()
-            .into_iter()
-            .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
-            .collect();
-        l.sort_by_key(|r| r.0);
-        l
-    }
-
-    /// The screens among the runs.
-    fn screens(&self) -> Vec<(i64, Option<RunState>, Value)> {
-        let mut l = self.runs();
-        l.retain(|r| r.2["kind"] == "screen");
-        l
-    }
-
-    /// The state `drivescope runs` shows for run `id`, as JSON and in its table.
-    fn listed_state(&self, id: i64) -> String {
-        let out = drivescope(&["runs", "--json", "--store", self.arg()]);
-        assert!(out.status.success());
-        let l: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let row = l.as_array().unwrap().iter().find(|r| r["id"] == id);
-        let state = row.unwrap_or_else(|| panic!("run {id} in {l}"))["state"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let out = drivescope(&["runs", "--store", self.arg()]);
-        let table = String::from_utf8_lossy(&out.stdout).to_string();
-        let line = table
-            .lines()
-            .find(|l| l.trim_start().starts_with(&format!("{id} ")))
-            .unwrap_or_else(|| panic!("run {id} in {table}"));
-        assert!(line.contains(&state), "{table}");
-        state
-    }
-}
-
-impl Drop for TempStore {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
-    }
-}
-
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
 }
 
-/// Pseudo-random fractions in [0, 1), from a seed printed so that a failure can be replayed.
-fn random_fractions(n: usize) -> Vec<f64> {
-    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .subsec_nanos() as u64
-        });
-    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
-    let mut z = seed;
-    (0..n)
-        .map(|_| {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (x ^ (x >> 31)) as f64 / u64::MAX as f64
-        })
-        .collect()
-}
-
-/// Start `drivescope screen` with `args`.
-fn spawn(args: &[&str], store: &TempStore) -> Child {
-    drivescope_cmd()
-        .arg("screen")
-        .args(args)
-        .args(ARGS)
-        .args(["--store", store.arg()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+/// The screens in the store, oldest first.
+fn screens(store: &TempStore) -> Vec<(i64, Option<RunState>, Value)> {
+    let mut l = store.runs();
+    l.retain(|r| r.2["kind"] == "screen");
+    l
 }
 
 /// Wait until the screen `child` has saved a checkpoint that `ready` accepts: the newest
@@ -142,7 +50,7 @@ fn await_checkpoint(
             child.try_wait().unwrap().is_none(),
             "the screen ended before the checkpoint awaited was seen"
         );
-        if let Some((_, Some(RunState::Checkpoint), doc)) = store.screens().pop() {
+        if let Some((_, Some(RunState::Checkpoint), doc)) = screens(store).pop() {
             if u(&doc["checkpoint"]["pid"]) == child.id() as u64 && ready(&doc) {
                 return (Instant::now(), doc);
             }
@@ -262,7 +170,7 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
         .map(|d| d.loop_device().unwrap().to_str().unwrap().to_string())
         .collect();
     let targets: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let store = TempStore::new();
+    let store = TempStore::new("screen-kill9", "");
 
     // The whole screen checkpoints too: its result replaces its checkpoints, one group run
     // (and a run of each drive's scan).
@@ -295,7 +203,7 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
     assert!(scans_s > 1.5, "the screen must last many checkpoints");
     let listed = store.runs();
     assert_eq!(listed.len(), 3, "one group and its two scans: {listed:?}");
-    let group = store.screens().pop().unwrap();
+    let group = screens(&store).pop().unwrap();
     assert_eq!(group.1, Some(RunState::Finished));
     assert!(group.2 == whole);
 
@@ -305,8 +213,16 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
     let mut killed: Vec<(i64, Value)> = Vec::new();
     for (k, fraction) in wait.iter().enumerate() {
         let mut child = match k {
-            0 => spawn(&[&targets[..], &NEW[..]].concat(), &store),
-            _ => spawn(&["--resume", "last"], &store),
+            0 => spawn(
+                "screen",
+                &[&targets[..], &NEW[..], &ARGS[..]].concat(),
+                &store,
+            ),
+            _ => spawn(
+                "screen",
+                &[&["--resume", "last"][..], &ARGS[..]].concat(),
+                &store,
+            ),
         };
         let (seen, doc) = match k {
             2 => await_checkpoint(&mut child, &store, |d| finished(d, 0)),
@@ -326,7 +242,7 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
         std::thread::sleep(Duration::from_secs_f64(after));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        let (id, state, doc) = store.screens().pop().unwrap();
+        let (id, state, doc) = screens(&store).pop().unwrap();
         assert_eq!(state, Some(RunState::Checkpoint));
         assert_eq!(u(&doc["checkpoint"]["pid"]), child.id() as u64);
         eprintln!(
@@ -385,7 +301,7 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
     }
     // The store: the whole screen, the three killed ones (still interrupted), and the
     // continuation in place of its own checkpoints.
-    let screens = store.screens();
+    let screens = screens(&store);
     let states: Vec<_> = screens.iter().map(|r| r.1).collect();
     assert_eq!(
         states,

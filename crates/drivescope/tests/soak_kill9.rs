@@ -4,12 +4,11 @@
 //! device over a /dev/shm file. Needs root (losetup); fails loudly without it.
 
 mod common;
+use common::kill9::*;
 use common::*;
 use drivescope_record::RunState;
-use drivescope_store::{ListFilter, Store};
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 const MIB: u64 = 1 << 20;
@@ -36,92 +35,8 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A results store of this test alone, removed on drop.
-struct TempStore(PathBuf);
-
-impl TempStore {
-    fn new(name: &str) -> TempStore {
-        let dir = std::env::temp_dir().join(format!(
-            "drivescope-soak-kill9-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempStore(dir.join("runs.sqlite"))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-
-    /// The runs: (number, state, document), oldest first.
-    fn runs(&self) -> Vec<(i64, Option<RunState>, Value)> {
-        let store = Store::open(&self.0).expect("open the test store");
-        let mut l: Vec<_> = store
-            .list(&ListFilter::default())
-            .unwrap()
-            .into_iter()
-            .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
-            .collect();
-        l.sort_by_key(|r| r.0);
-        l
-    }
-
-    /// The state `drivescope runs --json` shows for run `id`.
-    fn listed_state(&self, id: i64) -> String {
-        let out = drivescope(&["runs", "--json", "--store", self.arg()]);
-        assert!(out.status.success());
-        let l: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let row = l.as_array().unwrap().iter().find(|r| r["id"] == id);
-        row.unwrap_or_else(|| panic!("run {id} in {l}"))["state"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-}
-
-impl Drop for TempStore {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
-    }
-}
-
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
-}
-
-/// Pseudo-random fractions in [0, 1), from a seed printed so that a failure can be replayed.
-fn random_fractions(n: usize) -> Vec<f64> {
-    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .subsec_nanos() as u64
-        });
-    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
-    let mut z = seed;
-    (0..n)
-        .map(|_| {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (x ^ (x >> 31)) as f64 / u64::MAX as f64
-        })
-        .collect()
-}
-
-/// Start `drivescope soak` with `args`.
-fn spawn(args: &[&str], store: &TempStore) -> Child {
-    drivescope_cmd()
-        .arg("soak")
-        .args(args)
-        .args(["--store", store.arg()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 /// Wait until the soak `child` has saved a checkpoint: the store's one run names its process.
@@ -213,14 +128,15 @@ fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_
     let dev = TmpfsLoop::new(64 * MIB);
     fill_random(dev.path(), 64 * MIB);
     let target = dev.path().to_str().unwrap();
-    let store = TempStore::new("kill9");
+    let store = TempStore::new("soak-kill9", "kill9");
     let kills = 3;
     let fractions = random_fractions(kills);
     let mut last: Option<Value> = None;
     for (i, f) in fractions.iter().enumerate() {
         let mut child = match i {
-            0 => spawn(&[&[target][..], &SOAK[..]].concat(), &store),
+            0 => spawn("soak", &[&[target][..], &SOAK[..]].concat(), &store),
             _ => spawn(
+                "soak",
                 &["--resume", "last", "--checkpoint", "500ms", "--quiet"],
                 &store,
             ),
@@ -293,8 +209,8 @@ fn a_soak_stopped_with_sigint_resumes_and_another_target_is_refused() {
     let dev = TmpfsLoop::new(64 * MIB);
     fill_random(dev.path(), 64 * MIB);
     let target = dev.path().to_str().unwrap();
-    let store = TempStore::new("sigint");
-    let mut child = spawn(&[&[target][..], &SOAK[..]].concat(), &store);
+    let store = TempStore::new("soak-kill9", "sigint");
+    let mut child = spawn("soak", &[&[target][..], &SOAK[..]].concat(), &store);
     await_checkpoint(&mut child, &store);
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: a signal to the child this test started and has not yet waited for.

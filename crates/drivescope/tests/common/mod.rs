@@ -6,6 +6,7 @@ use drivescope_core::loopdev::LoopDevice;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod kill9;
 pub mod serve;
 pub mod tmux;
 

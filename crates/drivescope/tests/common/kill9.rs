@@ -1,0 +1,105 @@
+//! What the kill -9 tests of long runs share: a results store of the test's own, the runs it
+//! holds and the state `drivescope runs` shows, pseudo-random kill moments that can be
+//! replayed, and a drivescope child started on the store.
+
+use super::{drivescope, drivescope_cmd};
+use drivescope_record::RunState;
+use drivescope_store::{ListFilter, Store};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+
+/// A results store of one test alone, removed on drop.
+pub struct TempStore(pub PathBuf);
+
+impl TempStore {
+    /// A store under the temporary directory, named for the test (`what`) and its case.
+    pub fn new(what: &str, name: &str) -> TempStore {
+        let dir =
+            std::env::temp_dir().join(format!("drivescope-{what}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempStore(dir.join("runs.sqlite"))
+    }
+
+    pub fn arg(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+
+    /// The runs: (number, state, document), oldest first; none before the store exists.
+    pub fn runs(&self) -> Vec<(i64, Option<RunState>, Value)> {
+        if !self.0.exists() {
+            return Vec::new();
+        }
+        let store = Store::open(&self.0).expect("open the test store");
+        let mut l: Vec<_> = store
+            .list(&ListFilter::default())
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
+            .collect();
+        l.sort_by_key(|r| r.0);
+        l
+    }
+
+    /// The state `drivescope runs` shows for run `id`, as JSON and in its table alike.
+    pub fn listed_state(&self, id: i64) -> String {
+        let out = drivescope(&["runs", "--json", "--store", self.arg()]);
+        assert!(out.status.success());
+        let l: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = l.as_array().unwrap().iter().find(|r| r["id"] == id);
+        let state = row.unwrap_or_else(|| panic!("run {id} in {l}"))["state"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let out = drivescope(&["runs", "--store", self.arg()]);
+        let table = String::from_utf8_lossy(&out.stdout).to_string();
+        let line = table
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("run {id} in {table}"));
+        assert!(line.contains(&state), "{table}");
+        state
+    }
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+/// Pseudo-random fractions in [0, 1), from a seed printed so that a failure can be replayed
+/// (`DRIVESCOPE_KILL9_SEED`).
+pub fn random_fractions(n: usize) -> Vec<f64> {
+    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos() as u64
+        });
+    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut x = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (x ^ (x >> 31)) as f64 / u64::MAX as f64
+        })
+        .collect()
+}
+
+/// Start `drivescope COMMAND ARGS --store STORE`, its output discarded.
+pub fn spawn(command: &str, args: &[&str], store: &TempStore) -> Child {
+    drivescope_cmd()
+        .arg(command)
+        .args(args)
+        .args(["--store", store.arg()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
