@@ -403,3 +403,25 @@ fn a_stored_bench_shows_as_it_printed() {
         "show prints the table as bench did:\n{printed}\n---\n{shown}"
     );
 }
+
+#[test]
+fn an_existing_file_gets_read_tests_by_default_and_stays_unchanged() {
+    let fs = Ext4Mount::new(64 * MIB);
+    let file = std::path::Path::new(fs.path()).join("data.img");
+    fill_random(&file, 16 * MIB);
+    let before = checksum(&file);
+    let f = file.to_str().unwrap();
+    let args = ["--runs", "1", "--duration", "50ms", "--no-store"];
+    let out = drivescope(&[&["bench", f, "--json"][..], &args[..]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("read tests only"), "one line says why: {err}");
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(tests_of(&d).len(), 4);
+    assert!(tests_of(&d).iter().all(|t| t["rw"] == "read"));
+    // Write tests asked for by name are still refused, and nothing is written either way.
+    let out = drivescope(&[&["bench", f, "--rw", "write"][..], &args[..]].concat());
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused"));
+    assert_eq!(checksum(&file), before, "the file is unchanged");
+}

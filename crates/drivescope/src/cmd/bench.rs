@@ -21,9 +21,10 @@ pub struct BenchArgs {
     /// A custom test such as 'RND16K Q4T2' (repeatable; replaces the profile's tests).
     #[arg(long = "test", value_name = "TEST", value_parser = parse_test)]
     pub tests: Vec<TestSpec>,
-    /// read, write, both, or mix.
-    #[arg(long, value_enum, default_value = "both")]
-    pub rw: RwArg,
+    /// read, write, both, or mix [default: both; read on an existing file, which drivescope
+    /// never writes].
+    #[arg(long, value_enum)]
+    pub rw: Option<RwArg>,
     /// Add a mixed read/write variant of each test with PCT % reads (default 70 with --rw mix).
     #[arg(long, value_parser = parse_pct, value_name = "PCT")]
     pub mix: Option<u8>,
@@ -53,7 +54,21 @@ pub fn plan(a: &BenchArgs) -> anyhow::Result<(Vec<TestSpec>, Vec<Rw>)> {
     if a.runs == 0 || a.duration.is_zero() {
         anyhow::bail!("--runs and --duration must be above 0");
     }
-    Ok((tests, workload::rw_modes(a.rw, a.mix)))
+    let rw = match a.rw {
+        Some(rw) => rw,
+        None if workload::is_existing_file(&a.w.target) => {
+            if !a.w.quiet {
+                eprintln!(
+                    "drivescope: {} is an existing file: read tests only (drivescope writes only \
+                     to test files it creates; give a directory for write tests)",
+                    a.w.target
+                );
+            }
+            RwArg::Read
+        }
+        None => RwArg::Both,
+    };
+    Ok((tests, workload::rw_modes(rw, a.mix)))
 }
 
 /// The bench's settings over an opened target.

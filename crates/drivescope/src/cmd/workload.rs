@@ -209,6 +209,11 @@ pub fn watch(
 }
 
 /// The rw modes for `--rw` and `--mix`.
+/// Whether `target` names an existing regular file (not a directory, a device or `null:`).
+pub fn is_existing_file(target: &str) -> bool {
+    !target.starts_with("null:") && std::fs::metadata(target).is_ok_and(|m| m.is_file())
+}
+
 pub fn rw_modes(rw: RwArg, mix: Option<u8>) -> Vec<Rw> {
     let pct = mix.unwrap_or(70);
     let mut v = match rw {
