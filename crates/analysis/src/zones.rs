@@ -1,6 +1,6 @@
 //! Transfer rate by position: a hard disk's outer zones are faster than its inner ones.
 
-use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord};
+use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord, TargetType};
 
 /// The inner/outer ratios a hard disk shows: zoned recording puts fewer sectors on the inner tracks.
 const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.85;
@@ -33,9 +33,15 @@ fn falling_share(rates: &[f64]) -> f64 {
 }
 
 /// A full scan: zones that fall steadily from outer to inner are a hard disk's; a rotating disk without them
-/// is unusual. A flat curve on a device that does not rotate says nothing.
+/// is unusual. A flat curve on a device that does not rotate says nothing, and neither does a scan of a file:
+/// its offsets are not the disk's positions (its extents lie anywhere, with the file system between).
 pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
-    if s.is_quick() || s.write || s.curve.len() < 20 || s.interrupted {
+    if s.is_quick()
+        || s.write
+        || s.curve.len() < 20
+        || s.interrupted
+        || s.header.target.kind == TargetType::File
+    {
         return None;
     }
     let ratio = s.zone_ratio?;

@@ -2,7 +2,9 @@
 //! it is not.
 
 use drivescope_analysis::findings;
-use drivescope_record::{Confidence, Direction, Document, FindingCode, Step, SweepRecord};
+use drivescope_record::{
+    Confidence, Direction, Document, FindingCode, Step, SweepRecord, TargetType,
+};
 use drivescope_report::sample;
 
 fn codes(doc: impl Into<Document>) -> Vec<(FindingCode, Confidence)> {
@@ -143,6 +145,13 @@ fn zones_of_a_hard_disk_and_a_rotating_disk_without_them() {
         "{}",
         f[0].claim
     );
+    // The same curves scanned through a file say nothing: a file's offsets are not positions.
+    let mut file = flat.clone();
+    file.header.target.kind = TargetType::File;
+    assert!(codes(file).is_empty());
+    let mut file = hdd.clone();
+    file.header.target.kind = TargetType::File;
+    assert!(codes(file).is_empty());
     // The same flat curve on a device that does not rotate (or one not known to) says nothing.
     flat.header.device = None;
     assert!(codes(flat).is_empty());
