@@ -4,6 +4,7 @@
 //! Needs root (the lab disk); fails loudly without it.
 
 mod common;
+use common::kill9::random_fractions;
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::RunState;
@@ -63,24 +64,6 @@ fn json_of(out: &std::process::Output) -> Value {
             String::from_utf8_lossy(&out.stderr)
         )
     })
-}
-
-/// A pseudo-random fraction in [0, 1), printed so that a failure can be replayed.
-fn random_fraction() -> f64 {
-    let seed = std::env::var("DRIVESCOPE_KILL9_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .subsec_nanos() as u64
-        });
-    eprintln!("kill moment seed: {seed} (DRIVESCOPE_KILL9_SEED)");
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)) as f64 / u64::MAX as f64
 }
 
 fn curve_geometry(d: &Value) -> Vec<(u64, u64)> {
@@ -183,7 +166,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
     assert!(stderr.contains("still running"), "{stderr}");
     // Then kill it at a random moment of what is left of the scan (most of it).
     let left = (0.8 * whole_s - t0.elapsed().as_secs_f64()).max(0.0);
-    let wait = random_fraction() * left;
+    let wait = random_fractions(1)[0] * left;
     eprintln!("first checkpoint after {first:.3} s; killing {wait:.3} s later (whole scan {whole_s:.3} s)");
     std::thread::sleep(Duration::from_secs_f64(wait));
     child.kill().unwrap(); // SIGKILL

@@ -5,8 +5,8 @@
 
 use super::extents::{FailedSpans, SlowSpans};
 use super::live::Live;
-use super::lost::{is_gone, AfterFailure, AfterProbe, Prober};
-use crate::engine::{Cmd, Completion};
+use super::lost::{is_gone, AfterFailure, AfterProbe, Ask, Prober};
+use crate::engine::{Cmd, Completion, Next};
 pub use drivescope_record::Event;
 use drivescope_record::EXTENT_LIST_CAP;
 use drivescope_stats::{Bands, Capped, Histogram, Series};
@@ -284,6 +284,25 @@ impl Accum {
                 self.prober.clear();
                 false
             }
+        }
+    }
+
+    /// What a scan issues first, if anything: nothing more once the device is lost (a wait
+    /// for what is in flight, then done), else a probe that is due, or the pause before it.
+    #[inline]
+    pub fn lost_or_probe(&mut self, now_ns: u64, in_flight: usize) -> Option<Next> {
+        if self.lost.is_some() {
+            return Some(if in_flight > 0 {
+                Next::Wait
+            } else {
+                Next::Done
+            });
+        }
+        match self.prober.next(now_ns) {
+            Ask::Issue(c) => Some(Next::Issue(c)),
+            Ask::Later(ns) if in_flight == 0 => Some(Next::Pause(ns)),
+            Ask::Later(_) => Some(Next::Wait),
+            Ask::Nothing => None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! the seek into the region.
 
 use super::accum::{Accum, Progress, TAG_MAIN};
-use super::lost::{Ask, Prober};
+use super::lost::Prober;
 use crate::engine::{Cmd, Completion, Job, Next};
 pub use drivescope_record::Region;
 use std::sync::atomic::Ordering;
@@ -125,19 +125,9 @@ impl QuickScan {
 
 impl Job for QuickScan {
     fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
-        if self.acc.lost.is_some() {
-            // The device is gone: the regions left are not read.
-            return if in_flight > 0 {
-                Next::Wait
-            } else {
-                Next::Done
-            };
-        }
-        match self.acc.prober.next(now_ns) {
-            Ask::Issue(c) => return Next::Issue(c),
-            Ask::Later(ns) if in_flight == 0 => return Next::Pause(ns),
-            Ask::Later(_) => return Next::Wait,
-            Ask::Nothing => {}
+        // The device gone (the regions left are not read), or a probe due.
+        if let Some(n) = self.acc.lost_or_probe(now_ns, in_flight) {
+            return n;
         }
         if let Some(c) = self.acc.retries.next() {
             return Next::Issue(c);

@@ -2,7 +2,7 @@
 //! timed; what fails is dealt with in passes after the first (see `passes`).
 
 use super::accum::{Accum, Progress, TAG_AGAIN, TAG_GAP, TAG_MAIN, TAG_PROBE, TAG_RETRY};
-use super::lost::{Ask, Prober};
+use super::lost::Prober;
 use super::passes::{PassParams, Passes};
 use crate::engine::{Completion, Job, Next};
 use drivescope_record::{ErrorBudget, Pass};
@@ -117,18 +117,8 @@ impl Job for SequentialScan {
     #[inline]
     fn next(&mut self, now_ns: u64, in_flight: usize) -> Next {
         self.now_ns = now_ns;
-        if self.acc.lost.is_some() {
-            return if in_flight > 0 {
-                Next::Wait
-            } else {
-                Next::Done
-            };
-        }
-        match self.acc.prober.next(now_ns) {
-            Ask::Issue(c) => return Next::Issue(c),
-            Ask::Later(ns) if in_flight == 0 => return Next::Pause(ns),
-            Ask::Later(_) => return Next::Wait,
-            Ask::Nothing => {}
+        if let Some(n) = self.acc.lost_or_probe(now_ns, in_flight) {
+            return n;
         }
         if self.passes.pass == Pass::First {
             // Nothing new while a failure waits for its probe: the probe decides whether the
