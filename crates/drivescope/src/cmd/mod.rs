@@ -19,6 +19,7 @@ pub mod scan;
 pub mod screen;
 pub mod screen_checkpoint;
 pub mod screen_criteria;
+pub mod screen_history;
 pub mod screen_smart;
 pub mod serve;
 pub mod show;

@@ -342,7 +342,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
             m.run = args.store.save(&Document::Scan(s.clone()));
         }
     }
-    history::fill(&mut rec.members, &args.store);
+    super::screen_history::fill(&mut rec.members, &args.store);
 
     rec.header.ended_at = scan::now_rfc3339();
     rec.interrupted = interrupted;
@@ -583,65 +583,4 @@ fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRe
         );
     }
     Ok((id.0, *rec))
-}
-
-mod history {
-    //! Earlier stored full scans of drives of the same model.
-
-    use super::super::store_opts::StoreOpts;
-    use drivescope_analysis::screen;
-    use drivescope_record::{Document, History, Kind, Member};
-    use drivescope_store::{ListFilter, Store};
-    use std::collections::HashMap;
-
-    /// Fills each member's history from an existing store (none is created to look), each model looked
-    /// up once.
-    pub fn fill(members: &mut [Member], store: &StoreOpts) {
-        let Some(store) = store.open_existing() else {
-            return;
-        };
-        let ours: Vec<i64> = members.iter().filter_map(|m| m.run).collect();
-        let mut found: HashMap<String, Option<History>> = HashMap::new();
-        for m in members.iter_mut() {
-            let Some(model) = m.scan.as_deref().and_then(screen::model) else {
-                continue;
-            };
-            m.history = found
-                .entry(model)
-                .or_insert_with_key(|model| of_model(&store, model, &ours))
-                .clone();
-        }
-    }
-
-    /// The stored whole, finished reads of drives of `model`, oldest first, other than `ours`.
-    fn of_model(store: &Store, model: &str, ours: &[i64]) -> Option<History> {
-        let runs = store
-            .list(&ListFilter {
-                device: Some(model.to_string()),
-                kind: Some(Kind::Scan.as_str().into()),
-                limit: Some(200),
-                ..Default::default()
-            })
-            .ok()?;
-        let mut h = History {
-            model: model.to_string(),
-            runs: Vec::new(),
-            mean_mb_per_s: Vec::new(),
-        };
-        for r in runs.iter().rev().filter(|r| !ours.contains(&r.id.0)) {
-            let Ok(Document::Scan(s)) = store.get(r.id) else {
-                continue;
-            };
-            if screen::model(&s).as_deref() == Some(model)
-                && !s.interrupted
-                && !s.write
-                && s.device_lost.is_none()
-                && s.length == s.header.target.size
-            {
-                h.runs.push(r.id.0);
-                h.mean_mb_per_s.push(s.mb_per_s.mean);
-            }
-        }
-        (!h.runs.is_empty()).then_some(h)
-    }
 }
