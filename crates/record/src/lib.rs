@@ -22,6 +22,7 @@ mod lab_truth;
 mod multi;
 mod scan;
 mod screen;
+mod stamp;
 mod state;
 mod surface;
 mod time;
@@ -50,6 +51,7 @@ pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeSta
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
+pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use time::{

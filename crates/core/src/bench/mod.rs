@@ -29,12 +29,11 @@ pub use run::{fill, run_once, RunOptions, RunResult};
 pub use soak::{soak, soak_gated, soak_run, SoakOptions, SoakRun};
 
 use crate::engine::{DataPattern, Engine, EngineError, EngineKind, Live, Reap};
-use crate::scan::hostname;
 use crate::target::Target;
 use drivescope_record::{Direction, Kind, Load};
 use drivescope_stats::Histogram;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// Shared settings of bench, sweep and soak.
 #[derive(Debug, Clone, Copy)]
@@ -65,13 +64,9 @@ impl Common {
     }
 }
 
-fn now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
-}
-
 /// The header and workload of a bench, sweep or soak starting now.
 fn start(kind: Kind, target: &Target, c: &Common) -> (Header, Workload) {
-    let header = Header::new(kind, target.info(), hostname(), now());
+    let header = Header::now(kind, target.info());
     let workload = Workload {
         size: c.size,
         data: c.data,
@@ -83,7 +78,7 @@ fn start(kind: Kind, target: &Target, c: &Common) -> (Header, Workload) {
 
 /// The run ends now; it was interrupted if `stop` was set.
 fn end(header: &mut Header, workload: &mut Workload, stop: &AtomicBool) {
-    header.ended_at = now();
+    header.end_now();
     workload.interrupted = stop.load(Ordering::Relaxed);
 }
 

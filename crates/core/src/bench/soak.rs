@@ -4,10 +4,11 @@
 
 use super::cut::CutResult;
 use super::run::{run_continued, Continued, RunResult};
-use super::{check_errors, end, now, start, steps, Common, Rw, TestSpec};
+use super::{check_errors, end, start, steps, Common, Rw, TestSpec};
 use crate::checkpoint::Checkpoints;
 use crate::engine::{EngineError, Live};
 use crate::target::Target;
+use drivescope_record::now_rfc3339 as now;
 use drivescope_record::{Kind, Load, SoakGap, SoakRecord, SoakResume};
 use drivescope_stats::{Histogram, SeriesPoint};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -245,22 +245,6 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
     })
 }
 
-fn rfc3339(t: SystemTime) -> String {
-    humantime::format_rfc3339_seconds(t).to_string()
-}
-
-/// Now as records write times (RFC 3339, UTC, seconds).
-pub fn now_rfc3339() -> String {
-    rfc3339(SystemTime::now())
-}
-
-/// The host name, as the kernel has it.
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
-}
-
 /// Run a scan (or quick scan) to the end or until `stop` is set; every failed-list entry
 /// also goes to `sink` as it is found. A full scan (without `verify`) hands a snapshot of
 /// itself to `checkpoints` at its interval (see [`checkpoint`]).
@@ -671,8 +655,13 @@ fn finish(
     let rates = curve.iter().map(|p| p.mb_per_s);
     let min = rates.clone().fold(f64::INFINITY, f64::min);
     let max = rates.fold(0.0, f64::max);
-    let mut header = Header::new(kind, ctx.target.info(), hostname(), rfc3339(ctx.started));
-    header.ended_at = rfc3339(SystemTime::now());
+    let mut header = Header::new(
+        kind,
+        ctx.target.info(),
+        drivescope_record::hostname(),
+        drivescope_record::rfc3339(ctx.started),
+    );
+    header.end_now();
     ScanRecord {
         header,
         engine: ctx.plan.engine,

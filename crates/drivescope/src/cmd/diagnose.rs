@@ -5,7 +5,6 @@ use super::workload::{self, WorkloadArgs};
 use crate::live::workload::Done;
 use clap::Args;
 use drivescope_core::bench::Rw;
-use drivescope_core::scan::hostname;
 use drivescope_diagnose::{diagnose, DiagnoseOptions, DiagnoseRun};
 use drivescope_record::{DiagnoseRecord, Document, Header, Kind, OwnFile};
 use drivescope_report::text::print_diagnose;
@@ -15,7 +14,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 #[derive(Args)]
 #[command(mut_arg("target", |a| a.required(false).default_value("").hide_default_value(true)))]
@@ -97,7 +96,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     );
     opened.common.watch = live.as_ref().map(|l| l.watch);
     let target = &opened.target;
-    let mut header = Header::new(Kind::Diagnose, target.info(), hostname(), now());
+    let mut header = Header::now(Kind::Diagnose, target.info());
     header.device = device.clone();
     let o = DiagnoseOptions {
         engine: opened.common.engine,
@@ -124,7 +123,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         Ok(Some(path)) => {
             let stamp = move |mut rec: DiagnoseRecord, me| {
                 rec.header.device = device.clone();
-                rec.header.ended_at = now();
+                rec.header.end_now();
                 rec.checkpoint = Some(me);
                 rec.into()
             };
@@ -152,7 +151,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     }
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
-    rec.header.ended_at = now();
+    rec.header.end_now();
     if a.w.json {
         print_diagnose(&rec, &mut std::io::stderr())?;
         super::print_json(&rec)?;
@@ -223,8 +222,4 @@ fn say_resumed(p: &DiagnoseRecord, id: i64, target: &str) {
         Ok(false) => {}
         Err(e) => eprintln!("drivescope: warning: the test file run {id} left: {e}"),
     }
-}
-
-fn now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }

@@ -189,7 +189,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let started = Instant::now();
-    let started_at = scan::now_rfc3339();
+    let started_at = drivescope_record::now_rfc3339();
 
     let to_scan: Vec<usize> = match &prior {
         Some((_, p)) => (0..specs.len())
@@ -344,7 +344,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     }
     super::screen_history::fill(&mut rec.members, &args.store);
 
-    rec.header.ended_at = scan::now_rfc3339();
+    rec.header.ended_at = drivescope_record::now_rfc3339();
     rec.interrupted = interrupted;
     rec.duration_ns = started.elapsed().as_nanos() as u64;
     drivescope_analysis::screen::judge(&mut rec);
@@ -400,7 +400,7 @@ fn group_header(specs: &[String], targets: &[Target], started_at: String) -> Hea
                 .max()
                 .unwrap_or(512),
         },
-        scan::hostname(),
+        drivescope_record::hostname(),
         started_at,
     )
 }

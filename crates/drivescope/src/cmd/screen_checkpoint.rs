@@ -40,7 +40,7 @@ impl Group {
     /// The checkpoint: the group so far, judged, saved by `me`.
     fn document(&self, me: Checkpoint) -> Document {
         let mut rec = self.draft.clone();
-        rec.header.ended_at = drivescope_core::scan::now_rfc3339();
+        rec.header.end_now();
         rec.duration_ns = self.started.elapsed().as_nanos() as u64;
         rec.interrupted = true;
         rec.checkpoint = Some(me);

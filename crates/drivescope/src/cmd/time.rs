@@ -4,7 +4,6 @@ use super::store_opts::StoreOpts;
 use super::Refused;
 use anyhow::{bail, Context};
 use clap::Args;
-use drivescope_core::scan::hostname;
 use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode};
 use drivescope_report::text::{print_findings, print_time};
 use drivescope_timer::{measure, Plan, Progress, Stop};
@@ -12,7 +11,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::SystemTime;
 
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
@@ -90,10 +88,6 @@ fn devices_of(dir: &std::path::Path) -> Vec<String> {
     }
 }
 
-fn now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
-}
-
 pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     let cwd =
         std::fs::canonicalize(&a.cwd).with_context(|| format!("--cwd {}", a.cwd.display()))?;
@@ -148,7 +142,7 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
         size: 0,
         logical_block_size: 512,
     };
-    let mut header = Header::new(Kind::Time, target, hostname(), now());
+    let mut header = Header::now(Kind::Time, target);
     header.device = crate::identity::of(&cwd.display().to_string());
     let quiet = a.quiet;
     let runs = a.runs;
@@ -190,7 +184,7 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
             bail!("{f}");
         }
     };
-    rec.header.ended_at = now();
+    rec.header.end_now();
     drivescope_analysis::annotate(&mut rec);
     let mut text = Vec::new();
     print_time(&rec, &mut text)?;

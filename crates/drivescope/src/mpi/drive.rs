@@ -7,7 +7,7 @@ use crate::cmd::workload::{self, Opened, WorkloadArgs};
 use crate::cmd::{EXIT_FAILURE, EXIT_INTERRUPTED};
 use drivescope_core::bench::Rw;
 use drivescope_core::rank_target::expand;
-use drivescope_core::scan::hostname;
+use drivescope_record::hostname;
 use drivescope_record::{Header, Kind, MultiRecord, RankResult, TargetInfo, TargetType};
 use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
@@ -236,7 +236,7 @@ pub fn record(asked: Asked, g: &Gathered, members: Vec<RankResult>) -> MultiReco
         });
     let started = headers().map(|h| h.started_at.clone()).min();
     let ended = headers().map(|h| h.ended_at.clone()).max();
-    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let now = drivescope_record::now_rfc3339();
     let mut header = Header::new(
         Kind::Multi,
         target,
