@@ -1,10 +1,12 @@
 //! drivescope: the binary is glue. Arguments -> validated config -> library calls.
 
 mod cmd;
+mod finish;
 mod identity;
 mod live;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod opts;
 mod progress;
 mod progress_group;
 mod signals;
@@ -93,12 +95,12 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if e.downcast_ref::<cmd::Refused>().is_some() {
+            if e.downcast_ref::<finish::Refused>().is_some() {
                 eprintln!("drivescope: refused: {e:#}");
-                ExitCode::from(cmd::EXIT_REFUSED)
+                ExitCode::from(finish::EXIT_REFUSED)
             } else {
                 eprintln!("drivescope: {e:#}");
-                ExitCode::from(cmd::EXIT_FAILURE)
+                ExitCode::from(finish::EXIT_FAILURE)
             }
         }
     }

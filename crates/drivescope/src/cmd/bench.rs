@@ -1,13 +1,14 @@
 //! `drivescope bench`: CrystalDiskMark's profiles and custom tests.
 
-use super::args::{parse_duration, parse_pct, parse_profile, parse_test, RwArg};
-use super::workload::{self, WorkloadArgs};
+use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
+use crate::opts::args::{parse_duration, parse_pct, parse_profile, parse_test, RwArg};
+use crate::opts::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::{self, profile, BenchOptions, Common, Rw, TestSpec};
 use drivescope_report::text;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -125,5 +126,10 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let mut rec = result?;
     rec.header.device = device;
-    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_bench)
+    let rec = workload::annotated(rec, &a.w.store);
+    finish(
+        rec,
+        &and_findings(text::print_bench),
+        a.w.finish(None, None),
+    )
 }

@@ -1,7 +1,7 @@
 //! Findings that need an earlier run: a bench whose test fits in a read cache a stored diagnosis of the same
 //! device found.
 
-use super::store_opts::StoreOpts;
+use crate::opts::store::StoreOpts;
 use drivescope_record::{BenchRecord, DeviceSummary, Document, Finding, Kind};
 use drivescope_store::{ListFilter, Store};
 
@@ -41,7 +41,7 @@ pub fn findings(doc: &Document, store: &StoreOpts) -> Vec<Finding> {
     let Document::Bench(b) = doc else {
         return Vec::new();
     };
-    let Some(store) = store.named().and_then(super::store_opts::open_existing) else {
+    let Some(store) = store.named().and_then(crate::opts::store::open_existing) else {
         return Vec::new();
     };
     newest_diagnosis(&store, b)

@@ -87,7 +87,7 @@ fn write_all<R>(
             if !told {
                 eprintln!(
                     "drivescope: a checkpoint was not saved in {}: {}; the {job} goes on",
-                    super::store_opts::shown(path),
+                    crate::opts::store::shown(path),
                     e.fault(path)
                 );
                 told = true;

@@ -1,6 +1,6 @@
 //! `drivescope compare RUN RUN…`: runs side by side, best and worst of each row marked.
 
-use super::store_opts::{load, StorePath};
+use crate::opts::store::{load, StorePath};
 use drivescope_report::html::Html;
 use drivescope_report::markdown::Markdown;
 use drivescope_report::text::Text;

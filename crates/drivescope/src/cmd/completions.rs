@@ -15,7 +15,7 @@ pub struct CompletionsArgs {
 pub fn run(a: CompletionsArgs) -> anyhow::Result<ExitCode> {
     let mut script = vec![];
     write(a.shell, &mut script);
-    super::print_all(&script)?;
+    crate::finish::print_all(&script)?;
     Ok(ExitCode::SUCCESS)
 }
 

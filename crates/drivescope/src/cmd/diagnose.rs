@@ -1,8 +1,9 @@
 //! `drivescope diagnose`: bounded experiments that explain a device's numbers, printed as findings.
 
-use super::args::parse_duration;
-use super::workload::{self, WorkloadArgs};
+use crate::finish::finish;
 use crate::live::workload::Done;
+use crate::opts::args::parse_duration;
+use crate::opts::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::Rw;
 use drivescope_diagnose::{diagnose, DiagnoseOptions, DiagnoseRun};
@@ -12,7 +13,7 @@ use drivescope_store::RunId;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -152,31 +153,17 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     rec.header.end_now();
-    if a.w.json {
-        print_diagnose(&rec, &mut std::io::stderr())?;
-        super::print_json(&rec)?;
-    } else {
-        print_diagnose(&rec, &mut std::io::stdout())?;
-    }
-    // Saved after the results are out, so a store problem never costs a measurement.
-    a.w.store
-        .save_over(&rec.clone().into(), written.run.or(over));
-    if stop.load(Ordering::Relaxed) && rec.resume.is_some() {
-        eprintln!("drivescope: continue it with `drivescope diagnose --resume last`");
-    }
-    Ok(if rec.device_error.is_some() {
-        ExitCode::from(super::EXIT_DEVICE_LOST)
-    } else if stop.load(Ordering::Relaxed) {
-        ExitCode::from(super::EXIT_INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    finish(
+        rec,
+        &print_diagnose,
+        a.w.finish(written.run.or(over), Some("diagnose")),
+    )
 }
 
 /// The stored diagnosis to continue: not running, and with experiments left.
 fn load_resumable(a: &DiagnoseArgs, run: &str) -> anyhow::Result<(RunId, DiagnoseRecord)> {
     let store = a.w.store.open_store()?;
-    let id = super::store_opts::resolve_of(&store, run, Kind::Diagnose)?;
+    let id = crate::opts::store::resolve_of(&store, run, Kind::Diagnose)?;
     let doc = store.get(id)?;
     super::checkpoints::refuse_running(&doc, id.0)?;
     let Document::Diagnose(rec) = doc else {

@@ -1,6 +1,6 @@
 //! `drivescope export RUN --format json|csv|md|fio-json`.
 
-use super::store_opts::{load, StorePath};
+use crate::opts::store::{load, StorePath};
 use drivescope_report::csv::Csv;
 use drivescope_report::fio_json::FioJson;
 use drivescope_report::json::Json;

@@ -1,6 +1,6 @@
 //! `drivescope lab`: emulated reference disks with known ground truth.
 
-use super::args::parse_size;
+use crate::opts::args::parse_size;
 use anyhow::{Context, Result};
 use drivescope_core::units::format_size;
 use drivescope_lab::fuse_fs::Stats;
@@ -109,7 +109,9 @@ pub fn run(args: LabArgs) -> Result<ExitCode> {
                 Some(rate) => m.truth_on_bus(block_size, points, rate),
                 None => m.truth_with(block_size, points),
             };
-            super::print_all(format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes())?;
+            crate::finish::print_all(
+                format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes(),
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         LabCommand::Serve {
@@ -139,7 +141,7 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
     if let Some(name) = toml {
         let text = presets::preset_toml(&name)
             .with_context(|| format!("no preset '{name}' (see `drivescope lab presets`)"))?;
-        super::print_all(text.as_bytes())?;
+        crate::finish::print_all(text.as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     if json {
@@ -149,7 +151,7 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
             .collect();
         let doc =
             serde_json::json!({"schema": "drivescope/1", "kind": "lab_presets", "presets": list});
-        super::print_all(format!("{}\n", serde_json::to_string_pretty(&doc)?).as_bytes())?;
+        crate::finish::print_all(format!("{}\n", serde_json::to_string_pretty(&doc)?).as_bytes())?;
     } else {
         // A reader that stops early (`| head`) is no error.
         let mut text = String::new();
@@ -157,7 +159,7 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
             let size = format_size(p.model().size);
             text += &format!("{:<16} {size:>9}  {}\n", p.name, p.summary);
         }
-        super::print_all(text.as_bytes())?;
+        crate::finish::print_all(text.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -23,7 +23,7 @@ pub fn run(a: ManpageArgs) -> anyhow::Result<ExitCode> {
         None => {
             let mut page = vec![];
             write(&mut page)?;
-            super::print_all(&page)?;
+            crate::finish::print_all(&page)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,6 @@
 //! `drivescope report RUN… -o report.html [--png DIR]`: one self-contained HTML page with SVG charts.
 
-use super::store_opts::{load, StorePath};
+use crate::opts::store::{load, StorePath};
 use drivescope_report::html::Html;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -16,9 +16,10 @@ pub fn check_same_target(
 ) -> anyhow::Result<()> {
     let canonical = |s: &str| std::fs::canonicalize(s).unwrap_or_else(|_| s.into());
     if canonical(target) != canonical(ran_on) {
-        return Err(
-            super::Refused(format!("run {id} ran on {ran_on}, not {target}; refused")).into(),
-        );
+        return Err(crate::finish::Refused(format!(
+            "run {id} ran on {ran_on}, not {target}; refused"
+        ))
+        .into());
     }
     super::scan::check_same_device(run.device.as_ref(), device, id)
 }

@@ -1,6 +1,6 @@
 //! `drivescope runs`: the stored runs, newest first, filtered by device, kind and date.
 
-use super::store_opts::StorePath;
+use crate::opts::store::StorePath;
 use drivescope_report::text::{self, ListedRun};
 use drivescope_store::ListFilter;
 use std::process::ExitCode;
@@ -54,7 +54,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        super::print_all(format!("{}\n", serde_json::to_string_pretty(&list)?).as_bytes())?;
+        crate::finish::print_all(format!("{}\n", serde_json::to_string_pretty(&list)?).as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     if runs.is_empty() {

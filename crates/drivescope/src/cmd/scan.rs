@@ -1,6 +1,7 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
-use super::args::{
+use crate::finish::{and_findings, finish, Finish};
+use crate::opts::args::{
     parse_checkpoint, parse_duration, parse_error_budget, parse_size, parse_size_or_percent,
     EngineArg, Every, ReapArg,
 };
@@ -83,7 +84,7 @@ pub struct ScanArgs {
     #[arg(long, requires = "write")]
     pub verify: bool,
     #[command(flatten)]
-    pub destructive: super::destructive::DestructiveOpts,
+    pub destructive: crate::opts::destructive::DestructiveOpts,
     /// Continue the interrupted scan RUN (a stored run number, or `last`) from where it
     /// stopped, with its parameters; saved as a new run that names RUN. A scan that was killed
     /// (or crashed, or the machine went down) continues from its last checkpoint.
@@ -107,7 +108,7 @@ pub struct ScanArgs {
     #[arg(long, value_name = "FILE")]
     pub failed_list: Option<std::path::PathBuf>,
     #[command(flatten)]
-    pub store: super::store_opts::StoreOpts,
+    pub store: crate::opts::store::StoreOpts,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -153,7 +154,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
     };
     let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
-    let target = super::destructive::open_scan_target(
+    let target = crate::opts::destructive::open_scan_target(
         &spec,
         write,
         "scan",
@@ -295,36 +296,17 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         );
     }
     drivescope_analysis::annotate(&mut rec);
-    let run = drivescope_report::Run::new(None, rec);
-    let drivescope_record::Document::Scan(rec) = &run.doc else {
-        unreachable!("a scan record is a scan document")
-    };
     if let Some(path) = &args.curve_csv {
+        let run = drivescope_report::Run::new(None, rec.clone());
         super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))?;
     }
-    let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
-        text::print_scan(rec, out)?;
-        text::print_findings(&rec.header.findings, out)
+    let how = Finish {
+        json: args.json,
+        store: &args.store,
+        replace: written.run,
+        resume_with: Some("scan"),
     };
-    if args.json {
-        human(&mut std::io::stderr())?;
-        super::print_json(rec)?;
-    } else {
-        human(&mut std::io::stdout())?;
-    }
-    // Saved after the results are out, so a store problem never costs a measurement.
-    if let Some(id) = args.store.save_over(&run.doc, written.run) {
-        if rec.interrupted && rec.resume.is_some() {
-            eprintln!("drivescope: continue it with `drivescope scan --resume {id}`")
-        }
-    }
-    Ok(if rec.device_lost.is_some() {
-        ExitCode::from(super::EXIT_DEVICE_LOST)
-    } else if rec.interrupted {
-        ExitCode::from(super::EXIT_INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    finish(rec, &and_findings(text::print_scan), how)
 }
 
 /// How the scan's progress is shown while it runs.
@@ -345,7 +327,7 @@ fn live_wanted(args: &ScanArgs) -> bool {
 /// The stored run to resume, checked to be an interrupted scan.
 fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::ScanRecord)> {
     let store = args.store.open_store()?;
-    let id = super::store_opts::resolve(&store, run)?;
+    let id = crate::opts::store::resolve(&store, run)?;
     let doc = store.get(id)?;
     super::checkpoints::refuse_running(&doc, id.0)?;
     let drivescope_record::Document::Scan(rec) = doc else {
@@ -373,7 +355,7 @@ pub fn check_same_device(
     id: i64,
 ) -> anyhow::Result<()> {
     drivescope_core::checkpoint::same_device(prior, now.as_ref()).map_err(|(then, current)| {
-        super::Refused(format!(
+        crate::finish::Refused(format!(
             "run {id} was made on serial {}, this device has {}; refused",
             then.join(", "),
             if current.is_empty() {

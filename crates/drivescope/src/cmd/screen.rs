@@ -2,11 +2,12 @@
 //! anything is written) -> SMART -> shared-path reads -> drivescope_core::screen::scan_all (with the
 //! group's checkpoints, screen_checkpoint) -> SMART again -> verdicts -> outputs.
 
-use super::args::{parse_checkpoint, parse_duration, parse_error_budget, parse_size};
-use super::args::{parse_size_or_percent, EngineArg, Every, ReapArg};
-use super::destructive::DestructiveOpts;
 use super::screen_checkpoint::{self as checkpoint, set_result};
+use crate::finish::{finish, Finish};
 use crate::live::screen as screen_live;
+use crate::opts::args::{parse_checkpoint, parse_duration, parse_error_budget, parse_size};
+use crate::opts::args::{parse_size_or_percent, EngineArg, Every, ReapArg};
+use crate::opts::destructive::DestructiveOpts;
 use crate::progress_group::{self, Shown};
 use anyhow::Context;
 use clap::Args;
@@ -16,7 +17,7 @@ use drivescope_core::screen::{self, Drive, SharedOptions};
 use drivescope_core::target::Target;
 use drivescope_core::units::{self, SizeOrPercent};
 use drivescope_record::{
-    Criteria, Document, Grade, Header, Kind, Member, ScreenRecord, SharedPath, TargetInfo,
+    Criteria, Document, Header, Kind, Member, ScreenRecord, SharedPath, TargetInfo,
 };
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -113,7 +114,7 @@ pub struct ScreenArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub store: super::store_opts::StoreOpts,
+    pub store: crate::opts::store::StoreOpts,
     /// No progress display.
     #[arg(long, short)]
     pub quiet: bool,
@@ -131,9 +132,6 @@ fn confirm_help() -> String {
         drivescope_core::safety::confirmation_example()
     )
 }
-
-/// Exit code of a screen that gave a drive a `fail` verdict.
-pub const EXIT_DRIVE_FAILED: u8 = 5;
 
 pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     let prior = match &args.resume {
@@ -349,40 +347,13 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     rec.duration_ns = started.elapsed().as_nanos() as u64;
     drivescope_analysis::screen::judge(&mut rec);
 
-    let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
-        drivescope_report::text::print_screen(&rec, out)
+    let how = Finish {
+        json: args.json,
+        store: &args.store,
+        replace: written.run,
+        resume_with: Some("screen"),
     };
-    if args.json {
-        human(&mut std::io::stderr())?;
-        super::print_json(&rec)?;
-    } else {
-        human(&mut std::io::stdout())?;
-    }
-    let lost = rec
-        .members
-        .iter()
-        .any(|m| m.scan.as_ref().is_some_and(|s| s.device_lost.is_some()));
-    let failed = rec
-        .members
-        .iter()
-        .any(|m| m.verdict.as_ref().is_some_and(|v| v.grade == Grade::Fail));
-    if let Some(id) = args
-        .store
-        .save_over(&Document::Screen(Box::new(rec)), written.run)
-    {
-        if interrupted {
-            eprintln!("drivescope: continue it with `drivescope screen --resume {id}`");
-        }
-    }
-    Ok(if interrupted {
-        ExitCode::from(super::EXIT_INTERRUPTED)
-    } else if lost {
-        ExitCode::from(super::EXIT_DEVICE_LOST)
-    } else if failed {
-        ExitCode::from(EXIT_DRIVE_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    finish(rec, &drivescope_report::text::print_screen, how)
 }
 
 /// The group's header: every target named, their sizes summed.
@@ -461,7 +432,7 @@ fn criteria(args: &ScreenArgs, prior: Option<&ScreenRecord>) -> anyhow::Result<C
 /// confirmation. The first refusal refuses the group, before any drive is touched.
 fn open_all(specs: &[String], write: bool, args: &ScreenArgs) -> anyhow::Result<Vec<Target>> {
     if write && !args.confirm.is_empty() && args.confirm.len() != specs.len() {
-        return Err(super::Refused(format!(
+        return Err(crate::finish::Refused(format!(
             "{} drives and {} --confirm: give one --confirm per drive, in the order of the drives",
             specs.len(),
             args.confirm.len()
@@ -478,14 +449,15 @@ fn open_all(specs: &[String], write: bool, args: &ScreenArgs) -> anyhow::Result<
                 confirm: args.confirm.get(i).cloned(),
                 force: args.force,
             };
-            super::destructive::open_scan_target(spec, write, "screen", &d, &protect).map_err(|e| {
-                match e.downcast::<super::Refused>() {
+            crate::opts::destructive::open_scan_target(spec, write, "screen", &d, &protect).map_err(
+                |e| match e.downcast::<crate::finish::Refused>() {
                     Ok(r) => {
-                        super::Refused(format!("{}; nothing was written to any drive", r.0)).into()
+                        crate::finish::Refused(format!("{}; nothing was written to any drive", r.0))
+                            .into()
                     }
                     Err(e) => e,
-                }
-            })
+                },
+            )
         })
         .collect()
 }
@@ -561,7 +533,7 @@ fn resumable_scan(m: &Member) -> Option<&ScanRecord> {
 /// The stored group to resume, checked to be an interrupted screen.
 fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRecord)> {
     let store = args.store.open_store()?;
-    let id = super::store_opts::resolve_of(&store, run, Kind::Screen)?;
+    let id = crate::opts::store::resolve_of(&store, run, Kind::Screen)?;
     let doc = store.get(id)?;
     super::checkpoints::refuse_running(&doc, id.0)?;
     let Document::Screen(rec) = doc else {

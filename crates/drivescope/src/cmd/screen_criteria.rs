@@ -42,7 +42,8 @@ pub fn parse(text: &str, base: Criteria) -> anyhow::Result<Criteria> {
         c.max_slow_commands = v;
     }
     if let Some(v) = &f.max_latency {
-        let d = super::args::parse_duration(v).map_err(|e| anyhow::anyhow!("max_latency: {e}"))?;
+        let d = crate::opts::args::parse_duration(v)
+            .map_err(|e| anyhow::anyhow!("max_latency: {e}"))?;
         c.max_latency_ns = d.as_nanos() as u64;
     }
     if let Some(v) = percent("below_siblings_pct", f.below_siblings_pct)? {

@@ -1,6 +1,6 @@
 //! Earlier stored full scans of drives of the same model.
 
-use super::store_opts::StoreOpts;
+use crate::opts::store::StoreOpts;
 use drivescope_analysis::screen;
 use drivescope_record::{Document, History, Kind, Member};
 use drivescope_store::{ListFilter, Store};

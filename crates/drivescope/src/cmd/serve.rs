@@ -1,6 +1,6 @@
 //! `drivescope serve`: the results store in a web browser (see drivescope-serve).
 
-use super::store_opts::StorePath;
+use crate::opts::store::StorePath;
 use drivescope_serve::{Options, Token};
 use drivescope_store::{Location, Store};
 use std::net::SocketAddr;

@@ -1,6 +1,6 @@
 //! `drivescope show RUN`: one stored run, printed as the command printed it when it ran.
 
-use super::store_opts::{load, StorePath};
+use crate::opts::store::{load, StorePath};
 use drivescope_report::json::Json;
 use drivescope_report::text::Text;
 use std::process::ExitCode;

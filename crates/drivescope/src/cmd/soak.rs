@@ -1,15 +1,16 @@
 //! `drivescope soak`: one test sustained over time, with its steps.
 
-use super::args::{parse_checkpoint, parse_duration, parse_pct, parse_test, Every, RwArg};
-use super::workload::{self, WorkloadArgs};
+use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
+use crate::opts::args::{parse_checkpoint, parse_duration, parse_pct, parse_test, Every, RwArg};
+use crate::opts::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, SoakRun, TestSpec};
 use drivescope_record::{Document, Kind, SoakRecord};
 use drivescope_report::text;
 use drivescope_store::RunId;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -160,24 +161,15 @@ pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     let mut rec = result?;
     rec.header.device = device;
-    let interrupted = stop.load(Ordering::Relaxed);
-    let code = workload::output_over(
-        &rec,
-        &a.w,
-        interrupted,
-        written.run.or(over),
-        text::print_soak,
-    )?;
-    if interrupted && rec.resume.is_some() {
-        eprintln!("drivescope: continue it with `drivescope soak --resume last`");
-    }
-    Ok(code)
+    let rec = workload::annotated(rec, &a.w.store);
+    let how = a.w.finish(written.run.or(over), Some("soak"));
+    finish(rec, &and_findings(text::print_soak), how)
 }
 
 /// The stored soak to continue, checked to have stopped before its duration.
 fn load_resumable(a: &SoakArgs, run: &str) -> anyhow::Result<(RunId, SoakRecord)> {
     let store = a.w.store.open_store()?;
-    let id = super::store_opts::resolve_of(&store, run, Kind::Soak)?;
+    let id = crate::opts::store::resolve_of(&store, run, Kind::Soak)?;
     let doc = store.get(id)?;
     super::checkpoints::refuse_running(&doc, id.0)?;
     let Document::Soak(rec) = doc else {

@@ -1,6 +1,6 @@
 //! `drivescope store`: looking after results stores.
 
-use super::store_opts::shown;
+use crate::opts::store::shown;
 use anyhow::Context;
 use drivescope_store::{Location, Store};
 use std::process::ExitCode;
@@ -23,10 +23,10 @@ enum StoreCommand {
     #[command(verbatim_doc_comment)]
     Copy {
         /// The store to copy from (it is only read).
-        #[arg(value_name = "FROM", value_parser = super::store_opts::location_parser())]
+        #[arg(value_name = "FROM", value_parser = crate::opts::store::location_parser())]
         from: Location,
         /// The store to copy into.
-        #[arg(value_name = "TO", value_parser = super::store_opts::location_parser())]
+        #[arg(value_name = "TO", value_parser = crate::opts::store::location_parser())]
         to: Location,
         /// Print what was copied as one JSON document on stdout (see docs/json.md).
         #[arg(long)]
@@ -63,7 +63,7 @@ fn copy(from: &Location, to: &Location, json: bool) -> anyhow::Result<ExitCode> 
             .iter()
             .map(|(id, why)| serde_json::json!({"run": id.0, "error": why}))
             .collect();
-        super::print_json(&serde_json::json!({
+        crate::finish::print_json(&serde_json::json!({
             "schema": drivescope_record::SCHEMA,
             "from": shown(from),
             "to": shown(to),
@@ -86,6 +86,6 @@ fn copy(from: &Location, to: &Location, json: bool) -> anyhow::Result<ExitCode> 
     Ok(if done.unreadable.is_empty() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(super::EXIT_FAILURE)
+        ExitCode::from(crate::finish::EXIT_FAILURE)
     })
 }

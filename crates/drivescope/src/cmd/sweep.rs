@@ -1,13 +1,14 @@
 //! `drivescope sweep`: the queue-depth × threads grid and the queueing gain.
 
-use super::args::{parse_duration, parse_list, parse_pct, parse_test, Grid, RwArg};
-use super::workload::{self, WorkloadArgs};
+use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
+use crate::opts::args::{parse_duration, parse_list, parse_pct, parse_test, Grid, RwArg};
+use crate::opts::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::{self, SweepOptions, TestSpec};
 use drivescope_report::text;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -100,5 +101,10 @@ pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let mut rec = result?;
     rec.header.device = device;
-    workload::output(&rec, &a.w, stop.load(Ordering::Relaxed), text::print_sweep)
+    let rec = workload::annotated(rec, &a.w.store);
+    finish(
+        rec,
+        &and_findings(text::print_sweep),
+        a.w.finish(None, None),
+    )
 }

@@ -1,15 +1,16 @@
 //! `drivescope time`: a real workload timed cold and warm, with how much of it was the disk.
 
-use super::store_opts::StoreOpts;
-use super::Refused;
+use crate::finish::Refused;
+use crate::finish::{and_findings, finish, Finish};
+use crate::opts::store::StoreOpts;
 use anyhow::{bail, Context};
 use clap::Args;
 use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode};
-use drivescope_report::text::{print_findings, print_time};
+use drivescope_report::text::print_time;
 use drivescope_timer::{measure, Plan, Progress, Stop};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 #[derive(Args)]
@@ -186,19 +187,11 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     };
     rec.header.end_now();
     drivescope_analysis::annotate(&mut rec);
-    let mut text = Vec::new();
-    print_time(&rec, &mut text)?;
-    print_findings(&rec.header.findings, &mut text)?;
-    if a.json {
-        eprint!("{}", String::from_utf8_lossy(&text));
-        super::print_json(&rec)?;
-    } else {
-        super::print_all(&text)?;
-    }
-    a.store.save(&rec.clone().into());
-    Ok(if stop.load(Ordering::Relaxed) {
-        ExitCode::from(super::EXIT_INTERRUPTED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let how = Finish {
+        json: a.json,
+        store: &a.store,
+        replace: None,
+        resume_with: None,
+    };
+    finish(rec, &and_findings(print_time), how)
 }

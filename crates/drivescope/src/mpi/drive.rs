@@ -3,8 +3,8 @@
 //! result (or its error) to rank 0, which gets every rank's in rank order.
 
 use super::gate::{MpiGate, DONE, FAILED, GO, STOPPED};
-use crate::cmd::workload::{self, Opened, WorkloadArgs};
 use crate::cmd::{EXIT_FAILURE, EXIT_INTERRUPTED};
+use crate::opts::workload::{self, Opened, WorkloadArgs};
 use drivescope_core::bench::Rw;
 use drivescope_core::rank_target::expand;
 use drivescope_record::hostname;

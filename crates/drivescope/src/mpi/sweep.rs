@@ -3,7 +3,7 @@
 
 use super::drive::{drive, finish_workload, open_workload, Asked};
 use crate::cmd::sweep::{options, SweepArgs};
-use crate::cmd::workload;
+use crate::opts::workload;
 use drivescope_core::bench;
 use std::process::ExitCode;
 

@@ -1,8 +1,8 @@
 //! What bench, sweep and soak share: their target (a directory gets a test file drivescope
 //! creates, fills and removes; a device or an existing file is only read), and options.
 
-use super::args::{parse_size, DataArg, EngineArg, ReapArg, RwArg};
 use crate::live::workload::{Done, Finished, WorkloadSource};
+use crate::opts::args::{parse_size, DataArg, EngineArg, ReapArg, RwArg};
 use clap::Args;
 use drivescope_core::bench::watch::Watch;
 use drivescope_core::bench::{fill, Common, Rw};
@@ -49,9 +49,9 @@ pub struct WorkloadArgs {
     #[arg(long)]
     pub no_live: bool,
     #[command(flatten)]
-    pub store: super::store_opts::StoreOpts,
+    pub store: crate::opts::store::StoreOpts,
     #[command(flatten)]
-    pub destructive: super::destructive::DestructiveOpts,
+    pub destructive: crate::opts::destructive::DestructiveOpts,
 }
 
 /// The opened target, and the test file when drivescope made one (removed on drop).
@@ -103,16 +103,18 @@ pub fn open_or(
         let target = Target::open_read(&a.target)?;
         if writes && target.kind == TargetType::Block {
             drop(target);
-            let target = super::destructive::open(&a.target, &a.destructive, &a.store.protected())
-                .map_err(|e| match e.downcast::<super::Refused>() {
-                    Ok(r) => {
-                        anyhow::Error::new(super::Refused(format!("{} (or {read_only})", r.0)))
-                    }
-                    Err(e) => e,
-                })?;
+            let target =
+                crate::opts::destructive::open(&a.target, &a.destructive, &a.store.protected())
+                    .map_err(|e| match e.downcast::<crate::finish::Refused>() {
+                        Ok(r) => anyhow::Error::new(crate::finish::Refused(format!(
+                            "{} (or {read_only})",
+                            r.0
+                        ))),
+                        Err(e) => e,
+                    })?;
             (target, None)
         } else if writes && target.kind != TargetType::Null {
-            return Err(super::Refused(format!(
+            return Err(crate::finish::Refused(format!(
                 "{}: write tests on an existing file are refused (drivescope writes only to test \
                  files it creates); use --rw read, or give a directory",
                 a.target
@@ -238,69 +240,31 @@ pub fn one_rw(rw: RwArg, mix: u8, command: &str) -> anyhow::Result<Rw> {
     })
 }
 
-/// Print a finished record (table on stdout, or on stderr with the JSON document on stdout),
-/// then save it in the store. The exit code says whether the run was interrupted.
-pub fn output<T: drivescope_record::Record>(
-    rec: &T,
-    w: &WorkloadArgs,
-    interrupted: bool,
-    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<std::process::ExitCode> {
-    output_to(rec, w.json, &w.store, interrupted, print)
-}
-
-/// [`output`], saved in place of run `over` when given (a soak's checkpoints, or the soak it
-/// continues).
-pub fn output_over<T: drivescope_record::Record>(
-    rec: &T,
-    w: &WorkloadArgs,
-    interrupted: bool,
-    over: Option<drivescope_store::RunId>,
-    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<std::process::ExitCode> {
-    finish(rec, w.json, &w.store, interrupted, over, print)
-}
-
-/// [`output`] for a command without the workload's arguments: `json` as its --json, `store`
-/// as its store options.
-pub fn output_to<T: drivescope_record::Record>(
-    rec: &T,
-    json: bool,
-    store: &super::store_opts::StoreOpts,
-    interrupted: bool,
-    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<std::process::ExitCode> {
-    finish(rec, json, store, interrupted, None, print)
-}
-
-fn finish<T: drivescope_record::Record>(
-    rec: &T,
-    json: bool,
-    store: &super::store_opts::StoreOpts,
-    interrupted: bool,
-    over: Option<drivescope_store::RunId>,
-    print: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<std::process::ExitCode> {
-    let mut rec = rec.clone();
-    drivescope_analysis::annotate(&mut rec);
-    let earlier = super::cache_check::findings(&rec.clone().into(), store);
-    rec.header_mut().findings.extend(earlier);
-    let rec = &rec;
-    let human = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
-        print(rec, out)?;
-        drivescope_report::text::print_findings(&rec.header().findings, out)
-    };
-    if json {
-        human(&mut std::io::stderr())?;
-        super::print_json(rec)?;
-    } else {
-        human(&mut std::io::stdout())?;
+impl WorkloadArgs {
+    /// How the run's record leaves: printed as `--json` asks, saved in place of `replace` when given (its
+    /// checkpoints, or the run it continues); `resume_with` names the command that continues it.
+    pub fn finish(
+        &self,
+        replace: Option<drivescope_store::RunId>,
+        resume_with: Option<&'static str>,
+    ) -> crate::finish::Finish<'_> {
+        crate::finish::Finish {
+            json: self.json,
+            store: &self.store,
+            replace,
+            resume_with,
+        }
     }
-    // Saved after the results are out, so a store problem never costs a measurement.
-    store.save_over(&rec.clone().into(), over);
-    Ok(if interrupted {
-        std::process::ExitCode::from(super::EXIT_INTERRUPTED)
-    } else {
-        std::process::ExitCode::SUCCESS
-    })
+}
+
+/// A bench, sweep or soak record with its findings: the analysis rules over it, and what earlier stored
+/// runs of the device say about a cache it measured.
+pub fn annotated<T: drivescope_record::Record>(
+    mut rec: T,
+    store: &crate::opts::store::StoreOpts,
+) -> T {
+    drivescope_analysis::annotate(&mut rec);
+    let earlier = crate::cmd::cache_check::findings(&rec.clone().into(), store);
+    rec.header_mut().findings.extend(earlier);
+    rec
 }

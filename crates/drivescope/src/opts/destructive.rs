@@ -2,7 +2,7 @@
 //! (`drivescope_core::safety`), shared by `scan --write` and the write tests of bench, sweep
 //! and soak. The gate decides; this asks the question on a terminal and reports the refusal.
 
-use super::Refused;
+use crate::finish::Refused;
 use drivescope_core::safety::{self, WriteError, WriteRequest};
 use drivescope_core::target::Target;
 use std::io::{BufRead, IsTerminal, Write};

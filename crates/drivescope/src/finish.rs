@@ -1,0 +1,135 @@
+//! The one way out of every measuring command: print the record (its text on stdout, or on stderr with
+//! the JSON document on stdout), save it in the store (in place of the run its checkpoints wrote, or
+//! of the run it continues), say how to continue a run that stopped early, and exit with the code its
+//! outcome calls for.
+
+use crate::opts::store::StoreOpts;
+use drivescope_record::{Document, Grade, RunState};
+use drivescope_store::RunId;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// A run that failed: bad input, a device error.
+pub const EXIT_FAILURE: u8 = 1;
+/// A request refused for safety (e.g. a write to a device).
+pub const EXIT_REFUSED: u8 = 3;
+/// The device went away during the run; the results so far were printed and saved.
+pub const EXIT_DEVICE_LOST: u8 = 4;
+/// A screen gave a drive a `fail` verdict.
+pub const EXIT_DRIVE_FAILED: u8 = 5;
+/// A run stopped by SIGINT/SIGTERM; its partial results were printed.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// How a finished record leaves.
+pub struct Finish<'a> {
+    /// `--json`: the document on stdout, the text on stderr.
+    pub json: bool,
+    pub store: &'a StoreOpts,
+    /// The stored run the record takes the place of: the checkpoint it wrote, or the run it continues.
+    pub replace: Option<RunId>,
+    /// The command that continues a run that stopped early (`scan`, `soak`, …), when it can be.
+    pub resume_with: Option<&'static str>,
+}
+
+/// What a record's text looks like for people.
+pub type Print<'a, T> = &'a dyn Fn(&T, &mut dyn Write) -> std::io::Result<()>;
+
+/// Print `rec` with `print`, save it, and give the exit code of its outcome.
+pub fn finish<T>(rec: T, print: Print<T>, f: Finish) -> anyhow::Result<ExitCode>
+where
+    T: drivescope_record::Record,
+{
+    let human = |out: &mut dyn Write| print(&rec, out);
+    if f.json {
+        human(&mut std::io::stderr())?;
+        print_json(&rec)?;
+    } else {
+        let mut text = Vec::new();
+        human(&mut text)?;
+        print_all(&text)?;
+    }
+    let doc: Document = rec.into();
+    // Saved after the results are out, so a store problem never costs a measurement.
+    let saved = f.store.save_over(&doc, f.replace);
+    if let (Some(id), Some(command)) = (saved, f.resume_with) {
+        if doc.state() == Some(RunState::Interrupted) && resumable(&doc) {
+            eprintln!("drivescope: continue it with `drivescope {command} --resume {id}`");
+        }
+    }
+    Ok(ExitCode::from(exit_code(&doc)))
+}
+
+/// `print`, then the record's findings (for the kinds whose text leaves them out).
+pub fn and_findings<T: drivescope_record::Record>(
+    print: fn(&T, &mut dyn Write) -> std::io::Result<()>,
+) -> impl Fn(&T, &mut dyn Write) -> std::io::Result<()> {
+    move |rec, out| {
+        print(rec, out)?;
+        drivescope_report::text::print_findings(&rec.header().findings, out)
+    }
+}
+
+/// Whether a stopped run kept what `--resume` needs.
+fn resumable(doc: &Document) -> bool {
+    match doc {
+        Document::Scan(r) => r.resume.is_some(),
+        Document::Soak(r) => r.resume.is_some(),
+        Document::Diagnose(r) => r.resume.is_some(),
+        Document::Screen(_) => true,
+        _ => false,
+    }
+}
+
+/// The exit code of a run that ended as `doc` says: a screen by its drives (a drive stopped early,
+/// lost or failed, in that order), any other run by its state.
+pub fn exit_code(doc: &Document) -> u8 {
+    if let Document::Screen(r) = doc {
+        let scans = || r.members.iter().filter_map(|m| m.scan.as_deref());
+        return if scans().any(|s| s.interrupted && s.device_lost.is_none()) {
+            EXIT_INTERRUPTED
+        } else if scans().any(|s| s.device_lost.is_some()) {
+            EXIT_DEVICE_LOST
+        } else if r
+            .members
+            .iter()
+            .any(|m| m.verdict.as_ref().is_some_and(|v| v.grade == Grade::Fail))
+        {
+            EXIT_DRIVE_FAILED
+        } else {
+            0
+        };
+    }
+    match doc.state() {
+        Some(RunState::DeviceLost) => EXIT_DEVICE_LOST,
+        Some(RunState::Interrupted) => EXIT_INTERRUPTED,
+        _ => 0,
+    }
+}
+
+/// Print generated text on stdout; a reader that closed the pipe early (`| head`) is no error.
+pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+/// Print a document as pretty JSON on stdout (a reader that closed the pipe early is no error).
+pub fn print_json<T: serde::Serialize>(doc: &T) -> anyhow::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(doc)?;
+    bytes.push(b'\n');
+    Ok(print_all(&bytes)?)
+}
+
+/// A request refused for safety; exits with [`EXIT_REFUSED`].
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
