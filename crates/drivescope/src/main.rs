@@ -7,6 +7,7 @@ mod live;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod opts;
+mod plan;
 mod progress;
 mod progress_group;
 mod signals;
@@ -70,13 +71,27 @@ enum Command {
     Manpage(cmd::manpage::ManpageArgs),
 }
 
+/// Run a plan in this process, or, under an MPI launcher, on every rank (decided here, once).
+#[cfg(feature = "mpi")]
+macro_rules! ranks {
+    ($plan:expr, $one:path, $many:path) => {
+        $plan.and_then(|p| if mpi::launched() { $many(p) } else { $one(p) })
+    };
+}
+#[cfg(not(feature = "mpi"))]
+macro_rules! ranks {
+    ($plan:expr, $one:path, $many:path) => {
+        $plan.and_then($one)
+    };
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Scan(a) => cmd::scan::run(a),
-        Command::Bench(a) => cmd::bench::run(a),
-        Command::Sweep(a) => cmd::sweep::run(a),
-        Command::Soak(a) => cmd::soak::run(a),
+        Command::Scan(a) => ranks!(cmd::scan::plan(a), cmd::scan::run, mpi::scan::run),
+        Command::Bench(a) => ranks!(cmd::bench::plan(a), cmd::bench::run, mpi::bench::run),
+        Command::Sweep(a) => ranks!(cmd::sweep::plan(a), cmd::sweep::run, mpi::sweep::run),
+        Command::Soak(a) => ranks!(cmd::soak::plan(a), cmd::soak::run, mpi::soak::run),
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Screen(a) => cmd::screen::run(a),
         Command::Time(a) => cmd::time::run(a),

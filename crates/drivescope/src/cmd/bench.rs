@@ -4,8 +4,9 @@ use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
 use crate::opts::args::{parse_duration, parse_pct, parse_profile, parse_test, RwArg};
 use crate::opts::workload::{self, WorkloadArgs};
+use crate::plan::bench::BenchPlan;
 use clap::Args;
-use drivescope_core::bench::{self, profile, BenchOptions, Common, Rw, TestSpec};
+use drivescope_core::bench::{self, profile, TestSpec};
 use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -45,8 +46,8 @@ pub struct BenchArgs {
     pub stonewall: bool,
 }
 
-/// The tests and rw modes the arguments ask for.
-pub fn plan(a: &BenchArgs) -> anyhow::Result<(Vec<TestSpec>, Vec<Rw>)> {
+/// The bench the arguments ask for: its tests and rw modes (an existing file gets read tests only).
+pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     let tests: Vec<TestSpec> = if a.tests.is_empty() {
         profile(&a.profile).map_err(anyhow::Error::msg)?
     } else {
@@ -69,67 +70,55 @@ pub fn plan(a: &BenchArgs) -> anyhow::Result<(Vec<TestSpec>, Vec<Rw>)> {
         }
         None => RwArg::Both,
     };
-    Ok((tests, workload::rw_modes(rw, a.mix)))
-}
-
-/// The bench's settings over an opened target.
-pub fn options(a: &BenchArgs, tests: Vec<TestSpec>, rws: Vec<Rw>, common: Common) -> BenchOptions {
-    BenchOptions {
-        common,
+    Ok(BenchPlan {
+        rws: workload::rw_modes(rw, a.mix),
         profile: if a.tests.is_empty() {
-            a.profile.clone()
+            a.profile
         } else {
             "custom".into()
         },
         tests,
-        rws,
         runs: a.runs,
         duration: a.duration,
         pause: a.pause,
-    }
+        #[cfg(feature = "mpi")]
+        stonewall: a.stonewall,
+        #[cfg(not(feature = "mpi"))]
+        stonewall: false,
+        w: a.w,
+    })
 }
 
-pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
-    #[cfg(feature = "mpi")]
-    if crate::mpi::launched() {
-        return crate::mpi::bench::run(a);
-    }
-    let (tests, rws) = plan(&a)?;
+pub fn run(p: BenchPlan) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
-    let mut opened = workload::open(&a.w, &rws, &stop)?;
-    let device = crate::identity::of(&a.w.target);
-    // Each test in each mode: a preparing run and the measured ones, pauses between.
-    let count = (tests.len() * rws.len()) as u32;
-    let planned = a.duration * (a.runs + 1) * count + a.pause * count.saturating_sub(1);
-    let live = workload::watch(
-        &a.w,
-        "bench",
-        Some(planned),
-        Done::Lines {
-            title: "finished tests".into(),
-            lines: Vec::new(),
-        },
-        &stop,
-    );
+    let mut opened = workload::open(&p.w, &p.rws, &stop)?;
+    let lines = Done::Lines {
+        title: "finished tests".into(),
+        lines: Vec::new(),
+    };
+    let live = workload::watch(&p.w, "bench", Some(p.planned()), lines, &stop);
     opened.common.watch = live.as_ref().map(|l| l.watch);
-    let opts = options(&a, tests, rws, opened.common);
-    let quiet = a.w.quiet;
-    let direct = opened.target.direct;
-    let result = bench::bench(&opened.target, &opts, &stop, &mut |t| match &live {
-        Some(l) => l.line(text::bench_line(t, direct)),
-        None if !quiet => eprintln!("{}", text::bench_line(t, direct)),
-        None => {}
-    });
+    let (quiet, direct) = (p.w.quiet, opened.target.direct);
+    let result = bench::bench(
+        &opened.target,
+        &p.options(opened.common),
+        &stop,
+        &mut |t| match &live {
+            Some(l) => l.line(text::bench_line(t, direct)),
+            None if !quiet => eprintln!("{}", text::bench_line(t, direct)),
+            None => {}
+        },
+    );
     if let Some(l) = live {
         l.finish();
     }
     let mut rec = result?;
-    rec.header.device = device;
-    let rec = workload::annotated(rec, &a.w.store);
+    rec.header.device = crate::identity::of(&p.w.target);
+    let rec = workload::annotated(rec, &p.w.store);
     finish(
         rec,
         &and_findings(text::print_bench),
-        a.w.finish(None, None),
+        p.w.finish(None, None),
     )
 }

@@ -26,15 +26,6 @@ pub mod store;
 pub mod sweep;
 pub mod time;
 
-/// The terminal summary of a multi-rank run.
-#[cfg(feature = "mpi")]
-pub fn text_multi(
-    r: &drivescope_record::MultiRecord,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    drivescope_report::text::print_multi(r, out)
-}
-
 /// Writes what `exporter` makes of `runs` to `file`, or to stdout. The export is made in full first, so a
 /// failed one leaves no file behind.
 pub fn emit(

@@ -1,10 +1,12 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
-use crate::finish::{and_findings, finish, Finish};
+use crate::finish::{and_findings, finish};
 use crate::opts::args::{
     parse_checkpoint, parse_duration, parse_error_budget, parse_size, parse_size_or_percent,
     EngineArg, Every, ReapArg,
 };
+use crate::opts::store::StoreOpts;
+use crate::plan::scan::ScanPlan;
 use crate::progress;
 use anyhow::Context;
 use clap::Args;
@@ -117,35 +119,46 @@ pub struct ScanArgs {
     pub no_live: bool,
 }
 
-/// The scan's settings from its arguments.
-pub fn config(args: &ScanArgs, write: bool) -> ScanConfig {
-    ScanConfig {
-        engine: args.engine.into(),
-        queue_depth: args.queue_depth,
-        block_size: args.block_size,
-        offset: args.offset,
-        length: args.length,
-        points: args.points,
-        slow_ns: args.slow.as_nanos() as u64,
-        interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
-        quick: args
-            .quick
-            .then_some((args.regions, args.dwell.as_nanos() as u64)),
-        write,
-        verify: args.verify.then(scan::verify::new_seed),
-        reap: args.reap.into(),
-        error_budget: args.error_budget,
-        retries: args.retries,
+/// The scan the arguments ask for.
+pub fn plan(args: ScanArgs) -> anyhow::Result<ScanPlan> {
+    if args.target.is_none() && args.resume.is_none() {
+        anyhow::bail!("give a target (a device, a file or null:SIZE)");
     }
+    Ok(ScanPlan {
+        cfg: ScanConfig {
+            engine: args.engine.into(),
+            queue_depth: args.queue_depth,
+            block_size: args.block_size,
+            offset: args.offset,
+            length: args.length,
+            points: args.points,
+            slow_ns: args.slow.as_nanos() as u64,
+            interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
+            quick: args
+                .quick
+                .then_some((args.regions, args.dwell.as_nanos() as u64)),
+            write: args.write,
+            verify: args.verify.then(scan::verify::new_seed),
+            reap: args.reap.into(),
+            error_budget: args.error_budget,
+            retries: args.retries,
+        },
+        target: args.target,
+        resume: args.resume,
+        checkpoint: args.checkpoint,
+        curve_csv: args.curve_csv,
+        failed_list: args.failed_list,
+        destructive: args.destructive,
+        store: args.store,
+        json: args.json,
+        quiet: args.quiet,
+        no_live: args.no_live,
+    })
 }
 
-pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
-    #[cfg(feature = "mpi")]
-    if crate::mpi::launched() {
-        return crate::mpi::scan::run(args);
-    }
+pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
     let prior = match &args.resume {
-        Some(run) => Some(load_resumable(&args, run)?),
+        Some(run) => Some(load_resumable(&args.store, run)?),
         None => None,
     };
     let spec = match (&args.target, &prior) {
@@ -153,7 +166,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         (None, Some((_, p))) => p.header.target.path.clone(),
         (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
     };
-    let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
+    let write = args.cfg.write || prior.as_ref().is_some_and(|(_, p)| p.write);
     let target = crate::opts::destructive::open_scan_target(
         &spec,
         write,
@@ -161,10 +174,10 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         &args.destructive,
         &args.store.protected(),
     )?;
-    let mut cfg = config(&args, write);
-    if let Some((_, p)) = &prior {
-        cfg = ScanConfig::of_record(p);
-    }
+    let cfg = match &prior {
+        Some((_, p)) => ScanConfig::of_record(p),
+        None => args.cfg.clone(),
+    };
     let plan = scan::plan(&cfg, &target)?;
     let device = crate::identity::of(&spec);
     if let Some((id, p)) = &prior {
@@ -224,7 +237,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let (writer, checkpoints) = checkpoints.unzip();
-    let live = live_wanted(&args).then(|| {
+    let live = args.live_wanted().then(|| {
         let _ = prog.live.set(Live::new(
             plan.start,
             plan.length,
@@ -300,13 +313,11 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         let run = drivescope_report::Run::new(None, rec.clone());
         super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))?;
     }
-    let how = Finish {
-        json: args.json,
-        store: &args.store,
-        replace: written.run,
-        resume_with: Some("scan"),
-    };
-    finish(rec, &and_findings(text::print_scan), how)
+    finish(
+        rec,
+        &and_findings(text::print_scan),
+        args.finish(written.run),
+    )
 }
 
 /// How the scan's progress is shown while it runs.
@@ -315,18 +326,9 @@ enum Display {
     Live(crate::live::term::LiveView),
 }
 
-/// The full-screen live view: a scan (full, quick or verified) with stdout and stderr both on
-/// a terminal, unless --no-live, --quiet or --json.
-fn live_wanted(args: &ScanArgs) -> bool {
-    use std::io::IsTerminal;
-    !(args.no_live || args.quiet || args.json)
-        && std::io::stdout().is_terminal()
-        && std::io::stderr().is_terminal()
-}
-
 /// The stored run to resume, checked to be an interrupted scan.
-fn load_resumable(args: &ScanArgs, run: &str) -> anyhow::Result<(i64, scan::ScanRecord)> {
-    let store = args.store.open_store()?;
+fn load_resumable(store: &StoreOpts, run: &str) -> anyhow::Result<(i64, scan::ScanRecord)> {
+    let store = store.open_store()?;
     let id = crate::opts::store::resolve(&store, run)?;
     let doc = store.get(id)?;
     super::checkpoints::refuse_running(&doc, id.0)?;

@@ -4,6 +4,7 @@ use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
 use crate::opts::args::{parse_checkpoint, parse_duration, parse_pct, parse_test, Every, RwArg};
 use crate::opts::workload::{self, WorkloadArgs};
+use crate::plan::soak::SoakPlan;
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, SoakRun, TestSpec};
 use drivescope_record::{Document, Kind, SoakRecord};
@@ -58,33 +59,39 @@ pub struct SoakArgs {
     pub stonewall: bool,
 }
 
-/// The soak's one rw mode, its duration and interval checked.
-pub fn plan(a: &SoakArgs) -> anyhow::Result<bench::Rw> {
-    if a.duration.is_zero() || a.interval.is_zero() || a.interval > a.duration {
+/// The soak the arguments ask for: its one rw mode, its duration and interval checked (a soak to
+/// continue takes its own).
+pub fn plan(a: SoakArgs) -> anyhow::Result<SoakPlan> {
+    if a.resume.is_none() && a.w.target.is_empty() {
+        anyhow::bail!("give a target (a directory, a device, a file or null:SIZE)");
+    }
+    if a.resume.is_none()
+        && (a.duration.is_zero() || a.interval.is_zero() || a.interval > a.duration)
+    {
         anyhow::bail!(
             "--duration and --interval must be above 0, the interval no longer than the duration"
         );
     }
-    workload::one_rw(a.rw, a.mix, "soak")
-}
-
-/// The soak's settings over an opened target.
-pub fn options(a: &SoakArgs, rw: bench::Rw, common: bench::Common) -> SoakOptions {
-    SoakOptions {
-        common,
+    Ok(SoakPlan {
+        rw: match a.resume {
+            Some(_) => bench::Rw::Read, // the resumed run's own replaces it
+            None => workload::one_rw(a.rw, a.mix, "soak")?,
+        },
         test: a.test,
-        rw,
         duration: a.duration,
         interval: a.interval,
         step_threshold: a.step as f64 / 100.0,
-    }
+        resume: a.resume,
+        checkpoint: a.checkpoint,
+        #[cfg(feature = "mpi")]
+        stonewall: a.stonewall,
+        #[cfg(not(feature = "mpi"))]
+        stonewall: false,
+        w: a.w,
+    })
 }
 
-pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
-    #[cfg(feature = "mpi")]
-    if crate::mpi::launched() {
-        return crate::mpi::soak::run(a);
-    }
+pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
     let prior = match &a.resume {
         Some(run) => Some(load_resumable(&a, run)?),
         None => None,
@@ -94,13 +101,8 @@ pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
         if a.w.target.is_empty() {
             a.w.target = p.header.target.path.clone();
         }
-    } else if a.w.target.is_empty() {
-        anyhow::bail!("give a target (a directory, a device, a file or null:SIZE)");
     }
-    let rw = match &prior {
-        Some(_) => bench::Rw::Read, // replaced by the resumed run's own below
-        None => plan(&a)?,
-    };
+    let rw = a.rw;
     let device = crate::identity::of(&a.w.target);
     if let Some((id, p)) = &prior {
         let ran_on = &p.header.target.path;
@@ -112,7 +114,7 @@ pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
     let mut opened = workload::open(&a.w, &rws, &stop)?;
     let o = match &prior {
         Some((_, p)) => SoakOptions::of_record(p, opened.common).map_err(anyhow::Error::msg)?,
-        None => options(&a, rw, opened.common),
+        None => a.options(opened.common),
     };
     let left = o.duration.saturating_sub(Duration::from_nanos(
         prior.as_ref().map_or(0, |(_, p)| p.duration_ns),
@@ -167,7 +169,7 @@ pub fn run(mut a: SoakArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The stored soak to continue, checked to have stopped before its duration.
-fn load_resumable(a: &SoakArgs, run: &str) -> anyhow::Result<(RunId, SoakRecord)> {
+fn load_resumable(a: &SoakPlan, run: &str) -> anyhow::Result<(RunId, SoakRecord)> {
     let store = a.w.store.open_store()?;
     let id = crate::opts::store::resolve_of(&store, run, Kind::Soak)?;
     let doc = store.get(id)?;

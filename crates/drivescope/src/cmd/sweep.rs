@@ -4,8 +4,9 @@ use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
 use crate::opts::args::{parse_duration, parse_list, parse_pct, parse_test, Grid, RwArg};
 use crate::opts::workload::{self, WorkloadArgs};
+use crate::plan::sweep::SweepPlan;
 use clap::Args;
-use drivescope_core::bench::{self, SweepOptions, TestSpec};
+use drivescope_core::bench::{self, TestSpec};
 use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -41,70 +42,53 @@ pub struct SweepArgs {
     pub stonewall: bool,
 }
 
-/// The sweep's settings over an opened target.
-pub fn options(a: &SweepArgs, rw: bench::Rw, common: bench::Common) -> SweepOptions {
-    SweepOptions {
-        common,
-        access: a.pattern.access,
-        block_size: a.pattern.block_size,
-        rw,
-        qds: a.qd.0.clone(),
-        threads: a.threads.0.clone(),
+/// The sweep the arguments ask for.
+pub fn plan(a: SweepArgs) -> anyhow::Result<SweepPlan> {
+    Ok(SweepPlan {
+        rw: workload::one_rw(a.rw, a.mix, "sweep")?,
+        pattern: a.pattern,
+        qds: a.qd.0,
+        threads: a.threads.0,
         duration: a.duration,
-    }
+        #[cfg(feature = "mpi")]
+        stonewall: a.stonewall,
+        #[cfg(not(feature = "mpi"))]
+        stonewall: false,
+        w: a.w,
+    })
 }
 
-pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
-    #[cfg(feature = "mpi")]
-    if crate::mpi::launched() {
-        return crate::mpi::sweep::run(a);
-    }
-    let rw = workload::one_rw(a.rw, a.mix, "sweep")?;
-    let (qds, threads) = (a.qd.0.clone(), a.threads.0.clone());
+pub fn run(p: SweepPlan) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
-    let mut opened = workload::open(&a.w, &[rw], &stop)?;
-    let device = crate::identity::of(&a.w.target);
-    // A warm-up of at most a second, then every cell.
-    let planned =
-        a.duration.min(Duration::from_secs(1)) + a.duration * (qds.len() * threads.len()) as u32;
-    let live = workload::watch(
-        &a.w,
-        "sweep",
-        Some(planned),
-        Done::Grid {
-            qds: qds.clone(),
-            threads: threads.clone(),
-            cells: Vec::new(),
-        },
-        &stop,
-    );
+    let mut opened = workload::open(&p.w, &[p.rw], &stop)?;
+    let grid = Done::Grid {
+        qds: p.qds.clone(),
+        threads: p.threads.clone(),
+        cells: Vec::new(),
+    };
+    let live = workload::watch(&p.w, "sweep", Some(p.planned()), grid, &stop);
     opened.common.watch = live.as_ref().map(|l| l.watch);
-    let quiet = a.w.quiet;
-    let direct = opened.target.direct;
-    let result = bench::sweep(
-        &opened.target,
-        &options(&a, rw, opened.common),
-        &stop,
-        &mut |c| match &live {
-            Some(l) => {
-                if let Done::Grid { cells, .. } = &mut *l.finished.lock().expect("finished") {
-                    cells.push(c.clone());
-                }
+    let (quiet, direct) = (p.w.quiet, opened.target.direct);
+    let opts = p.options(opened.common);
+    let result = bench::sweep(&opened.target, &opts, &stop, &mut |c| match &live {
+        Some(l) => {
+            if let Done::Grid { cells, .. } = &mut *l.finished.lock().expect("finished") {
+                cells.push(c.clone());
             }
-            None if !quiet => eprintln!("{}", text::sweep_line(c, direct)),
-            None => {}
-        },
-    );
+        }
+        None if !quiet => eprintln!("{}", text::sweep_line(c, direct)),
+        None => {}
+    });
     if let Some(l) = live {
         l.finish();
     }
     let mut rec = result?;
-    rec.header.device = device;
-    let rec = workload::annotated(rec, &a.w.store);
+    rec.header.device = crate::identity::of(&p.w.target);
+    let rec = workload::annotated(rec, &p.w.store);
     finish(
         rec,
         &and_findings(text::print_sweep),
-        a.w.finish(None, None),
+        p.w.finish(None, None),
     )
 }

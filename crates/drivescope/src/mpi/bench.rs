@@ -2,18 +2,17 @@
 //! rank 0 merges, prints and stores one `multi` record.
 
 use super::drive::{drive, finish_workload, open_workload, Asked};
-use crate::cmd::bench::{options, plan, BenchArgs};
+use crate::plan::bench::BenchPlan;
 use drivescope_core::bench;
 use std::process::ExitCode;
 
-pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: BenchPlan) -> anyhow::Result<ExitCode> {
     drive(
         &a.w.target,
         a.stonewall,
         |target, rank, stop| {
-            let (tests, rws) = plan(&a)?;
-            let opened = open_workload(&a.w, target, rank, &rws, stop)?;
-            Ok((options(&a, tests, rws, opened.common), opened))
+            let opened = open_workload(&a.w, target, rank, &a.rws, stop)?;
+            Ok((a.options(opened.common), opened))
         },
         |(opts, opened), gate, stop, mine| {
             let mut rec = bench::bench_gated(&opened.target, &opts, gate, stop, &mut |_| {})?;

@@ -3,7 +3,7 @@
 //! result (or its error) to rank 0, which gets every rank's in rank order.
 
 use super::gate::{MpiGate, DONE, FAILED, GO, STOPPED};
-use crate::cmd::{EXIT_FAILURE, EXIT_INTERRUPTED};
+use crate::finish::{EXIT_FAILURE, EXIT_INTERRUPTED};
 use crate::opts::workload::{self, Opened, WorkloadArgs};
 use drivescope_core::bench::Rw;
 use drivescope_core::rank_target::expand;
@@ -196,7 +196,8 @@ pub fn finish_workload(
     w: &WorkloadArgs,
 ) -> anyhow::Result<()> {
     let rec = record(asked, g, members);
-    workload::output(&rec, w, false, crate::cmd::text_multi)?;
+    let rec = workload::annotated(rec, &w.store);
+    crate::finish::finish(rec, &super::text_multi, w.finish(None, None))?;
     Ok(())
 }
 

@@ -25,3 +25,12 @@ pub fn now_ns() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
 }
+
+/// The terminal summary of a multi-rank run, and its findings.
+pub fn text_multi(
+    r: &drivescope_record::MultiRecord,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    drivescope_report::text::print_multi(r, out)?;
+    drivescope_report::text::print_findings(&r.header.findings, out)
+}

@@ -4,15 +4,16 @@
 //! latency, bands and slow and failed counts summed), prints and stores one `multi` record.
 
 use super::drive::{drive, record, Asked};
-use crate::cmd::scan::{config, ScanArgs};
-use crate::cmd::{destructive, workload};
+use crate::finish::Finish;
+use crate::opts::destructive;
+use crate::plan::scan::ScanPlan;
 use drivescope_core::bench::RunGate;
 use drivescope_core::scan::{self, Progress};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
-    if args.write || args.resume.is_some() {
+pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
+    if args.cfg.write || args.resume.is_some() {
         anyhow::bail!(
             "under an MPI launcher a scan reads only: --write and --resume run in one process"
         );
@@ -38,7 +39,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
                 &args.destructive,
                 &args.store.protected(),
             )?;
-            let cfg = config(&args, false);
+            let cfg = args.cfg.clone();
             // The range is checked before any rank starts.
             scan::plan(&cfg, &t)?;
             Ok((t, cfg))
@@ -66,7 +67,14 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
                 duration_ns: 0,
             };
             let rec = record(asked, g, members);
-            workload::output_to(&rec, args.json, &args.store, false, crate::cmd::text_multi)?;
+            let how = Finish {
+                json: args.json,
+                store: &args.store,
+                replace: None,
+                resume_with: None,
+            };
+            let rec = crate::opts::workload::annotated(rec, &args.store);
+            crate::finish::finish(rec, &super::text_multi, how)?;
             Ok(())
         },
     )

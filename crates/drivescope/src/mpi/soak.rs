@@ -2,18 +2,20 @@
 //! together by the gate; rank 0 merges, prints and stores one `multi` record.
 
 use super::drive::{drive, finish_workload, open_workload, Asked};
-use crate::cmd::soak::{options, plan, SoakArgs};
+use crate::plan::soak::SoakPlan;
 use drivescope_core::bench;
 use std::process::ExitCode;
 
-pub fn run(a: SoakArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: SoakPlan) -> anyhow::Result<ExitCode> {
+    if a.resume.is_some() {
+        anyhow::bail!("under an MPI launcher a soak starts anew: --resume runs in one process");
+    }
     drive(
         &a.w.target,
         a.stonewall,
         |target, rank, stop| {
-            let rw = plan(&a)?;
-            let opened = open_workload(&a.w, target, rank, &[rw], stop)?;
-            Ok((options(&a, rw, opened.common), opened))
+            let opened = open_workload(&a.w, target, rank, &[a.rw], stop)?;
+            Ok((a.options(opened.common), opened))
         },
         |(opts, opened), gate, stop, mine| {
             // None: another rank stopped or failed before the run began.

@@ -2,19 +2,17 @@
 //! by the gate; rank 0 merges each cell over the ranks, prints and stores one `multi` record.
 
 use super::drive::{drive, finish_workload, open_workload, Asked};
-use crate::cmd::sweep::{options, SweepArgs};
-use crate::opts::workload;
+use crate::plan::sweep::SweepPlan;
 use drivescope_core::bench;
 use std::process::ExitCode;
 
-pub fn run(a: SweepArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: SweepPlan) -> anyhow::Result<ExitCode> {
     drive(
         &a.w.target,
         a.stonewall,
         |target, rank, stop| {
-            let rw = workload::one_rw(a.rw, a.mix, "sweep")?;
-            let opened = open_workload(&a.w, target, rank, &[rw], stop)?;
-            Ok((options(&a, rw, opened.common), opened))
+            let opened = open_workload(&a.w, target, rank, &[a.rw], stop)?;
+            Ok((a.options(opened.common), opened))
         },
         |(opts, opened), gate, stop, mine| {
             let mut rec = bench::sweep_gated(&opened.target, &opts, Some(gate), stop, &mut |_| {})?;
