@@ -5,6 +5,7 @@ use crate::opts::args::{
     parse_checkpoint, parse_duration, parse_error_budget, parse_size, parse_size_or_percent,
     EngineArg, Every, ReapArg,
 };
+use crate::opts::destructive::open_scan_target;
 use crate::opts::store::StoreOpts;
 use crate::plan::scan::ScanPlan;
 use crate::progress;
@@ -167,13 +168,8 @@ pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
         (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
     };
     let write = args.cfg.write || prior.as_ref().is_some_and(|(_, p)| p.write);
-    let target = crate::opts::destructive::open_scan_target(
-        &spec,
-        write,
-        "scan",
-        &args.destructive,
-        &args.store.protected(),
-    )?;
+    let gate = (&args.destructive, &args.store.protected());
+    let target = open_scan_target(&spec, write, "scan", gate.0, gate.1)?;
     let cfg = match &prior {
         Some((_, p)) => ScanConfig::of_record(p),
         None => args.cfg.clone(),
@@ -182,118 +178,74 @@ pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
     let device = crate::identity::of(&spec);
     if let Some((id, p)) = &prior {
         check_same_device(p.header.device.as_ref(), &device, *id)?;
-        // a resume point outside the range is refused by the scan, in its own words
-        let done = p
-            .resume
-            .as_ref()
-            .and_then(|s| s.next_offset.checked_sub(p.offset));
-        if let Some(done) = done.filter(|d| *d < p.length && d.is_multiple_of(p.block_size.max(1)))
-        {
-            let from = match &p.checkpoint {
-                Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
-                None => String::new(),
-            };
-            eprintln!(
-                "drivescope: resuming run {id} at {} of {}{from}",
-                units::format_size(done),
-                units::format_size(p.length)
-            );
-        }
+        say_resuming(*id, p);
     }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let prog = Arc::new(Progress::default());
-    let total = match cfg.quick {
-        None => progress::Total::Bytes(plan.length),
-        Some((regions, _)) => progress::Total::Regions(regions as u64),
-    };
-    let failed_list = match &args.failed_list {
-        Some(path) => Some(Arc::new(Mutex::new(FailedList::create(path)?))),
-        None => None,
-    };
-    if let (Some(list), Some((_, p))) = (&failed_list, &prior) {
-        // The first part's failed sectors (their latencies are not kept).
-        let sector = p.header.target.logical_block_size as u64;
-        let mut l = list.lock().expect("failed list");
-        for x in &p.failed_sector_runs() {
-            l.extent(x, sector);
-        }
-    }
-    let sink = failed_list.clone().map(|list| -> scan::FailedSink {
-        Box::new(move |e| list.lock().expect("failed list").row(e))
-    });
-    let checkpoints = match (args.checkpoint.0, args.store.location()) {
-        (Some(every), Ok(Some(path))) if cfg.quick.is_none() && cfg.verify.is_none() => {
-            let device = device.clone();
-            let resumed_from = prior.as_ref().map(|(id, _)| *id);
-            let stamp = move |mut rec: scan::ScanRecord, me| {
-                rec.header.device = device.clone();
-                rec.resumed_from = resumed_from;
-                rec.checkpoint = Some(me);
-                rec.into()
-            };
-            Some(super::checkpoints::start(path, every, None, "scan", stamp))
-        }
-        _ => None,
-    };
-    let (writer, checkpoints) = checkpoints.unzip();
-    let live = args.live_wanted().then(|| {
-        let _ = prog.live.set(Live::new(
-            plan.start,
-            plan.length,
-            target.logical_block_size as u64,
-        ));
-        let command = match (cfg.quick, cfg.verify) {
-            (Some(_), _) => "quick scan",
-            (None, Some(_)) => "verify",
-            (None, None) => "scan",
-        };
-        let title = crate::live::view::title(command, &spec, device.as_ref());
-        crate::live::term::start(prog.clone(), total, title, stop.clone())
-    });
-    let display = match live {
-        Some(Ok(view)) => Some(Display::Live(view)),
-        Some(Err(e)) => {
-            eprintln!("drivescope: warning: no live view ({e}); plain progress instead");
-            Some(Display::Plain(progress::start(prog.clone(), total)))
-        }
-        None => (!args.quiet).then(|| Display::Plain(progress::start(prog.clone(), total))),
-    };
-    // Debug builds only: the run panics once the live view is up, so a test can see the
-    // terminal restored and the message printed.
-    #[cfg(debug_assertions)]
-    if matches!(display, Some(Display::Live(_)))
-        && std::env::var_os("DRIVESCOPE_DEBUG_PANIC_LIVE").is_some()
-    {
-        std::thread::sleep(std::time::Duration::from_millis(700));
-        panic!("DRIVESCOPE_DEBUG_PANIC_LIVE: a panic while the live view is up");
-    }
+    let failed_list = FailedListFile::create(args.failed_list.as_deref(), prior.as_ref())?;
+    let resumed_from = prior.as_ref().map(|(id, _)| *id);
+    let (writer, checkpoints) = start_checkpoints(&args, &cfg, device.clone(), resumed_from);
+    let display = Display::start(
+        &args,
+        &cfg,
+        &spec,
+        device.as_ref(),
+        &plan,
+        &target,
+        &prog,
+        &stop,
+    );
     let result = match &prior {
-        Some((_, p)) => scan::resume(&target, p, prog, &stop, sink, checkpoints),
-        None => scan::run(&target, &cfg, prog, &stop, sink, checkpoints),
+        Some((_, p)) => scan::resume(&target, p, prog, &stop, failed_list.sink(), checkpoints),
+        None => scan::run(&target, &cfg, prog, &stop, failed_list.sink(), checkpoints),
     };
     // The terminal is back to normal before anything more is printed.
-    match display {
-        Some(Display::Plain(d)) => d.finish(),
-        Some(Display::Live(v)) => v.finish(),
-        None => {}
-    }
+    display.finish();
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     let mut rec = result?;
     if let Some(c) = rec.checkpoints.as_mut() {
         c.writer_cpu_ns = written.cpu_ns;
     }
-    if let (Some(list), Some(path)) = (failed_list, &args.failed_list) {
-        let list = Arc::into_inner(list)
-            .expect("the scan has ended")
-            .into_inner()
-            .expect("failed list");
-        list.finish()
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
+    failed_list.finish()?;
     rec.header.device = device;
-    rec.resumed_from = prior.as_ref().map(|(id, _)| *id);
+    rec.resumed_from = resumed_from;
+    say_how_it_ended(&rec, &spec);
+    drivescope_analysis::annotate(&mut rec);
+    if let Some(path) = &args.curve_csv {
+        let run = drivescope_report::Run::new(None, rec.clone());
+        super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))?;
+    }
+    finish(
+        rec,
+        &and_findings(text::print_scan),
+        args.finish(written.run),
+    )
+}
+
+/// Say where a resumed scan continues (a resume point outside the range is refused by the scan, in
+/// its own words).
+fn say_resuming(id: i64, p: &scan::ScanRecord) {
+    let done = p
+        .resume
+        .as_ref()
+        .and_then(|s| s.next_offset.checked_sub(p.offset));
+    if let Some(done) = done.filter(|d| *d < p.length && d.is_multiple_of(p.block_size.max(1))) {
+        let from = match &p.checkpoint {
+            Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
+            None => String::new(),
+        };
+        eprintln!(
+            "drivescope: resuming run {id} at {} of {}{from}",
+            units::format_size(done),
+            units::format_size(p.length)
+        );
+    }
+}
+
+/// A scan that stopped early says so before its results.
+fn say_how_it_ended(rec: &scan::ScanRecord, spec: &str) {
     if let Some(why) = &rec.device_lost {
         eprintln!(
             "drivescope: {spec}: {why}; the run ended after {} of {}",
@@ -308,22 +260,146 @@ pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
             if rec.write { "written" } else { "read" }
         );
     }
-    drivescope_analysis::annotate(&mut rec);
-    if let Some(path) = &args.curve_csv {
-        let run = drivescope_report::Run::new(None, rec.clone());
-        super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))?;
+}
+
+/// The checkpoints of a full scan (not a quick scan, not a verify) saved in the store, when it has one.
+fn start_checkpoints(
+    args: &ScanPlan,
+    cfg: &ScanConfig,
+    device: Option<Identity>,
+    resumed_from: Option<i64>,
+) -> (
+    Option<super::checkpoints::Writer>,
+    Option<drivescope_core::checkpoint::Checkpoints<scan::ScanRecord>>,
+) {
+    match (args.checkpoint.0, args.store.location()) {
+        (Some(every), Ok(Some(path))) if cfg.quick.is_none() && cfg.verify.is_none() => {
+            let stamp = move |mut rec: scan::ScanRecord, me| {
+                rec.header.device = device.clone();
+                rec.resumed_from = resumed_from;
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            let (w, c) = super::checkpoints::start(path, every, None, "scan", stamp);
+            (Some(w), Some(c))
+        }
+        _ => (None, None),
     }
-    finish(
-        rec,
-        &and_findings(text::print_scan),
-        args.finish(written.run),
-    )
+}
+
+/// `--failed-list FILE`: every failed sector as the scan finds it (a resumed scan's file starts with
+/// the first part's).
+struct FailedListFile {
+    file: Option<(Arc<Mutex<FailedList<std::fs::File>>>, std::path::PathBuf)>,
+}
+
+impl FailedListFile {
+    fn create(
+        path: Option<&std::path::Path>,
+        prior: Option<&(i64, scan::ScanRecord)>,
+    ) -> anyhow::Result<FailedListFile> {
+        let Some(path) = path else {
+            return Ok(FailedListFile { file: None });
+        };
+        let list = Arc::new(Mutex::new(FailedList::create(path)?));
+        if let Some((_, p)) = prior {
+            // The first part's failed sectors (their latencies are not kept).
+            let sector = p.header.target.logical_block_size as u64;
+            let mut l = list.lock().expect("failed list");
+            for x in &p.failed_sector_runs() {
+                l.extent(x, sector);
+            }
+        }
+        Ok(FailedListFile {
+            file: Some((list, path.to_path_buf())),
+        })
+    }
+
+    fn sink(&self) -> Option<scan::FailedSink> {
+        let list = self.file.as_ref()?.0.clone();
+        Some(Box::new(move |e| list.lock().expect("failed list").row(e)))
+    }
+
+    fn finish(self) -> anyhow::Result<()> {
+        let Some((list, path)) = self.file else {
+            return Ok(());
+        };
+        let list = Arc::into_inner(list)
+            .expect("the scan has ended")
+            .into_inner()
+            .expect("failed list");
+        list.finish()
+            .with_context(|| format!("writing {}", path.display()))?;
+        Ok(())
+    }
 }
 
 /// How the scan's progress is shown while it runs.
 enum Display {
     Plain(progress::Display),
     Live(crate::live::term::LiveView),
+    Nothing,
+}
+
+impl Display {
+    /// The full-screen live view where it is wanted and can start, else plain progress lines
+    /// (unless --quiet).
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        args: &ScanPlan,
+        cfg: &ScanConfig,
+        spec: &str,
+        device: Option<&Identity>,
+        plan: &scan::Plan,
+        target: &drivescope_core::target::Target,
+        prog: &Arc<Progress>,
+        stop: &Arc<AtomicBool>,
+    ) -> Display {
+        let total = match cfg.quick {
+            None => progress::Total::Bytes(plan.length),
+            Some((regions, _)) => progress::Total::Regions(regions as u64),
+        };
+        let display = if args.live_wanted() {
+            let block = target.logical_block_size as u64;
+            let _ = prog.live.set(Live::new(plan.start, plan.length, block));
+            let command = match (cfg.quick, cfg.verify) {
+                (Some(_), _) => "quick scan",
+                (None, Some(_)) => "verify",
+                (None, None) => "scan",
+            };
+            let title = crate::live::view::title(command, spec, device);
+            match crate::live::term::start(prog.clone(), total, title, stop.clone()) {
+                Ok(view) => Display::Live(view),
+                Err(e) => {
+                    eprintln!("drivescope: warning: no live view ({e}); plain progress instead");
+                    Display::Plain(progress::start(prog.clone(), total))
+                }
+            }
+        } else if args.quiet {
+            Display::Nothing
+        } else {
+            Display::Plain(progress::start(prog.clone(), total))
+        };
+        // Debug builds only: the run panics once the live view is up, so a test can see the
+        // terminal restored and the message printed.
+        #[cfg(debug_assertions)]
+        if matches!(display, Display::Live(_))
+            && std::env::var_os("DRIVESCOPE_DEBUG_PANIC_LIVE").is_some()
+        {
+            std::thread::sleep(std::time::Duration::from_millis(700));
+            panic!("DRIVESCOPE_DEBUG_PANIC_LIVE: a panic while the live view is up");
+        }
+        display
+    }
+
+    /// Restore the terminal.
+    fn finish(self) {
+        match self {
+            Display::Plain(d) => d.finish(),
+            Display::Live(v) => v.finish(),
+            Display::Nothing => {}
+        }
+    }
 }
 
 /// The stored run to resume, checked to be an interrupted scan.
