@@ -40,76 +40,39 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     if a.budget.is_zero() {
         anyhow::bail!("--budget must be above 0");
     }
-    let prior = match &a.resume {
-        Some(run) => Some(load_resumable(&a, run)?),
-        None => None,
-    };
-    let ran_on = prior.as_ref().map(|(_, p)| ran_on(p));
-    if let (Some((_, p)), Some(ran_on)) = (&prior, &ran_on) {
-        a.w.size = p.workload.size;
-        a.budget = Duration::from_nanos(p.budget_ns);
-        if a.w.target.is_empty() {
-            a.w.target = ran_on.clone();
-        }
-    } else if a.w.target.is_empty() {
-        anyhow::bail!("give a target (a device, a directory or an existing file)");
-    }
+    let prior = resumed(&mut a)?;
     let device = crate::identity::of(&a.w.target);
-    if let (Some((id, p)), Some(ran_on)) = (&prior, &ran_on) {
-        super::resume::check_same_target(&p.header, ran_on, &a.w.target, &device, id.0)?;
+    if let Some((id, p)) = &prior {
+        let ran_on = ran_on(p);
+        super::resume::check_same_target(&p.header, &ran_on, &a.w.target, &device, id.0)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
-    let is_dir = !a.w.target.starts_with("null:") && Path::new(&a.w.target).is_dir();
-    let block = std::fs::metadata(&a.w.target).is_ok_and(|m| m.file_type().is_block_device());
+    let kind = Shape::of(&a.w.target);
     let writes = match &prior {
         Some((_, p)) => p.writes,
-        None => is_dir || (block && a.w.destructive.destructive),
+        None => kind.dir || (kind.block && a.w.destructive.destructive),
     };
     if let Some((id, p)) = &prior {
         say_resumed(p, id.0, &a.w.target);
     }
-    let no_writes_why = if block {
-        "read-only: write experiments on a device need --destructive and --confirm".to_string()
-    } else {
-        "an existing file is only read; give a directory for write experiments".to_string()
-    };
     let rws: &[Rw] = if writes {
         &[Rw::Read, Rw::Write]
     } else {
         &[Rw::Read]
     };
-    let mut opened = workload::open_or(
-        &a.w,
-        rws,
-        &stop,
-        "leave out --destructive for a read-only diagnosis",
-    )?;
-    let live = workload::watch(
-        &a.w,
-        "diagnose",
-        Some(a.budget),
-        Done::Lines {
-            title: "experiments (the last one runs now)".into(),
-            lines: Vec::new(),
-        },
-        &stop,
-    );
+    let leave_out = "leave out --destructive for a read-only diagnosis";
+    let mut opened = workload::open_or(&a.w, rws, &stop, leave_out)?;
+    let lines = Done::Lines {
+        title: "experiments (the last one runs now)".into(),
+        lines: Vec::new(),
+    };
+    let live = workload::watch(&a.w, "diagnose", Some(a.budget), lines, &stop);
     opened.common.watch = live.as_ref().map(|l| l.watch);
     let target = &opened.target;
     let mut header = Header::now(Kind::Diagnose, target.info());
     header.device = device.clone();
-    let o = DiagnoseOptions {
-        engine: opened.common.engine,
-        data: opened.common.data,
-        size: opened.common.size,
-        budget: a.budget,
-        writes,
-        no_writes_why,
-        whole_device: block && opened.common.size >= target.size,
-        block_device: block,
-        watch: opened.common.watch,
-    };
+    let o = options(&a, &opened, writes, kind);
     let quiet = a.w.quiet;
     let mut say = |e: drivescope_record::Experiment, what: &str| match &live {
         Some(l) => {
@@ -120,7 +83,93 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         None => {}
     };
     let over = prior.as_ref().map(|(id, _)| *id);
-    let (writer, checkpoints) = match a.w.store.location() {
+    let (writer, checkpoints) = start_checkpoints(&a, over, device);
+    let run = DiagnoseRun {
+        prior: prior.map(|(_, p)| p),
+        checkpoints,
+        directory: kind.dir.then(|| a.w.target.clone()),
+        test_file: own_file(opened.test_file()),
+    };
+    let mut rec = diagnose(target, header, &o, run, &stop, &mut say);
+    if let Some(l) = live {
+        l.finish();
+    }
+    // The last checkpoint is written before the result replaces it.
+    let written = writer.map(|w| w.finish()).unwrap_or_default();
+    rec.header.end_now();
+    let how = a.w.finish(written.run.or(over), Some("diagnose"));
+    finish(rec, &print_diagnose, how)
+}
+
+/// What the target is: a directory (a test file is made there) or a block device.
+#[derive(Clone, Copy)]
+struct Shape {
+    dir: bool,
+    block: bool,
+}
+
+impl Shape {
+    fn of(target: &str) -> Shape {
+        Shape {
+            dir: !target.starts_with("null:") && Path::new(target).is_dir(),
+            block: std::fs::metadata(target).is_ok_and(|m| m.file_type().is_block_device()),
+        }
+    }
+}
+
+/// The stopped diagnosis `--resume` names, its size, budget and target taken over; a fresh one needs
+/// a target.
+fn resumed(a: &mut DiagnoseArgs) -> anyhow::Result<Option<(RunId, DiagnoseRecord)>> {
+    let Some(run) = &a.resume else {
+        if a.w.target.is_empty() {
+            anyhow::bail!("give a target (a device, a directory or an existing file)");
+        }
+        return Ok(None);
+    };
+    let (id, p) = load_resumable(a, run)?;
+    a.w.size = p.workload.size;
+    a.budget = Duration::from_nanos(p.budget_ns);
+    if a.w.target.is_empty() {
+        a.w.target = ran_on(&p);
+    }
+    Ok(Some((id, p)))
+}
+
+/// The diagnosis' settings over an opened target.
+fn options(
+    a: &DiagnoseArgs,
+    opened: &workload::Opened,
+    writes: bool,
+    kind: Shape,
+) -> DiagnoseOptions {
+    let no_writes_why = if kind.block {
+        "read-only: write experiments on a device need --destructive and --confirm"
+    } else {
+        "an existing file is only read; give a directory for write experiments"
+    };
+    DiagnoseOptions {
+        engine: opened.common.engine,
+        data: opened.common.data,
+        size: opened.common.size,
+        budget: a.budget,
+        writes,
+        no_writes_why: no_writes_why.to_string(),
+        whole_device: kind.block && opened.common.size >= opened.target.size,
+        block_device: kind.block,
+        watch: opened.common.watch,
+    }
+}
+
+/// The checkpoints (one after each experiment) saved in the store, in place of the run continued.
+fn start_checkpoints(
+    a: &DiagnoseArgs,
+    over: Option<RunId>,
+    device: Option<drivescope_probe::Identity>,
+) -> (
+    Option<super::checkpoints::Writer>,
+    Option<drivescope_core::checkpoint::Checkpoints<DiagnoseRecord>>,
+) {
+    match a.w.store.location() {
         Ok(Some(path)) => {
             let stamp = move |mut rec: DiagnoseRecord, me| {
                 rec.header.device = device.clone();
@@ -132,32 +181,17 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
             (Some(w), Some(c))
         }
         _ => (None, None),
-    };
-    let test_file = opened.test_file().and_then(|p| {
-        let inode = std::fs::metadata(p).ok()?.ino();
-        Some(OwnFile {
-            path: p.display().to_string(),
-            inode,
-        })
-    });
-    let run = DiagnoseRun {
-        prior: prior.map(|(_, p)| p),
-        checkpoints,
-        directory: is_dir.then(|| a.w.target.clone()),
-        test_file,
-    };
-    let mut rec = diagnose(target, header, &o, run, &stop, &mut say);
-    if let Some(l) = live {
-        l.finish();
     }
-    // The last checkpoint is written before the result replaces it.
-    let written = writer.map(|w| w.finish()).unwrap_or_default();
-    rec.header.end_now();
-    finish(
-        rec,
-        &print_diagnose,
-        a.w.finish(written.run.or(over), Some("diagnose")),
-    )
+}
+
+/// The test file drivescope made, as the record names it (so a resumed run can remove it).
+fn own_file(path: Option<&Path>) -> Option<OwnFile> {
+    let p = path?;
+    let inode = std::fs::metadata(p).ok()?.ino();
+    Some(OwnFile {
+        path: p.display().to_string(),
+        inode,
+    })
 }
 
 /// The stored diagnosis to continue: not running, and with experiments left.

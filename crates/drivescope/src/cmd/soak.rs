@@ -120,31 +120,10 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
         prior.as_ref().map_or(0, |(_, p)| p.duration_ns),
     ));
     if let Some((id, p)) = &prior {
-        eprintln!(
-            "drivescope: resuming soak run {} after {:.1} s of {:.1} s{}",
-            id.0,
-            p.duration_ns as f64 / 1e9,
-            o.duration.as_secs_f64(),
-            match &p.checkpoint {
-                Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
-                None => String::new(),
-            }
-        );
+        say_resuming(*id, p, o.duration);
     }
     let over = prior.as_ref().map(|(id, _)| *id);
-    let checkpoints = match (a.checkpoint.0, a.w.store.location()) {
-        (Some(every), Ok(Some(path))) => {
-            let device = device.clone();
-            let stamp = move |mut rec: SoakRecord, me| {
-                rec.header.device = device.clone();
-                rec.checkpoint = Some(me);
-                rec.into()
-            };
-            Some(super::checkpoints::start(path, every, over, "soak", stamp))
-        }
-        _ => None,
-    };
-    let (writer, checkpoints) = checkpoints.unzip();
+    let (writer, checkpoints) = start_checkpoints(&a, over, device.clone());
     let live = workload::watch(&a.w, "soak", Some(left), Done::Nothing, &stop);
     opened.common.watch = live.as_ref().map(|l| l.watch);
     let o = SoakOptions {
@@ -166,6 +145,43 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
     let rec = workload::annotated(rec, &a.w.store);
     let how = a.w.finish(written.run.or(over), Some("soak"));
     finish(rec, &and_findings(text::print_soak), how)
+}
+
+/// Say where a resumed soak continues.
+fn say_resuming(id: RunId, p: &SoakRecord, duration: Duration) {
+    eprintln!(
+        "drivescope: resuming soak run {} after {:.1} s of {:.1} s{}",
+        id.0,
+        p.duration_ns as f64 / 1e9,
+        duration.as_secs_f64(),
+        match &p.checkpoint {
+            Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
+            None => String::new(),
+        }
+    );
+}
+
+/// The soak's checkpoints saved in the store (in place of the soak it continues), when it has one.
+fn start_checkpoints(
+    a: &SoakPlan,
+    over: Option<RunId>,
+    device: Option<drivescope_probe::Identity>,
+) -> (
+    Option<super::checkpoints::Writer>,
+    Option<drivescope_core::checkpoint::Checkpoints<SoakRecord>>,
+) {
+    match (a.checkpoint.0, a.w.store.location()) {
+        (Some(every), Ok(Some(path))) => {
+            let stamp = move |mut rec: SoakRecord, me| {
+                rec.header.device = device.clone();
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            let (w, c) = super::checkpoints::start(path, every, over, "soak", stamp);
+            (Some(w), Some(c))
+        }
+        _ => (None, None),
+    }
 }
 
 /// The stored soak to continue, checked to have stopped before its duration.
