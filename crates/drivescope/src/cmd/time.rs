@@ -95,6 +95,52 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     if !cwd.is_dir() {
         bail!("--cwd {}: not a directory", cwd.display());
     }
+    let plan = plan(&a, cwd)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let target = TargetInfo {
+        path: plan.cwd.display().to_string(),
+        kind: TargetType::File,
+        size: 0,
+        logical_block_size: 512,
+    };
+    let mut header = Header::now(Kind::Time, target);
+    header.device = crate::identity::of(&plan.cwd.display().to_string());
+    let main = plan.watched.first().cloned();
+    let (quiet, runs) = (a.quiet, a.runs);
+    let mut say = |p: Progress<'_>| {
+        if !quiet {
+            eprintln!("drivescope: {}", progress_line(&p, main.as_deref(), runs));
+        }
+    };
+    let mut rec = match measure(&plan, header, &stop, &mut say) {
+        Ok(rec) => rec,
+        Err(Stop::Error(e)) => return Err(e),
+        Err(Stop::Failed(f)) => {
+            let tail = f.outcome.stderr_tail.trim_end();
+            if !tail.is_empty() {
+                eprintln!("drivescope: the {}'s last output on stderr:", f.what);
+                for line in tail.lines() {
+                    eprintln!("  | {line}");
+                }
+            }
+            bail!("{f}");
+        }
+    };
+    rec.header.end_now();
+    drivescope_analysis::annotate(&mut rec);
+    let how = Finish {
+        json: a.json,
+        store: &a.store,
+        replace: None,
+        resume_with: None,
+    };
+    finish(rec, &and_findings(print_time), how)
+}
+
+/// The timing the arguments ask for: cold and warm runs (warm only where the page cache cannot be
+/// dropped, said once), the command or shell line, the devices behind `cwd`.
+fn plan(a: &TimeArgs, cwd: PathBuf) -> anyhow::Result<Plan> {
     let mut notes = Vec::new();
     let cold_why = drivescope_timer::can_drop_caches();
     let modes = match (a.cold, a.warm) {
@@ -122,76 +168,37 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
         ),
         None => (a.command.clone(), None),
     };
-    let plan = Plan {
+    Ok(Plan {
         argv,
         shell,
-        cwd: cwd.clone(),
+        watched: devices_of(&cwd),
+        cwd,
         prepare: a.prepare.clone(),
         runs: a.runs,
         warmup: a.warmup,
         modes,
         ignore_failure: a.ignore_failure,
         show_output: a.show_output,
-        watched: devices_of(&cwd),
         notes,
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let target = TargetInfo {
-        path: cwd.display().to_string(),
-        kind: TargetType::File,
-        size: 0,
-        logical_block_size: 512,
-    };
-    let mut header = Header::now(Kind::Time, target);
-    header.device = crate::identity::of(&cwd.display().to_string());
-    let quiet = a.quiet;
-    let runs = a.runs;
-    let main = plan.watched.first().cloned();
-    let mut say = |p: Progress<'_>| {
-        if quiet {
-            return;
+    })
+}
+
+/// A progress line: an untimed run, or a timed one with how busy the main device was.
+fn progress_line(p: &Progress<'_>, main: Option<&str>, runs: u32) -> String {
+    match p {
+        Progress::Warmup { mode, index } => format!("{mode} untimed run {index}"),
+        Progress::Run { mode, run } => {
+            let dev = main.and_then(|n| run.device(n));
+            format!(
+                "{mode} run {}/{runs}: {}{}",
+                run.index,
+                drivescope_units::format_latency(run.wall_ns as f64),
+                dev.map_or(String::new(), |d| format!(
+                    ", disk busy {}, {} read",
+                    drivescope_units::format_latency(d.busy_ns as f64),
+                    drivescope_units::format_bytes(d.read_bytes as f64)
+                ))
+            )
         }
-        match p {
-            Progress::Warmup { mode, index } => {
-                eprintln!("drivescope: {mode} untimed run {index}")
-            }
-            Progress::Run { mode, run } => {
-                let dev = main.as_deref().and_then(|n| run.device(n));
-                eprintln!(
-                    "drivescope: {mode} run {}/{runs}: {}{}",
-                    run.index,
-                    drivescope_units::format_latency(run.wall_ns as f64),
-                    dev.map_or(String::new(), |d| format!(
-                        ", disk busy {}, {} read",
-                        drivescope_units::format_latency(d.busy_ns as f64),
-                        drivescope_units::format_bytes(d.read_bytes as f64)
-                    ))
-                );
-            }
-        }
-    };
-    let mut rec = match measure(&plan, header, &stop, &mut say) {
-        Ok(rec) => rec,
-        Err(Stop::Error(e)) => return Err(e),
-        Err(Stop::Failed(f)) => {
-            let tail = f.outcome.stderr_tail.trim_end();
-            if !tail.is_empty() {
-                eprintln!("drivescope: the {}'s last output on stderr:", f.what);
-                for line in tail.lines() {
-                    eprintln!("  | {line}");
-                }
-            }
-            bail!("{f}");
-        }
-    };
-    rec.header.end_now();
-    drivescope_analysis::annotate(&mut rec);
-    let how = Finish {
-        json: a.json,
-        store: &a.store,
-        replace: None,
-        resume_with: None,
-    };
-    finish(rec, &and_findings(print_time), how)
+    }
 }
