@@ -1,10 +1,7 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
 use crate::finish::{and_findings, finish};
-use crate::opts::args::{
-    parse_checkpoint, parse_duration, parse_error_budget, parse_size, parse_size_or_percent,
-    EngineArg, Every, ReapArg,
-};
+use crate::opts::args::{parse_checkpoint, parse_duration, Every};
 use crate::opts::destructive::open_scan_target;
 use crate::opts::store::StoreOpts;
 use crate::plan::scan::ScanPlan;
@@ -13,7 +10,7 @@ use anyhow::Context;
 use clap::Args;
 use drivescope_core::scan::live::Live;
 use drivescope_core::scan::{self, Progress, ScanConfig};
-use drivescope_core::units::{self, SizeOrPercent};
+use drivescope_core::units;
 use drivescope_probe::Identity;
 use drivescope_report::curve_csv::CurveCsv;
 use drivescope_report::failed_list::FailedList;
@@ -29,43 +26,8 @@ pub struct ScanArgs {
     /// null:4T). With --resume, defaults to the device of the resumed run.
     #[arg(required_unless_present = "resume")]
     pub target: Option<String>,
-    /// Size of each read command (binary units: 64K = 64KiB = 65536 bytes).
-    #[arg(long, default_value = "64KiB", value_parser = parse_size)]
-    pub block_size: u64,
-    /// Commands in flight (1 = back to back, like a hardware tester).
-    #[arg(long, default_value_t = 1)]
-    pub queue_depth: u32,
-    /// Start of the range: bytes with units (1G) or a percentage of the device (50%).
-    #[arg(long, value_parser = parse_size_or_percent)]
-    pub offset: Option<SizeOrPercent>,
-    /// Length of the range: bytes with units or a percentage of the device. Default: to the end.
-    #[arg(long, value_parser = parse_size_or_percent)]
-    pub length: Option<SizeOrPercent>,
-    /// Curve resolution: number of position bins (at most 100000).
-    #[arg(long, default_value_t = 1000)]
-    pub points: usize,
-    /// Commands at or over this latency go to the slow list (e.g. 50ms, 1s).
-    #[arg(long, default_value = "50ms", value_parser = parse_duration)]
-    pub slow: Duration,
-    /// I/O engine.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub engine: EngineArg,
-    /// How io_uring waits for completions: poll (watch the ring for up to 50 µs before
-    /// sleeping; spends a CPU while the device answers that fast), sleep (as fio), or auto
-    /// (poll at queue depth 1, where the wake-up after each command is idle time of the
-    /// device; sleep with more commands in flight).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub reap: ReapArg,
-    /// Time for reading failed areas sector by sector (scraping) and for --retries, after the
-    /// first pass over the whole range and after trimming the failed areas' edges: a duration
-    /// (10m, 1h; 0 for none), none (no limit: every failed sector mapped), or auto (a tenth of
-    /// the first pass's time, at least 1 minute). What it leaves is reported as untried or as
-    /// failed commands not read sector by sector.
-    #[arg(long, default_value = "auto", value_parser = parse_error_budget, value_name = "TIME|none|auto")]
-    pub error_budget: drivescope_core::scan::ErrorBudget,
-    /// Passes over the failed sectors, reading each again, within --error-budget.
-    #[arg(long, default_value_t = 0)]
-    pub retries: u32,
+    #[command(flatten)]
+    pub scan: crate::opts::scan::ScanOpts,
     /// Quick scan: 256 equal regions, reading --dwell at the head of each (seeks included).
     #[arg(long)]
     pub quick: bool,
@@ -75,9 +37,6 @@ pub struct ScanArgs {
     /// Quick scan: number of regions.
     #[arg(long, default_value_t = 256, hide = true)]
     pub regions: u32,
-    /// Interval of the time series.
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
-    pub interval: Duration,
     /// Write scan: write the range in order, each command timed (destroys the data; block
     /// devices only, with --destructive and --confirm).
     #[arg(long)]
@@ -127,22 +86,10 @@ pub fn plan(args: ScanArgs) -> anyhow::Result<ScanPlan> {
     }
     Ok(ScanPlan {
         cfg: ScanConfig {
-            engine: args.engine.into(),
-            queue_depth: args.queue_depth,
-            block_size: args.block_size,
-            offset: args.offset,
-            length: args.length,
-            points: args.points,
-            slow_ns: args.slow.as_nanos() as u64,
-            interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
             quick: args
                 .quick
                 .then_some((args.regions, args.dwell.as_nanos() as u64)),
-            write: args.write,
-            verify: args.verify.then(scan::verify::new_seed),
-            reap: args.reap.into(),
-            error_budget: args.error_budget,
-            retries: args.retries,
+            ..args.scan.config(args.write, args.verify)
         },
         target: args.target,
         resume: args.resume,

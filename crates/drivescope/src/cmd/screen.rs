@@ -5,8 +5,7 @@
 use super::screen_checkpoint::{self as checkpoint, set_result};
 use crate::finish::{finish, Finish};
 use crate::live::screen as screen_live;
-use crate::opts::args::{parse_checkpoint, parse_duration, parse_error_budget, parse_size};
-use crate::opts::args::{parse_size_or_percent, EngineArg, Every, ReapArg};
+use crate::opts::args::{parse_checkpoint, parse_duration, Every};
 use crate::opts::destructive::DestructiveOpts;
 use crate::progress_group::{self, Shown};
 use anyhow::Context;
@@ -15,7 +14,7 @@ use drivescope_core::scan::live::Live;
 use drivescope_core::scan::{self, Progress, ScanConfig, ScanRecord};
 use drivescope_core::screen::{self, Drive, SharedOptions};
 use drivescope_core::target::Target;
-use drivescope_core::units::{self, SizeOrPercent};
+use drivescope_core::units;
 use drivescope_record::{
     Criteria, Document, Header, Kind, Member, ScreenRecord, SharedPath, TargetInfo,
 };
@@ -30,39 +29,8 @@ pub struct ScreenArgs {
     /// worker each. With --resume, the group's drives.
     #[arg(required_unless_present = "resume", num_args = 1..)]
     pub targets: Vec<String>,
-    /// Size of each command (binary units: 64K = 64KiB).
-    #[arg(long, default_value = "64KiB", value_parser = parse_size)]
-    pub block_size: u64,
-    /// Commands in flight per drive (1 = back to back, like a hardware tester).
-    #[arg(long, default_value_t = 1)]
-    pub queue_depth: u32,
-    /// Start of each drive's range: bytes with units (1G) or a percentage (50%).
-    #[arg(long, value_parser = parse_size_or_percent)]
-    pub offset: Option<SizeOrPercent>,
-    /// Length of each drive's range: bytes with units or a percentage. Default: to the end.
-    #[arg(long, value_parser = parse_size_or_percent)]
-    pub length: Option<SizeOrPercent>,
-    /// Curve resolution: position bins per drive.
-    #[arg(long, default_value_t = 1000)]
-    pub points: usize,
-    /// Commands at or over this latency count as slow.
-    #[arg(long, default_value = "50ms", value_parser = parse_duration)]
-    pub slow: Duration,
-    /// I/O engine.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub engine: EngineArg,
-    /// How io_uring waits for completions (as for scan).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub reap: ReapArg,
-    /// Time per drive for reading failed areas sector by sector and for --retries (as for scan).
-    #[arg(long, default_value = "auto", value_parser = parse_error_budget, value_name = "TIME|none|auto")]
-    pub error_budget: drivescope_core::scan::ErrorBudget,
-    /// Passes over the failed sectors, within --error-budget.
-    #[arg(long, default_value_t = 0)]
-    pub retries: u32,
-    /// Interval of each drive's time series.
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
-    pub interval: Duration,
+    #[command(flatten)]
+    pub scan: crate::opts::scan::ScanOpts,
     /// Write every drive's range in order, timing each command (destroys the data on every
     /// drive; block devices only, with --destructive and one --confirm per drive).
     #[arg(long)]
@@ -145,22 +113,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     check_distinct(&specs)?;
     let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
     let criteria = criteria(&args, prior.as_ref().map(|(_, p)| p))?;
-    let cfg = ScanConfig {
-        engine: args.engine.into(),
-        queue_depth: args.queue_depth,
-        block_size: args.block_size,
-        offset: args.offset,
-        length: args.length,
-        points: args.points,
-        slow_ns: args.slow.as_nanos() as u64,
-        interval_ns: (args.interval.as_nanos() as u64).max(scan::MIN_INTERVAL_NS),
-        quick: None,
-        write,
-        verify: args.verify.then(scan::verify::new_seed),
-        reap: args.reap.into(),
-        error_budget: args.error_budget,
-        retries: args.retries,
-    };
+    let cfg = args.scan.config(write, args.verify);
     // Every drive is opened (and, to write, passes the gate) before anything is read or written:
     // one refusal refuses the whole group.
     let targets = open_all(&specs, write, &args)?;

@@ -3,5 +3,6 @@
 
 pub mod args;
 pub mod destructive;
+pub mod scan;
 pub mod store;
 pub mod workload;
