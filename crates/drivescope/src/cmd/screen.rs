@@ -7,6 +7,7 @@ use crate::finish::{finish, Finish};
 use crate::live::screen as screen_live;
 use crate::opts::args::{parse_checkpoint, parse_duration, Every};
 use crate::opts::destructive::DestructiveOpts;
+use crate::opts::store::StoreOpts;
 use crate::progress_group::{self, Shown};
 use anyhow::Context;
 use clap::Args;
@@ -18,6 +19,7 @@ use drivescope_core::units;
 use drivescope_record::{
     Criteria, Document, Header, Kind, Member, ScreenRecord, SharedPath, TargetInfo,
 };
+use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -102,157 +104,40 @@ fn confirm_help() -> String {
 }
 
 pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
-    let prior = match &args.resume {
-        Some(run) => Some(load_resumable(&args, run)?),
-        None => None,
-    };
-    let specs: Vec<String> = match &prior {
-        Some((_, p)) => p.members.iter().map(|m| m.target.clone()).collect(),
-        None => args.targets.clone(),
-    };
-    check_distinct(&specs)?;
-    let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
-    let criteria = criteria(&args, prior.as_ref().map(|(_, p)| p))?;
-    let cfg = args.scan.config(write, args.verify);
-    // Every drive is opened (and, to write, passes the gate) before anything is read or written:
-    // one refusal refuses the whole group.
-    let targets = open_all(&specs, write, &args)?;
-    // What each drive does: a fresh scan, a resumed one, or nothing (it had finished).
-    let priors: Vec<Option<&ScanRecord>> = match &prior {
-        Some((_, p)) => p.members.iter().map(resumable_scan).collect(),
-        None => vec![None; specs.len()],
-    };
-    for (t, p) in targets.iter().zip(&priors) {
-        let c = p.map_or_else(|| cfg.clone(), ScanConfig::of_record);
-        scan::plan(&c, t).with_context(|| t.spec.clone())?;
-    }
-    let devices: Vec<_> = specs.iter().map(|s| crate::identity::of(s)).collect();
-    // A drive continues on the device it ran on (after a power cut the names may have moved).
-    if let Some((id, _)) = &prior {
-        for (i, p) in priors.iter().enumerate() {
-            if let Some(p) = p {
-                super::scan::check_same_device(p.header.device.as_ref(), &devices[i], *id)
-                    .with_context(|| specs[i].clone())?;
-            }
-        }
-    }
+    let g = Prepared::new(&args)?;
+    let (prior, devices) = (&g.prior, &g.devices);
+    let priors = g.priors();
     let smart_before = super::screen_smart::before(&devices);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let started = Instant::now();
     let started_at = drivescope_record::now_rfc3339();
 
-    let to_scan: Vec<usize> = match &prior {
-        Some((_, p)) => (0..specs.len())
-            .filter(|&i| priors[i].is_some() || p.members[i].scan.is_none())
-            .collect(),
-        None => (0..specs.len()).collect(),
-    };
-    let drives: Vec<Drive> = to_scan
-        .iter()
-        .map(|&i| Drive {
-            target: &targets[i],
-            cfg: priors[i].map_or_else(|| cfg.clone(), ScanConfig::of_record),
-            prior: priors[i],
-            progress: Arc::new(Progress::default()),
-        })
-        .collect();
+    let (to_scan, drives) = g.drives(&priors);
     // The live view opens before the shared-path reads, which it names while they run.
-    let live = live_wanted(&args, &cfg).then(|| {
-        let group = screen_live::Group::new(drives.len());
-        let members = drives
-            .iter()
-            .zip(&to_scan)
-            .map(|(d, &i)| {
-                let plan = scan::plan(&d.cfg, d.target).ok();
-                let (start, length) = plan.map_or((0, 0), |p| (p.start, p.length));
-                screen_live::Member::new(
-                    crate::live::view::device(&specs[i], devices[i].as_ref()),
-                    d.progress.clone(),
-                    length,
-                    Live::new(start, length, d.target.logical_block_size as u64),
-                )
-            })
-            .collect();
-        let title = format!("drivescope screen{}", if write { " --write" } else { "" });
-        screen_live::start(title, members, group.clone(), stop.clone()).map(|v| (v, group))
-    });
-    let (view, group) = match live {
-        Some(Ok((v, g))) => (Some(v), Some(g)),
-        Some(Err(e)) => {
-            eprintln!("drivescope: warning: no live view ({e}); plain progress instead");
-            (None, None)
-        }
-        None => (None, None),
-    };
+    let (view, group) = start_live(&args, &g, &drives, &to_scan, &stop);
     let shared = match &prior {
         Some((_, p)) => p.shared_path.clone(),
-        None => shared_path(&args, &targets, &stop, group.as_deref()),
+        None => shared_path(&args, &g.targets, &stop, group.as_deref()),
     };
-    // The group's document as the scans start (a resumed group's members as it left them);
-    // each drive's result goes into its member.
-    let mut rec = ScreenRecord {
-        header: group_header(&specs, &targets, started_at),
-        members: match &prior {
-            Some((_, p)) => p.members.clone(),
-            None => specs.iter().map(|s| new_member(s)).collect(),
-        },
-        shared_path: shared,
-        criteria,
-        write,
-        verify: args.verify || prior.as_ref().is_some_and(|(_, p)| p.verify),
-        interrupted: false,
-        duration_ns: 0,
-        resumed_from: prior.as_ref().map(|(id, _)| *id),
-        checkpoint: None,
-    };
-    let continues: Vec<Option<i64>> = (0..specs.len())
+    let mut rec = new_record(&args, &g, shared, started_at);
+    let continues: Vec<Option<i64>> = (0..g.specs.len())
         .map(|i| checkpoint::continues(priors[i], &rec.members[i]))
         .collect();
-    let checkpoints = match (args.checkpoint.0, args.store.location()) {
-        (Some(every), Ok(Some(path))) if cfg.verify.is_none() => {
-            let mut draft = rec.clone();
-            for &i in &to_scan {
-                let m = &mut draft.members[i];
-                m.smart_before = m.smart_before.take().or(smart_before[i].clone());
-            }
-            let group = checkpoint::Group {
-                draft,
-                scanned: to_scan.clone(),
-                devices: devices.clone(),
-                continues: continues.clone(),
-                started,
-            };
-            let resumed = to_scan.iter().map(|&i| priors[i].is_some()).collect();
-            Some(checkpoint::start(path, every, group, resumed))
-        }
-        _ => None,
-    };
-    let (writer, checkpoints) = checkpoints.unzip();
+    let (writer, checkpoints) = start_checkpoints(
+        &args,
+        &g,
+        &rec,
+        &to_scan,
+        &continues,
+        &smart_before,
+        started,
+    );
     if let Some(g) = &group {
         g.scans_start();
     }
-    let display = (!args.quiet && view.is_none()).then(|| {
-        progress_group::start(
-            drives
-                .iter()
-                .map(|d| Shown {
-                    name: d.target.spec.clone(),
-                    progress: d.progress.clone(),
-                    total: scan::plan(&d.cfg, d.target).map_or(0, |p| p.length),
-                })
-                .collect(),
-        )
-    });
-    let results = match &group {
-        Some(g) => screen::scan_all_checkpointed(
-            &drives,
-            &stop,
-            &|i, r| g.end(i, screen_live::End::of(r)),
-            checkpoints.as_ref(),
-        ),
-        None => screen::scan_all_checkpointed(&drives, &stop, &|_, _| {}, checkpoints.as_ref()),
-    };
+    let display = (!args.quiet && view.is_none()).then(|| plain_progress(&drives));
+    let results = scan_all(&drives, &stop, group.as_deref(), checkpoints.as_ref());
     drop(checkpoints);
     // The terminal is back to normal before anything more is printed.
     if let Some(d) = display {
@@ -266,7 +151,237 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     let smart_after = super::screen_smart::after(&devices, &to_scan);
 
-    // Each drive's result, in the order given; drives that had finished keep theirs.
+    merge(&mut rec, &to_scan, results, devices, &continues);
+    super::screen_smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
+    save_members(&mut rec, &args.store);
+
+    rec.header.ended_at = drivescope_record::now_rfc3339();
+    rec.duration_ns = started.elapsed().as_nanos() as u64;
+    drivescope_analysis::screen::judge(&mut rec);
+
+    let how = Finish {
+        json: args.json,
+        store: &args.store,
+        replace: written.run,
+        resume_with: Some("screen"),
+    };
+    finish(rec, &text::print_screen, how)
+}
+
+/// A group checked before anything is read or written: its drives (a resumed group's own), every one
+/// opened (and, to write, through the gate: one refusal refuses the whole group), each range checked,
+/// and a resumed drive on the device it ran on.
+struct Prepared {
+    prior: Option<(i64, ScreenRecord)>,
+    specs: Vec<String>,
+    write: bool,
+    criteria: Criteria,
+    cfg: ScanConfig,
+    targets: Vec<Target>,
+    devices: Vec<Option<drivescope_probe::Identity>>,
+}
+
+impl Prepared {
+    fn new(args: &ScreenArgs) -> anyhow::Result<Prepared> {
+        let prior = match &args.resume {
+            Some(run) => Some(load_resumable(&args, run)?),
+            None => None,
+        };
+        let specs: Vec<String> = match &prior {
+            Some((_, p)) => p.members.iter().map(|m| m.target.clone()).collect(),
+            None => args.targets.clone(),
+        };
+        check_distinct(&specs)?;
+        let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
+        let criteria = criteria(&args, prior.as_ref().map(|(_, p)| p))?;
+        let cfg = args.scan.config(write, args.verify);
+        // Every drive is opened (and, to write, passes the gate) before anything is read or written:
+        // one refusal refuses the whole group.
+        let targets = open_all(&specs, write, &args)?;
+        // What each drive does: a fresh scan, a resumed one, or nothing (it had finished).
+        let priors: Vec<Option<&ScanRecord>> = match &prior {
+            Some((_, p)) => p.members.iter().map(resumable_scan).collect(),
+            None => vec![None; specs.len()],
+        };
+        for (t, p) in targets.iter().zip(&priors) {
+            let c = p.map_or_else(|| cfg.clone(), ScanConfig::of_record);
+            scan::plan(&c, t).with_context(|| t.spec.clone())?;
+        }
+        let devices: Vec<_> = specs.iter().map(|s| crate::identity::of(s)).collect();
+        // A drive continues on the device it ran on (after a power cut the names may have moved).
+        if let Some((id, _)) = &prior {
+            for (i, p) in priors.iter().enumerate() {
+                if let Some(p) = p {
+                    super::scan::check_same_device(p.header.device.as_ref(), &devices[i], *id)
+                        .with_context(|| specs[i].clone())?;
+                }
+            }
+        }
+        Ok(Prepared {
+            prior,
+            specs,
+            write,
+            criteria,
+            cfg,
+            targets,
+            devices,
+        })
+    }
+
+    /// The drives to scan (a resumed group's unfinished ones) and what to do on each.
+    fn drives<'a>(&'a self, priors: &[Option<&'a ScanRecord>]) -> (Vec<usize>, Vec<Drive<'a>>) {
+        let to_scan: Vec<usize> = match &self.prior {
+            Some((_, p)) => (0..self.specs.len())
+                .filter(|&i| priors[i].is_some() || p.members[i].scan.is_none())
+                .collect(),
+            None => (0..self.specs.len()).collect(),
+        };
+        let drives = to_scan
+            .iter()
+            .map(|&i| Drive {
+                target: &self.targets[i],
+                cfg: priors[i].map_or_else(|| self.cfg.clone(), ScanConfig::of_record),
+                prior: priors[i],
+                progress: Arc::new(Progress::default()),
+            })
+            .collect();
+        (to_scan, drives)
+    }
+
+    /// What each drive does: a fresh scan, a resumed one (`Some`), or nothing (it had finished).
+    fn priors(&self) -> Vec<Option<&ScanRecord>> {
+        match &self.prior {
+            Some((_, p)) => p.members.iter().map(resumable_scan).collect(),
+            None => vec![None; self.specs.len()],
+        }
+    }
+}
+
+/// The full-screen live view of the group, where it is wanted and can start.
+fn start_live(
+    args: &ScreenArgs,
+    g: &Prepared,
+    drives: &[Drive],
+    to_scan: &[usize],
+    stop: &Arc<AtomicBool>,
+) -> (
+    Option<crate::live::term::LiveView>,
+    Option<Arc<screen_live::Group>>,
+) {
+    if !live_wanted(args, &g.cfg) {
+        return (None, None);
+    }
+    let group = screen_live::Group::new(drives.len());
+    let members = drives
+        .iter()
+        .zip(to_scan)
+        .map(|(d, &i)| {
+            let plan = scan::plan(&d.cfg, d.target).ok();
+            let (start, length) = plan.map_or((0, 0), |p| (p.start, p.length));
+            screen_live::Member::new(
+                crate::live::view::device(&g.specs[i], g.devices[i].as_ref()),
+                d.progress.clone(),
+                length,
+                Live::new(start, length, d.target.logical_block_size as u64),
+            )
+        })
+        .collect();
+    let title = format!("drivescope screen{}", if g.write { " --write" } else { "" });
+    match screen_live::start(title, members, group.clone(), stop.clone()) {
+        Ok(v) => (Some(v), Some(group)),
+        Err(e) => {
+            eprintln!("drivescope: warning: no live view ({e}); plain progress instead");
+            (None, None)
+        }
+    }
+}
+
+/// Plain progress: a line (or, on a terminal, a bar) per drive.
+fn plain_progress(drives: &[Drive]) -> crate::progress::Display {
+    progress_group::start(
+        drives
+            .iter()
+            .map(|d| Shown {
+                name: d.target.spec.clone(),
+                progress: d.progress.clone(),
+                total: scan::plan(&d.cfg, d.target).map_or(0, |p| p.length),
+            })
+            .collect(),
+    )
+}
+
+/// The group's document as the scans start (a resumed group's members as it left them); each
+/// drive's result goes into its member.
+fn new_record(
+    args: &ScreenArgs,
+    g: &Prepared,
+    shared: Option<SharedPath>,
+    started_at: String,
+) -> ScreenRecord {
+    let prior = g.prior.as_ref().map(|(_, p)| p);
+    ScreenRecord {
+        header: group_header(&g.specs, &g.targets, started_at),
+        members: match prior {
+            Some(p) => p.members.clone(),
+            None => g.specs.iter().map(|s| new_member(s)).collect(),
+        },
+        shared_path: shared,
+        criteria: g.criteria.clone(),
+        write: g.write,
+        verify: args.verify || prior.is_some_and(|p| p.verify),
+        interrupted: false,
+        duration_ns: 0,
+        resumed_from: g.prior.as_ref().map(|(id, _)| *id),
+        checkpoint: None,
+    }
+}
+
+/// The group's checkpoints saved in the store (not with --verify), when it has one.
+#[allow(clippy::too_many_arguments)]
+fn start_checkpoints(
+    args: &ScreenArgs,
+    g: &Prepared,
+    rec: &ScreenRecord,
+    to_scan: &[usize],
+    continues: &[Option<i64>],
+    smart_before: &[Option<drivescope_probe::Smart>],
+    started: Instant,
+) -> (
+    Option<super::checkpoints::Writer>,
+    Option<drivescope_core::screen::GroupCheckpoints>,
+) {
+    let (Some(every), Ok(Some(path))) = (args.checkpoint.0, args.store.location()) else {
+        return (None, None);
+    };
+    if g.cfg.verify.is_some() {
+        return (None, None);
+    }
+    let mut draft = rec.clone();
+    for &i in to_scan {
+        let m = &mut draft.members[i];
+        m.smart_before = m.smart_before.take().or(smart_before[i].clone());
+    }
+    let group = checkpoint::Group {
+        draft,
+        scanned: to_scan.to_vec(),
+        devices: g.devices.clone(),
+        continues: continues.to_vec(),
+        started,
+    };
+    let priors = g.priors();
+    let resumed = to_scan.iter().map(|&i| priors[i].is_some()).collect();
+    let (w, c) = checkpoint::start(path, every, group, resumed);
+    (Some(w), Some(c))
+}
+
+/// Each drive's result into its member, in the order given; drives that had finished keep theirs.
+fn merge(
+    rec: &mut ScreenRecord,
+    to_scan: &[usize],
+    results: Vec<Result<ScanRecord, String>>,
+    devices: &[Option<drivescope_probe::Identity>],
+    continues: &[Option<i64>],
+) {
     for (&i, r) in to_scan.iter().zip(results) {
         let m = &mut rec.members[i];
         m.verdict = None;
@@ -279,34 +394,41 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
             drivescope_analysis::annotate(s);
         }
     }
-    super::screen_smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
-    let interrupted = rec.members.iter().any(|m| {
+}
+
+/// Every drive's scan at once, each drive's end shown on the live view when it is up.
+fn scan_all(
+    drives: &[Drive],
+    stop: &AtomicBool,
+    group: Option<&screen_live::Group>,
+    checkpoints: Option<&drivescope_core::screen::GroupCheckpoints>,
+) -> Vec<Result<ScanRecord, String>> {
+    match group {
+        Some(g) => screen::scan_all_checkpointed(
+            drives,
+            stop,
+            &|i, r| g.end(i, screen_live::End::of(r)),
+            checkpoints,
+        ),
+        None => screen::scan_all_checkpointed(drives, stop, &|_, _| {}, checkpoints),
+    }
+}
+
+/// Each new scan saved as a run of its own (also one a checkpoint kept when its drive finished),
+/// which the group names; the group is interrupted when a drive's scan was; each drive's model
+/// history from the store.
+fn save_members(rec: &mut ScreenRecord, store: &StoreOpts) {
+    rec.interrupted = rec.members.iter().any(|m| {
         m.scan
             .as_ref()
             .is_some_and(|s| s.interrupted && s.device_lost.is_none())
     });
-
-    // Each new scan is a run of its own (also one a checkpoint kept when its drive finished);
-    // the group names them.
     for m in &mut rec.members {
         if let (None, Some(s)) = (m.run, &m.scan) {
-            m.run = args.store.save(&Document::Scan(s.clone()));
+            m.run = store.save(&Document::Scan(s.clone()));
         }
     }
-    super::screen_history::fill(&mut rec.members, &args.store);
-
-    rec.header.ended_at = drivescope_record::now_rfc3339();
-    rec.interrupted = interrupted;
-    rec.duration_ns = started.elapsed().as_nanos() as u64;
-    drivescope_analysis::screen::judge(&mut rec);
-
-    let how = Finish {
-        json: args.json,
-        store: &args.store,
-        replace: written.run,
-        resume_with: Some("screen"),
-    };
-    finish(rec, &drivescope_report::text::print_screen, how)
+    super::screen_history::fill(&mut rec.members, store);
 }
 
 /// The group's header: every target named, their sizes summed.
