@@ -107,7 +107,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     let g = Prepared::new(&args)?;
     let (prior, devices) = (&g.prior, &g.devices);
     let priors = g.priors();
-    let smart_before = super::screen_smart::before(&devices);
+    let smart_before = super::screen_smart::before(devices);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let started = Instant::now();
@@ -149,7 +149,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
 
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
-    let smart_after = super::screen_smart::after(&devices, &to_scan);
+    let smart_after = super::screen_smart::after(devices, &to_scan);
 
     merge(&mut rec, &to_scan, results, devices, &continues);
     super::screen_smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
@@ -184,7 +184,7 @@ struct Prepared {
 impl Prepared {
     fn new(args: &ScreenArgs) -> anyhow::Result<Prepared> {
         let prior = match &args.resume {
-            Some(run) => Some(load_resumable(&args, run)?),
+            Some(run) => Some(load_resumable(args, run)?),
             None => None,
         };
         let specs: Vec<String> = match &prior {
@@ -193,11 +193,11 @@ impl Prepared {
         };
         check_distinct(&specs)?;
         let write = args.write || prior.as_ref().is_some_and(|(_, p)| p.write);
-        let criteria = criteria(&args, prior.as_ref().map(|(_, p)| p))?;
+        let criteria = criteria(args, prior.as_ref().map(|(_, p)| p))?;
         let cfg = args.scan.config(write, args.verify);
         // Every drive is opened (and, to write, passes the gate) before anything is read or written:
         // one refusal refuses the whole group.
-        let targets = open_all(&specs, write, &args)?;
+        let targets = open_all(&specs, write, args)?;
         // What each drive does: a fresh scan, a resumed one, or nothing (it had finished).
         let priors: Vec<Option<&ScanRecord>> = match &prior {
             Some((_, p)) => p.members.iter().map(resumable_scan).collect(),
