@@ -5,8 +5,9 @@ use anyhow::{Context, Result};
 use drivescope_core::units::format_size;
 use drivescope_lab::fuse_fs::Stats;
 use drivescope_lab::{presets, Bus, LabDevice, Model};
+use drivescope_record::{LabPreset, LabPresets, LabServed};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -145,13 +146,15 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if json {
-        let list: Vec<_> = presets::PRESETS
+        let list = presets::PRESETS
             .iter()
-            .map(|p| serde_json::json!({"name": p.name, "summary": p.summary, "size": p.model().size}))
+            .map(|p| LabPreset {
+                name: p.name.to_string(),
+                summary: p.summary.to_string(),
+                size: p.model().size,
+            })
             .collect();
-        let doc =
-            serde_json::json!({"schema": "drivescope/1", "kind": "lab_presets", "presets": list});
-        crate::finish::print_all(format!("{}\n", serde_json::to_string_pretty(&doc)?).as_bytes())?;
+        crate::finish::print_json(&LabPresets::new(list))?;
     } else {
         // A reader that stops early (`| head`) is no error.
         let mut text = String::new();
@@ -202,14 +205,14 @@ fn serve(
     for dev in &devs {
         let model = dev.model();
         if json {
-            let mut doc = serde_json::json!({
-                "schema": "drivescope/1", "kind": "lab_serve", "model": model.name,
-                "size": model.size, "image": dev.image(), "loop_device": dev.loop_device(),
-            });
-            if let Some(b) = dev.bus() {
-                doc["bus_mb_per_s"] = serde_json::json!(b.rate_mb_s());
-            }
-            writeln!(out, "{doc}")?;
+            let doc = LabServed::new(
+                model.name.clone(),
+                model.size,
+                dev.image().to_path_buf(),
+                dev.loop_device().map(Path::to_path_buf),
+                dev.bus().map(|b| b.rate_mb_s()),
+            );
+            writeln!(out, "{}", serde_json::to_string(&doc)?)?;
         } else {
             writeln!(out, "{}", dev.target().display())?;
         }
