@@ -181,6 +181,64 @@ pub fn findings(r: &MultiRecord) -> Vec<Finding> {
     )]
 }
 
+/// What a multi-rank command asked for, beside the ranks' results.
+pub struct Asked<'a> {
+    pub command: &'a str,
+    pub template: &'a str,
+    pub stonewall: bool,
+    pub profile: String,
+    pub runs: u32,
+    pub duration_ns: u64,
+}
+
+/// The one record of a multi-rank run: a header over all ranks (the template as its target, the
+/// earliest start and latest end of the ranks, rank 0's host), the ranks merged per test, and each
+/// rank's own result.
+pub fn record(
+    asked: Asked,
+    ranks: u32,
+    interrupted: bool,
+    members: Vec<RankResult>,
+) -> MultiRecord {
+    use drivescope_record::{Header, Kind, TargetInfo, TargetType};
+    let headers = || members.iter().filter_map(RankResult::header);
+    let target = headers()
+        .map(|h| TargetInfo {
+            path: asked.template.to_string(),
+            ..h.target.clone()
+        })
+        .next()
+        .unwrap_or(TargetInfo {
+            path: asked.template.to_string(),
+            kind: TargetType::Null,
+            size: 0,
+            logical_block_size: 0,
+        });
+    let started = headers().map(|h| h.started_at.clone()).min();
+    let ended = headers().map(|h| h.ended_at.clone()).max();
+    let now = drivescope_record::now_rfc3339();
+    let mut header = Header::new(
+        Kind::Multi,
+        target,
+        members.first().map(|m| m.host.clone()).unwrap_or_default(),
+        started.unwrap_or_else(|| now.clone()),
+    );
+    header.ended_at = ended.unwrap_or(now);
+    MultiRecord {
+        header,
+        command: asked.command.into(),
+        target_template: asked.template.into(),
+        ranks,
+        stonewall: asked.stonewall,
+        interrupted,
+        profile: asked.profile,
+        runs: asked.runs,
+        duration_ns: asked.duration_ns,
+        tests: aggregate(&members),
+        members,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,5 +397,35 @@ mod tests {
         assert_eq!(f[0].code, FindingCode::SlowRank);
         assert_eq!(f[0].number("rank"), Some(2.0));
         assert!((f[0].number("share_of_median").unwrap() - 0.6).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_record_spans_the_ranks_under_the_template() {
+        let mut r0 = rank(0, vec![w(0, 1_000, 4096)], &[100]);
+        let mut r1 = rank(1, vec![w(0, 1_000, 4096)], &[100]);
+        let h0 = &mut r0.bench.as_mut().unwrap().header;
+        (h0.started_at, h0.ended_at) =
+            ("2026-11-23T00:00:02Z".into(), "2026-11-23T00:00:09Z".into());
+        let h1 = &mut r1.bench.as_mut().unwrap().header;
+        (h1.started_at, h1.ended_at) =
+            ("2026-11-23T00:00:01Z".into(), "2026-11-23T00:00:05Z".into());
+        let asked = Asked {
+            command: "bench",
+            template: "/mnt/{host}/f",
+            stonewall: true,
+            profile: "default".into(),
+            runs: 5,
+            duration_ns: 5_000_000_000,
+        };
+        let m = record(asked, 2, false, vec![r0, r1]);
+        assert_eq!(m.header.kind, Kind::Multi);
+        assert_eq!(m.header.target.path, "/mnt/{host}/f");
+        assert_eq!(m.header.target.size, 1 << 30);
+        assert_eq!(m.header.started_at, "2026-11-23T00:00:01Z");
+        assert_eq!(m.header.ended_at, "2026-11-23T00:00:09Z");
+        assert_eq!(m.header.host, "node0");
+        assert_eq!((m.ranks, m.stonewall, m.runs), (2, true, 5));
+        assert_eq!(m.tests.len(), 1);
+        assert_eq!(m.members.len(), 2);
     }
 }

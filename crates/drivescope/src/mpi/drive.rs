@@ -8,7 +8,7 @@ use crate::opts::workload::{self, Opened, WorkloadArgs};
 use drivescope_core::bench::Rw;
 use drivescope_core::rank_target::expand;
 use drivescope_record::hostname;
-use drivescope_record::{Header, Kind, MultiRecord, RankResult, TargetInfo, TargetType};
+use drivescope_record::{MultiRecord, RankResult};
 use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
@@ -201,18 +201,10 @@ pub fn finish_workload(
     Ok(())
 }
 
-/// What the command asked for, beside the ranks' results.
-pub struct Asked<'a> {
-    pub command: &'a str,
-    pub template: &'a str,
-    pub stonewall: bool,
-    pub profile: String,
-    pub runs: u32,
-    pub duration_ns: u64,
-}
+pub use drivescope_analysis::multi::Asked;
 
-/// The one record rank 0 prints and stores: the ranks merged (see drivescope-analysis) and
-/// each rank's own result. Its failed ranks are named on stderr.
+/// The one record rank 0 prints and stores (see [`drivescope_analysis::multi::record`]); its failed
+/// ranks are named on stderr.
 pub fn record(asked: Asked, g: &Gathered, members: Vec<RankResult>) -> MultiRecord {
     for m in &members {
         if let Some(e) = &m.error {
@@ -222,40 +214,5 @@ pub fn record(asked: Asked, g: &Gathered, members: Vec<RankResult>) -> MultiReco
             );
         }
     }
-    let headers = || members.iter().filter_map(RankResult::header);
-    let target = headers()
-        .map(|h| TargetInfo {
-            path: asked.template.to_string(),
-            ..h.target.clone()
-        })
-        .next()
-        .unwrap_or(TargetInfo {
-            path: asked.template.to_string(),
-            kind: TargetType::Null,
-            size: 0,
-            logical_block_size: 0,
-        });
-    let started = headers().map(|h| h.started_at.clone()).min();
-    let ended = headers().map(|h| h.ended_at.clone()).max();
-    let now = drivescope_record::now_rfc3339();
-    let mut header = Header::new(
-        Kind::Multi,
-        target,
-        members.first().map(|m| m.host.clone()).unwrap_or_default(),
-        started.unwrap_or_else(|| now.clone()),
-    );
-    header.ended_at = ended.unwrap_or(now);
-    MultiRecord {
-        header,
-        command: asked.command.into(),
-        target_template: asked.template.into(),
-        ranks: g.size,
-        stonewall: asked.stonewall,
-        interrupted: g.interrupted(),
-        profile: asked.profile,
-        runs: asked.runs,
-        duration_ns: asked.duration_ns,
-        tests: drivescope_analysis::multi::aggregate(&members),
-        members,
-    }
+    drivescope_analysis::multi::record(asked, g.size, g.interrupted(), members)
 }
