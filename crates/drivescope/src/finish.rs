@@ -133,3 +133,114 @@ impl std::fmt::Display for Refused {
 }
 
 impl std::error::Error for Refused {}
+
+#[cfg(test)]
+mod tests {
+    //! Exit codes of records made by real runs on `null:` targets (no root needed).
+    use super::*;
+    use drivescope_core::scan::{self, Progress, ScanConfig};
+    use drivescope_core::target::Target;
+    use drivescope_record::{DriveVerdict, Member, ScanRecord, ScreenRecord};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn null_scan(stopped: bool) -> ScanRecord {
+        let target = Target::open_read("null:16M").expect("null target");
+        let cfg = ScanConfig {
+            points: 16,
+            ..ScanConfig::default()
+        };
+        let stop = AtomicBool::new(stopped);
+        scan::run(&target, &cfg, Arc::new(Progress::default()), &stop, None, None).expect("scan")
+    }
+
+    fn member(scan: ScanRecord, grade: Grade) -> Member {
+        Member {
+            target: scan.header.target.path.clone(),
+            run: None,
+            scan: Some(Box::new(scan)),
+            error: None,
+            history: None,
+            smart_before: None,
+            smart_after: None,
+            verdict: Some(DriveVerdict {
+                grade,
+                reasons: Vec::new(),
+            }),
+        }
+    }
+
+    fn screen(members: Vec<Member>) -> Document {
+        let first = members[0].scan.as_ref().expect("a scan");
+        let header = drivescope_record::Header::now(
+            drivescope_record::Kind::Screen,
+            first.header.target.clone(),
+        );
+        Document::Screen(Box::new(ScreenRecord {
+            header,
+            interrupted: members
+                .iter()
+                .any(|m| m.scan.as_ref().is_some_and(|s| s.interrupted)),
+            members,
+            shared_path: None,
+            criteria: Default::default(),
+            write: false,
+            verify: false,
+            duration_ns: 0,
+            resumed_from: None,
+            checkpoint: None,
+        }))
+    }
+
+    #[test]
+    fn a_scan_that_read_everything_exits_0() {
+        let rec = null_scan(false);
+        assert!(!rec.interrupted);
+        assert_eq!(exit_code(&rec.into()), 0);
+    }
+
+    #[test]
+    fn a_stopped_scan_exits_130_and_a_lost_device_4() {
+        let rec = null_scan(true);
+        assert!(rec.interrupted, "a scan stopped before it began is interrupted");
+        assert_eq!(exit_code(&rec.clone().into()), EXIT_INTERRUPTED);
+        let lost = ScanRecord {
+            device_lost: Some("the device went away (ENODEV)".into()),
+            ..rec
+        };
+        assert_eq!(exit_code(&lost.into()), EXIT_DEVICE_LOST);
+    }
+
+    #[test]
+    fn a_checkpoint_is_no_outcome_of_its_own() {
+        let mut rec = null_scan(true);
+        rec.checkpoint = Some(drivescope_record::Checkpoint {
+            pid: std::process::id(),
+            process_start: 0,
+            boot_id: String::new(),
+            every_ns: 1_000_000_000,
+        });
+        assert_eq!(exit_code(&rec.into()), 0);
+    }
+
+    #[test]
+    fn a_screen_exits_by_its_drives_stopped_then_lost_then_failed() {
+        let ok = || member(null_scan(false), Grade::Pass);
+        assert_eq!(exit_code(&screen(vec![ok(), ok()])), 0);
+        let warned = member(null_scan(false), Grade::Warn);
+        assert_eq!(exit_code(&screen(vec![ok(), warned])), 0);
+        let failed = || member(null_scan(false), Grade::Fail);
+        assert_eq!(exit_code(&screen(vec![ok(), failed()])), EXIT_DRIVE_FAILED);
+        let lost = || {
+            let mut s = null_scan(true);
+            s.device_lost = Some("gone".into());
+            member(s, Grade::Fail)
+        };
+        assert_eq!(exit_code(&screen(vec![lost(), failed()])), EXIT_DEVICE_LOST);
+        let stopped = member(null_scan(true), Grade::Pass);
+        assert_eq!(
+            exit_code(&screen(vec![stopped, lost(), failed()])),
+            EXIT_INTERRUPTED
+        );
+    }
+}
