@@ -151,7 +151,15 @@ mod tests {
             ..ScanConfig::default()
         };
         let stop = AtomicBool::new(stopped);
-        scan::run(&target, &cfg, Arc::new(Progress::default()), &stop, None, None).expect("scan")
+        scan::run(
+            &target,
+            &cfg,
+            Arc::new(Progress::default()),
+            &stop,
+            None,
+            None,
+        )
+        .expect("scan")
     }
 
     fn member(scan: ScanRecord, grade: Grade) -> Member {
@@ -202,7 +210,10 @@ mod tests {
     #[test]
     fn a_stopped_scan_exits_130_and_a_lost_device_4() {
         let rec = null_scan(true);
-        assert!(rec.interrupted, "a scan stopped before it began is interrupted");
+        assert!(
+            rec.interrupted,
+            "a scan stopped before it began is interrupted"
+        );
         assert_eq!(exit_code(&rec.clone().into()), EXIT_INTERRUPTED);
         let lost = ScanRecord {
             device_lost: Some("the device went away (ENODEV)".into()),

@@ -1,0 +1,232 @@
+//! Exit codes and refusals as a user meets them, on targets any user has (`null:`, files in a
+//! temporary directory): no root, no devices. Output is read back into the record types.
+
+use drivescope_record::{BenchRecord, Direction, Document, RunState, ScanRecord};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_drivescope"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run drivescope")
+}
+
+/// A directory of the test's own, removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let p = std::env::temp_dir().join(format!("drivescope-exit-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).expect("scratch dir");
+        Scratch(p)
+    }
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited, not killed")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn document(o: &Output) -> Document {
+    serde_json::from_slice(&o.stdout).expect("stdout is one drivescope/1 document")
+}
+
+#[test]
+fn a_finished_scan_exits_0_with_its_document_on_stdout() {
+    let o = run(&["scan", "null:32M", "--json", "--no-store", "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let Document::Scan(rec) = document(&o) else {
+        panic!("not a scan document")
+    };
+    assert_eq!(rec.covered, 32 << 20);
+    assert_eq!(Document::Scan(rec).state(), Some(RunState::Finished));
+}
+
+#[test]
+fn writes_to_an_existing_file_are_refused_with_3_and_the_file_is_untouched() {
+    let s = Scratch::new("refused");
+    let file = s.path("data.img");
+    let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&file, &data).expect("test file");
+    for args in [
+        vec!["scan", file.as_str(), "--write", "--no-store", "-q"],
+        vec!["bench", file.as_str(), "--rw", "write", "--no-store", "-q"],
+        vec![
+            "soak",
+            file.as_str(),
+            "--rw",
+            "write",
+            "--duration",
+            "1s",
+            "--no-store",
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 3, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("drivescope: refused: "),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(std::fs::read(&file).expect("read back"), data);
+}
+
+#[test]
+fn bench_of_an_existing_file_reads_only_and_says_why() {
+    let s = Scratch::new("bench-file");
+    let file = s.path("data.img");
+    std::fs::write(&file, vec![7u8; 1 << 20]).expect("test file");
+    let o = run(&[
+        "bench",
+        &file,
+        "--test",
+        "RND4K Q1T1",
+        "--runs",
+        "1",
+        "--duration",
+        "100ms",
+        "--allow-buffered",
+        "--json",
+        "--no-store",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("read tests only"), "{}", stderr(&o));
+    let Document::Bench(rec) = document(&o) else {
+        panic!("not a bench document")
+    };
+    let rec: BenchRecord = *rec;
+    assert!(!rec.tests.is_empty());
+    assert!(
+        rec.tests.iter().all(|t| t.rw == Direction::Read),
+        "{:?}",
+        rec.tests
+    );
+}
+
+#[test]
+fn values_out_of_range_exit_1_and_usage_errors_2() {
+    for args in [
+        vec!["bench", "null:8M", "--runs", "0", "--no-store"],
+        vec![
+            "soak",
+            "null:8M",
+            "--duration",
+            "1s",
+            "--interval",
+            "2s",
+            "--no-store",
+        ],
+        vec!["diagnose", "null:8M", "--budget", "0s", "--no-store"],
+        vec!["scan", "null:8M", "--points", "0", "--no-store", "-q"],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with("drivescope: "), "{}", stderr(&o));
+    }
+    for args in [
+        vec!["scan", "null:8M", "--offset", "200%"],
+        vec!["scan", "--no-such-flag"],
+        vec!["bench", "null:8M", "--duration", "soon"],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// Start `args`, let it run `after`, send SIGINT, and wait.
+fn interrupted(args: &[&str], after: Duration) -> Output {
+    let child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start drivescope");
+    std::thread::sleep(after);
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn a_scan_stopped_by_sigint_exits_130_saves_and_says_how_to_continue() {
+    let s = Scratch::new("sigint");
+    let store = s.path("runs.sqlite");
+    let o = interrupted(
+        &["scan", "null:64T", "--json", "--store", &store, "-q"],
+        Duration::from_millis(700),
+    );
+    assert_eq!(code(&o), 130, "{}", stderr(&o));
+    let Document::Scan(rec) = document(&o) else {
+        panic!("not a scan document")
+    };
+    let rec: ScanRecord = *rec;
+    assert!(rec.interrupted && rec.covered > 0 && rec.covered < rec.length);
+    let err = stderr(&o);
+    let id = err
+        .split("continue it with `drivescope scan --resume ")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .unwrap_or_else(|| panic!("no way to continue in: {err}"));
+    let shown = run(&["show", id, "--store", &store, "--json"]);
+    assert_eq!(code(&shown), 0, "{}", stderr(&shown));
+    assert_eq!(document(&shown).state(), Some(RunState::Interrupted));
+}
+
+#[test]
+fn a_soak_stopped_by_sigint_exits_130_with_what_it_measured() {
+    let o = interrupted(
+        &[
+            "soak",
+            "null:1G",
+            "--test",
+            "RND4K Q1T1",
+            "--duration",
+            "1m",
+            "--interval",
+            "100ms",
+            "--json",
+            "--no-store",
+            "-q",
+        ],
+        Duration::from_millis(800),
+    );
+    assert_eq!(code(&o), 130, "{}", stderr(&o));
+    let doc = document(&o);
+    assert_eq!(doc.state(), Some(RunState::Interrupted));
+    let Document::Soak(rec) = doc else {
+        panic!("not a soak document")
+    };
+    assert!(rec.duration_ns > 0 && rec.duration_ns < 60_000_000_000);
+}
+
+#[test]
+fn resuming_a_finished_run_is_refused_in_words() {
+    let s = Scratch::new("resume");
+    let store = s.path("runs.sqlite");
+    let o = run(&["scan", "null:8M", "--store", &store, "-q"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run(&["scan", "--resume", "last", "--store", &store, "-q"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("finished; nothing to resume"),
+        "{}",
+        stderr(&o)
+    );
+}
