@@ -19,12 +19,16 @@ mod header;
 mod info;
 mod kind;
 mod lab_truth;
+mod liveness;
 mod multi;
+mod same_device;
 mod scan;
 mod screen;
 mod state;
+mod status;
 mod surface;
 mod time;
+mod typed;
 mod verify;
 
 pub use bench::{
@@ -46,15 +50,18 @@ pub use info::InfoRecord;
 pub use kind::Kind;
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RankTest, RunWindow};
+pub use same_device::{serials, DeviceMatch};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
 pub use state::RunState;
+pub use status::RunStatus;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use time::{
     CgroupIo, DeviceIo, IoSource, ModeResult, ModeSummary, Spread, TimeMode, TimeRecord, TimedRun,
 };
+pub use typed::FromDocument;
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.
