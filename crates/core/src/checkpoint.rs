@@ -6,7 +6,7 @@
 //! cut), which `--resume` then continues.
 
 use drivescope_probe::Identity;
-use drivescope_record::Checkpoint;
+use drivescope_record::{Checkpoint, DeviceMatch};
 
 /// Where a running job's snapshots go, and how often.
 pub struct Checkpoints<R> {
@@ -25,26 +25,17 @@ impl<R> std::fmt::Debug for Checkpoints<R> {
     }
 }
 
-/// Whether a run may be continued on the device that `now` names: when the interrupted run's
-/// device had serial numbers, the same ones (every block device with hardware, top first).
-/// `Err` holds the serials then and now.
+/// Whether a run may be continued on the device that `now` names, by the record crate's one rule
+/// ([`DeviceMatch`]): when the interrupted run's device had serial numbers, the same ones (every
+/// block device with hardware, top first). `Err` holds the serials then and now.
 pub fn same_device(
     then: Option<&Identity>,
     now: Option<&Identity>,
 ) -> Result<(), (Vec<String>, Vec<String>)> {
-    let (then, now) = (serials(then), serials(now));
-    if !then.is_empty() && then != now {
-        return Err((then, now));
+    match DeviceMatch::of(then, now) {
+        DeviceMatch::Different { then, now } => Err((then, now)),
+        DeviceMatch::Same | DeviceMatch::Untold => Ok(()),
     }
-    Ok(())
-}
-
-/// The serial numbers of every block device with hardware in the identity, top first.
-fn serials(id: Option<&Identity>) -> Vec<String> {
-    id.into_iter()
-        .flat_map(|id| id.block_devices())
-        .filter_map(|b| b.hardware.as_ref()?.serial.clone())
-        .collect()
 }
 
 /// Lower the calling thread's scheduling priority: the normal policy (also when the scan runs
@@ -77,65 +68,10 @@ pub fn thread_cpu_ns() -> u64 {
 
 /// This process, as a checkpoint names it.
 pub fn this_process(every_ns: u64) -> Checkpoint {
-    let pid = std::process::id();
-    Checkpoint {
-        pid,
-        process_start: process_start(pid).unwrap_or(0),
-        boot_id: boot_id(),
-        every_ns,
-    }
+    Checkpoint::this_process(every_ns)
 }
 
 /// Whether the process that saved `c` is still running (on this host, in this boot).
 pub fn still_running(c: &Checkpoint) -> bool {
-    c.boot_id == boot_id() && !c.boot_id.is_empty() && process_start(c.pid) == Some(c.process_start)
-}
-
-fn boot_id() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
-}
-
-/// Field 22 of `/proc/PID/stat`: the process's start time in clock ticks after boot.
-fn process_start(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces: count after it.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn this_process_is_running_and_a_dead_one_is_not() {
-        let me = this_process(1);
-        assert!(me.process_start > 0 && !me.boot_id.is_empty());
-        assert!(still_running(&me));
-        // A child that has exited and been reaped.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        let started = process_start(pid);
-        child.wait().unwrap();
-        let gone = Checkpoint {
-            pid,
-            process_start: started.unwrap_or(1),
-            ..me.clone()
-        };
-        assert!(!still_running(&gone));
-        // The same process in another boot is not this one.
-        let other_boot = Checkpoint {
-            boot_id: "00000000-0000-0000-0000-000000000000".into(),
-            ..me.clone()
-        };
-        assert!(!still_running(&other_boot));
-        // A process of the same id that started at another time is another process.
-        let reused = Checkpoint {
-            process_start: me.process_start + 1,
-            ..me
-        };
-        assert!(!still_running(&reused));
-    }
+    c.writer_running()
 }

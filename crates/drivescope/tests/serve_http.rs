@@ -245,3 +245,91 @@ fn a_postgresql_store_serves_the_same() {
     .text();
     assert_eq!(series_in(&cmp, "curve"), 2);
 }
+
+/// A status by the name `runs --json` writes or the words a page shows.
+fn status_named(name: &str) -> drivescope_record::RunStatus {
+    use drivescope_record::RunStatus as S;
+    [S::Finished, S::Running, S::Interrupted, S::DeviceLost]
+        .into_iter()
+        .find(|s| s.as_str() == name || s.words() == name)
+        .unwrap_or_else(|| panic!("no status is called {name:?}"))
+}
+
+#[test]
+fn runs_show_and_serve_say_the_same_of_checkpoint_runs() {
+    use drivescope_record::{Checkpoint, Direction, Document, RunStatus};
+    use drivescope_report::sample;
+    let dir = std::path::PathBuf::from(format!("/dev/shm/ds-serve-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store_path = dir.join("runs.sqlite");
+    let s = store_path.to_str().unwrap();
+    // Two checkpoints of a scan: one saved by this test's own process (running while the test
+    // runs), one by a process that has ended; and a scan that finished.
+    let mut running = sample::scan(1, 1 << 30, 20, 0, 0, Direction::Read);
+    running.interrupted = true;
+    running.checkpoint = Some(Checkpoint::this_process(1_000_000_000));
+    let mut child = Command::new("true").spawn().unwrap();
+    child.wait().unwrap();
+    let mut killed = running.clone();
+    killed.checkpoint = Some(Checkpoint {
+        pid: child.id(),
+        ..Checkpoint::this_process(1_000_000_000)
+    });
+    {
+        let mut store = drivescope_store::Store::open(&store_path).unwrap();
+        for d in [
+            running,
+            killed,
+            sample::scan(2, 1 << 30, 20, 0, 0, Direction::Read),
+        ] {
+            store.save(&Document::from(d)).unwrap();
+        }
+    }
+    let want = [
+        (1, RunStatus::Running),
+        (2, RunStatus::Interrupted),
+        (3, RunStatus::Finished),
+    ];
+    // runs --json
+    let listed: Vec<serde_json::Value> =
+        serde_json::from_slice(&ds(&["runs", "--json", "--store", s]).stdout).unwrap();
+    let mut by_runs: Vec<(i64, RunStatus)> = listed
+        .iter()
+        .map(|r| {
+            let state = r["state"].as_str().unwrap();
+            (r["id"].as_i64().unwrap(), status_named(state))
+        })
+        .collect();
+    by_runs.sort_by_key(|r| r.0);
+    assert_eq!(by_runs, want);
+    // serve's runs page: the state column of each row.
+    let served = serve(&["--store", s, "--listen", "127.0.0.1:0"]);
+    let page = get(&served.addr, "/", "").text();
+    let mut by_serve: Vec<(i64, RunStatus)> = page
+        .split(r#"<td class="num"><a href="/runs/"#)
+        .skip(1)
+        .map(|row| {
+            let id = row.split('"').next().unwrap().parse().unwrap();
+            let state = row
+                .split("<td>")
+                .nth(2)
+                .unwrap()
+                .split("</td>")
+                .next()
+                .unwrap();
+            (id, status_named(state))
+        })
+        .collect();
+    by_serve.sort_by_key(|r| r.0);
+    assert_eq!(by_serve, want, "serve and runs disagree");
+    // show says it of the checkpoint runs, in the same words.
+    for (id, status) in &want[..2] {
+        let shown = ds(&["show", &id.to_string(), "--store", s]);
+        let said = String::from_utf8_lossy(&shown.stderr);
+        assert!(
+            said.contains(&format!("run {id} is {}", status.words())),
+            "{said}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

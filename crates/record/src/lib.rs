@@ -20,13 +20,17 @@ mod info;
 mod kind;
 mod lab;
 mod lab_truth;
+mod liveness;
 mod multi;
+mod same_device;
 mod scan;
 mod screen;
 mod stamp;
 mod state;
+mod status;
 mod surface;
 mod time;
+mod typed;
 mod verify;
 
 pub use bench::{
@@ -49,16 +53,19 @@ pub use kind::Kind;
 pub use lab::{LabPreset, LabPresets, LabServed};
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RankTest, RunWindow};
+pub use same_device::{serials, DeviceMatch};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
 pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
+pub use status::RunStatus;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use time::{
     CgroupIo, DeviceIo, IoSource, ModeResult, ModeSummary, Spread, TimeMode, TimeRecord, TimedRun,
 };
+pub use typed::FromDocument;
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.

@@ -27,6 +27,12 @@ pub enum Error {
     TooNew { found: i64, known: i64 },
     #[error("store: {0}")]
     Unsupported(String),
+    /// `last` asked of a store that holds no runs (of the kind asked for, when one was).
+    #[error("the store holds no {}runs yet", .0.as_ref().map(|k| format!("{k} ")).unwrap_or_default())]
+    NoRuns(Option<drivescope_record::Kind>),
+    /// A run named by something that is neither its number nor `last`.
+    #[error("{0:?} is not a run number (see `drivescope runs`) or `last`")]
+    NotARunName(String, #[source] std::num::ParseIntError),
     /// The TLS set-up for a PostgreSQL connection (its root certificates).
     #[error("store: TLS: {0}")]
     Tls(String),

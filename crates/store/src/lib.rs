@@ -22,6 +22,7 @@ pub mod migrations;
 mod pg;
 mod query;
 mod save;
+mod typed;
 
 pub use copy::{copy, Copied};
 pub use error::{Error, Result};
@@ -29,6 +30,7 @@ pub use fault::{Fault, BUSY_TIMEOUT};
 pub use location::Location;
 pub use migrations::SCHEMA_VERSION;
 pub use query::{ListFilter, RunInfo};
+pub use typed::RunsOf;
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};

@@ -2,38 +2,22 @@
 //! device found.
 
 use crate::opts::store::StoreOpts;
-use drivescope_record::{BenchRecord, DeviceSummary, Document, Finding, Kind};
+use drivescope_record::{BenchRecord, DeviceMatch, DiagnoseRecord, Document, Finding};
 use drivescope_store::{ListFilter, Store};
 
-/// The same device: the same serial when both have one, else the same target path.
-fn same_device(a: &drivescope_record::Header, b: &drivescope_record::Header) -> bool {
-    let serial = |h: &drivescope_record::Header| {
-        h.device
-            .as_ref()
-            .and_then(|id| DeviceSummary::of(id).serial)
+/// The newest stored diagnosis of the bench's device (the record crate's rule: the same serial
+/// numbers, else the same target path), with its run number.
+fn newest_diagnosis(store: &Store, b: &BenchRecord) -> Option<(i64, DiagnoseRecord)> {
+    let newest = ListFilter {
+        limit: Some(50),
+        ..Default::default()
     };
-    match (serial(a), serial(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.target.path == b.target.path,
-    }
-}
-
-/// The newest stored diagnosis of the bench's device, with its run number.
-fn newest_diagnosis(
-    store: &Store,
-    b: &BenchRecord,
-) -> Option<(i64, drivescope_record::DiagnoseRecord)> {
-    let runs = store
-        .list(&ListFilter {
-            kind: Some(Kind::Diagnose.as_str().to_string()),
-            limit: Some(50),
-            ..Default::default()
-        })
-        .ok()?;
-    runs.iter().find_map(|r| match store.get(r.id).ok()? {
-        Document::Diagnose(d) if same_device(&d.header, &b.header) => Some((r.id.0, *d)),
-        _ => None,
-    })
+    store
+        .runs_of::<DiagnoseRecord>(&newest)
+        .ok()?
+        .map_while(Result::ok)
+        .find(|(_, d)| DeviceMatch::same_runs(&d.header, &b.header))
+        .map(|(id, d)| (id.0, d))
 }
 
 /// Findings from stored runs of the same device (an existing store only: none is created to look).

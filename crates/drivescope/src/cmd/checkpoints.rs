@@ -102,7 +102,9 @@ fn write_all<R>(
 
 /// `--resume` refuses a run whose checkpoint names a process that is still running.
 pub fn refuse_running(doc: &Document, id: i64) -> anyhow::Result<()> {
-    if let Some(c) = doc.checkpoint().filter(|c| checkpoint::still_running(c)) {
+    let running =
+        drivescope_record::RunStatus::of(doc) == Some(drivescope_record::RunStatus::Running);
+    if let Some(c) = doc.checkpoint().filter(|_| running) {
         anyhow::bail!(
             "run {id} is still running (process {}); continue it once that process has ended",
             c.pid

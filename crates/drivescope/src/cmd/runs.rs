@@ -40,14 +40,14 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         ..ListFilter::default()
     };
     let runs = store.list(&filter)?;
-    let states: Vec<Option<&str>> = runs.iter().map(|r| state(&store, r)).collect();
+    let states: Vec<_> = runs.iter().map(|r| store.status(r)).collect();
     if a.json {
         let list: Vec<serde_json::Value> = runs
             .iter()
             .zip(&states)
             .map(|(r, state)| {
                 serde_json::json!({
-                    "id": r.id.0, "kind": r.kind, "state": state, "started_at": r.started_at, "ended_at": r.ended_at,
+                    "id": r.id.0, "kind": r.kind, "state": state.map(|s| s.as_str()), "started_at": r.started_at, "ended_at": r.ended_at,
                     "host": r.host, "tool_version": r.tool_version, "target": r.target_path,
                     "device": {"model": r.device_model, "serial": r.device_serial, "firmware": r.device_firmware,
                                "capacity": r.device_capacity, "transport": r.device_transport, "name": r.device_name},
@@ -67,7 +67,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         .map(|(r, state)| ListedRun {
             id: r.id.0,
             kind: r.kind.clone(),
-            state: state.map(|s| s.replace('_', " ")),
+            state: state.map(|s| s.words().to_string()),
             started_at: r.started_at.clone(),
             device: r.device(),
             target: r.target_path.clone(),
@@ -76,22 +76,4 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
         .collect();
     print!("{}", text::runs(&list));
     Ok(ExitCode::SUCCESS)
-}
-
-/// How a run ended, as `runs` shows it: a checkpoint is a scan, soak, screen or diagnosis that is `running`, or,
-/// when its process has gone (killed, crashed, the machine went down), `interrupted`.
-fn state(store: &drivescope_store::Store, r: &drivescope_store::RunInfo) -> Option<&'static str> {
-    use drivescope_record::RunState;
-    Some(match r.state? {
-        RunState::Checkpoint => match store.get(r.id) {
-            Ok(d)
-                if d.checkpoint()
-                    .is_some_and(drivescope_core::checkpoint::still_running) =>
-            {
-                "running"
-            }
-            _ => RunState::Interrupted.as_str(),
-        },
-        s => s.as_str(),
-    })
 }

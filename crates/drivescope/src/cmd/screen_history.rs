@@ -2,8 +2,8 @@
 
 use crate::opts::store::StoreOpts;
 use drivescope_analysis::screen;
-use drivescope_record::{Document, History, Kind, Member};
-use drivescope_store::{ListFilter, Store};
+use drivescope_record::{History, Member, ScanRecord};
+use drivescope_store::{ListFilter, RunId, Store};
 use std::collections::HashMap;
 
 /// Fills each member's history from an existing store (none is created to look), each model looked
@@ -27,30 +27,26 @@ pub fn fill(members: &mut [Member], store: &StoreOpts) {
 
 /// The stored whole, finished reads of drives of `model`, oldest first, other than `ours`.
 fn of_model(store: &Store, model: &str, ours: &[i64]) -> Option<History> {
-    let runs = store
-        .list(&ListFilter {
-            device: Some(model.to_string()),
-            kind: Some(Kind::Scan.as_str().into()),
-            limit: Some(200),
-            ..Default::default()
-        })
-        .ok()?;
+    let newest = ListFilter {
+        device: Some(model.to_string()),
+        limit: Some(200),
+        ..Default::default()
+    };
+    let scans: Vec<(RunId, ScanRecord)> =
+        store.runs_of(&newest).ok()?.map_while(Result::ok).collect();
     let mut h = History {
         model: model.to_string(),
         runs: Vec::new(),
         mean_mb_per_s: Vec::new(),
     };
-    for r in runs.iter().rev().filter(|r| !ours.contains(&r.id.0)) {
-        let Ok(Document::Scan(s)) = store.get(r.id) else {
-            continue;
-        };
-        if screen::model(&s).as_deref() == Some(model)
+    for (id, s) in scans.iter().rev().filter(|(id, _)| !ours.contains(&id.0)) {
+        if screen::model(s).as_deref() == Some(model)
             && !s.interrupted
             && !s.write
             && s.device_lost.is_none()
             && s.length == s.header.target.size
         {
-            h.runs.push(r.id.0);
+            h.runs.push(id.0);
             h.mean_mb_per_s.push(s.mb_per_s.mean);
         }
     }

@@ -88,13 +88,7 @@ impl StoreOpts {
                 return None;
             }
         };
-        let saved = Store::open(&location).and_then(|mut store| match over {
-            Some(id) => match store.replace(id, doc) {
-                Err(drivescope_store::Error::NotFound(_)) => store.save(doc),
-                r => r.map(|()| id),
-            },
-            None => store.save(doc),
-        });
+        let saved = Store::open(&location).and_then(|mut store| store.save_or_replace(doc, over));
         match saved {
             Ok(id) => {
                 eprintln!("drivescope: saved as run {id} in {location}");
@@ -158,42 +152,17 @@ fn open(location: Option<&Location>) -> anyhow::Result<Store> {
 
 /// A run named on the command line: its number, or `last` for the newest.
 pub fn resolve(store: &Store, run: &str) -> anyhow::Result<RunId> {
-    if run == "last" {
-        let newest = store.list(&drivescope_store::ListFilter {
-            limit: Some(1),
-            ..Default::default()
-        })?;
-        return newest
-            .first()
-            .map(|r| r.id)
-            .context("the store holds no runs yet");
-    }
-    let n: i64 = run.parse().with_context(|| {
-        format!("{run:?} is not a run number (see `drivescope runs`) or `last`")
-    })?;
-    Ok(RunId(n))
+    Ok(store.resolve(run, None)?)
 }
 
 /// A run of `kind` named on the command line: its number, or `last` for the newest of that
-/// kind (a screen saves its drives' scans after its own start, so the newest run of all is one
-/// of them).
+/// kind (see [`Store::resolve`]).
 pub fn resolve_of(
     store: &Store,
     run: &str,
     kind: drivescope_record::Kind,
 ) -> anyhow::Result<RunId> {
-    if run != "last" {
-        return resolve(store, run);
-    }
-    let newest = store.list(&drivescope_store::ListFilter {
-        kind: Some(kind.as_str().into()),
-        limit: Some(1),
-        ..Default::default()
-    })?;
-    newest
-        .first()
-        .map(|r| r.id)
-        .with_context(|| format!("the store holds no {} runs yet", kind.as_str()))
+    Ok(store.resolve(run, Some(kind))?)
 }
 
 /// Loads runs for the report commands.

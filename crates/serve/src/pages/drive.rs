@@ -8,6 +8,7 @@ use crate::fail::Fail;
 use crate::query;
 use axum::extract::{Path, State};
 use axum::response::Html;
+use drivescope_record::ScreenRecord;
 use drivescope_report::charts::trend::{self, Series};
 use drivescope_report::metrics::{self, Metric, Unit};
 use drivescope_store::{ListFilter, RunId};
@@ -36,25 +37,23 @@ const SCREENS: usize = 200;
 
 /// The verdicts screens gave, by the run number of the drive's scan: grade and its first reason.
 fn verdicts(store: &drivescope_store::Store) -> Result<BTreeMap<i64, String>, Fail> {
-    let screens = store
-        .list(&ListFilter {
-            kind: Some("screen".into()),
-            limit: Some(SCREENS),
-            ..ListFilter::default()
-        })
-        .map_err(Fail::internal)?;
+    let newest = ListFilter {
+        limit: Some(SCREENS),
+        ..ListFilter::default()
+    };
     let mut out = BTreeMap::new();
-    for info in screens {
-        let Ok(drivescope_record::Document::Screen(r)) = store.get(info.id) else {
-            continue;
-        };
+    for screen in store
+        .runs_of::<ScreenRecord>(&newest)
+        .map_err(Fail::internal)?
+    {
+        let (RunId(screen), r) = screen.map_err(Fail::internal)?;
         for m in &r.members {
             if let (Some(run), Some(v)) = (m.run, &m.verdict) {
                 let text = match v.reasons.first() {
                     Some(why) => format!("{}: {}", v.grade.as_str(), why.text),
                     None => v.grade.as_str().to_string(),
                 };
-                out.insert(run, format!("{text} (screen run {})", info.id.0));
+                out.insert(run, format!("{text} (screen run {screen})"));
             }
         }
     }

@@ -64,15 +64,16 @@ pub(crate) async fn page(
     let (total, runs) = with_store(&state, move |store| {
         let total = store.count(&filter).map_err(Fail::internal)?;
         let runs = store.list(&filter).map_err(Fail::internal)?;
-        Ok((total, runs))
+        let status: Vec<_> = runs.iter().map(|r| store.status(r)).collect();
+        Ok((total, runs.into_iter().zip(status).collect::<Vec<_>>()))
     })
     .await?;
     let rows: Vec<Row> = runs
         .into_iter()
-        .map(|r| Row {
+        .map(|(r, status)| Row {
             id: r.id.0,
             kind: r.kind.clone(),
-            state: r.state.map(|s| s.as_str().to_string()).unwrap_or_default(),
+            state: status.map(|s| s.words().to_string()).unwrap_or_default(),
             started: r.started_at.clone().unwrap_or_default(),
             model: r.device_model.clone().unwrap_or_default(),
             serial: r.device_serial.clone().unwrap_or_default(),
