@@ -1,5 +1,7 @@
 //! drivescope: the binary is glue. Arguments -> validated config -> library calls.
 
+mod cache_check;
+mod checkpoints;
 mod cmd;
 mod finish;
 mod identity;
@@ -10,6 +12,7 @@ mod opts;
 mod plan;
 mod progress;
 mod progress_group;
+mod resume;
 mod signals;
 mod version;
 

@@ -44,7 +44,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     let device = crate::identity::of(&a.w.target);
     if let Some((id, p)) = &prior {
         let ran_on = ran_on(p);
-        super::resume::check_same_target(&p.header, &ran_on, &a.w.target, &device, id.0)?;
+        crate::resume::check_same_target(&p.header, &ran_on, &a.w.target, &device, id.0)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
@@ -166,7 +166,7 @@ fn start_checkpoints(
     over: Option<RunId>,
     device: Option<drivescope_probe::Identity>,
 ) -> (
-    Option<super::checkpoints::Writer>,
+    Option<crate::checkpoints::Writer>,
     Option<drivescope_core::checkpoint::Checkpoints<DiagnoseRecord>>,
 ) {
     match a.w.store.location() {
@@ -177,7 +177,7 @@ fn start_checkpoints(
                 rec.checkpoint = Some(me);
                 rec.into()
             };
-            let (w, c) = super::checkpoints::start(path, Duration::ZERO, over, "diagnosis", stamp);
+            let (w, c) = crate::checkpoints::start(path, Duration::ZERO, over, "diagnosis", stamp);
             (Some(w), Some(c))
         }
         _ => (None, None),
@@ -199,7 +199,7 @@ fn load_resumable(a: &DiagnoseArgs, run: &str) -> anyhow::Result<(RunId, Diagnos
     let store = a.w.store.open_store()?;
     let id = crate::opts::store::resolve_of(&store, run, Kind::Diagnose)?;
     let doc = store.get(id)?;
-    super::checkpoints::refuse_running(&doc, id.0)?;
+    crate::checkpoints::refuse_running(&doc, id.0)?;
     let Document::Diagnose(rec) = doc else {
         anyhow::bail!("run {} is not a diagnosis", id.0);
     };

@@ -1,8 +1,6 @@
 //! One file per subcommand.
 
 pub mod bench;
-pub mod cache_check;
-pub mod checkpoints;
 pub mod compare;
 pub mod completions;
 pub mod diagnose;
@@ -11,14 +9,9 @@ pub mod info;
 pub mod lab;
 pub mod manpage;
 pub mod report;
-pub mod resume;
 pub mod runs;
 pub mod scan;
 pub mod screen;
-pub mod screen_checkpoint;
-pub mod screen_criteria;
-pub mod screen_history;
-pub mod screen_smart;
 pub mod serve;
 pub mod show;
 pub mod soak;

@@ -124,7 +124,7 @@ pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
     let plan = scan::plan(&cfg, &target)?;
     let device = crate::identity::of(&spec);
     if let Some((id, p)) = &prior {
-        check_same_device(p.header.device.as_ref(), &device, *id)?;
+        crate::resume::check_same_device(p.header.device.as_ref(), &device, *id)?;
         say_resuming(*id, p);
     }
     let stop = Arc::new(AtomicBool::new(false));
@@ -216,7 +216,7 @@ fn start_checkpoints(
     device: Option<Identity>,
     resumed_from: Option<i64>,
 ) -> (
-    Option<super::checkpoints::Writer>,
+    Option<crate::checkpoints::Writer>,
     Option<drivescope_core::checkpoint::Checkpoints<scan::ScanRecord>>,
 ) {
     match (args.checkpoint.0, args.store.location()) {
@@ -227,7 +227,7 @@ fn start_checkpoints(
                 rec.checkpoint = Some(me);
                 rec.into()
             };
-            let (w, c) = super::checkpoints::start(path, every, None, "scan", stamp);
+            let (w, c) = crate::checkpoints::start(path, every, None, "scan", stamp);
             (Some(w), Some(c))
         }
         _ => (None, None),
@@ -354,7 +354,7 @@ fn load_resumable(store: &StoreOpts, run: &str) -> anyhow::Result<(i64, scan::Sc
     let store = store.open_store()?;
     let id = crate::opts::store::resolve(&store, run)?;
     let doc = store.get(id)?;
-    super::checkpoints::refuse_running(&doc, id.0)?;
+    crate::checkpoints::refuse_running(&doc, id.0)?;
     let drivescope_record::Document::Scan(rec) = doc else {
         anyhow::bail!("run {} is not a scan; only scans can be resumed", id.0);
     };
@@ -371,24 +371,4 @@ fn load_resumable(store: &StoreOpts, run: &str) -> anyhow::Result<(i64, scan::Sc
         );
     }
     Ok((id.0, rec))
-}
-
-/// The device must be the one of the interrupted run: same serial numbers when it had any.
-pub fn check_same_device(
-    prior: Option<&Identity>,
-    now: &Option<Identity>,
-    id: i64,
-) -> anyhow::Result<()> {
-    drivescope_core::checkpoint::same_device(prior, now.as_ref()).map_err(|(then, current)| {
-        crate::finish::Refused(format!(
-            "run {id} was made on serial {}, this device has {}; refused",
-            then.join(", "),
-            if current.is_empty() {
-                "none".to_string()
-            } else {
-                current.join(", ")
-            }
-        ))
-        .into()
-    })
 }

@@ -106,7 +106,7 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
     let device = crate::identity::of(&a.w.target);
     if let Some((id, p)) = &prior {
         let ran_on = &p.header.target.path;
-        super::resume::check_same_target(&p.header, ran_on, &a.w.target, &device, id.0)?;
+        crate::resume::check_same_target(&p.header, ran_on, &a.w.target, &device, id.0)?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
@@ -167,7 +167,7 @@ fn start_checkpoints(
     over: Option<RunId>,
     device: Option<drivescope_probe::Identity>,
 ) -> (
-    Option<super::checkpoints::Writer>,
+    Option<crate::checkpoints::Writer>,
     Option<drivescope_core::checkpoint::Checkpoints<SoakRecord>>,
 ) {
     match (a.checkpoint.0, a.w.store.location()) {
@@ -177,7 +177,7 @@ fn start_checkpoints(
                 rec.checkpoint = Some(me);
                 rec.into()
             };
-            let (w, c) = super::checkpoints::start(path, every, over, "soak", stamp);
+            let (w, c) = crate::checkpoints::start(path, every, over, "soak", stamp);
             (Some(w), Some(c))
         }
         _ => (None, None),
@@ -189,7 +189,7 @@ fn load_resumable(a: &SoakPlan, run: &str) -> anyhow::Result<(RunId, SoakRecord)
     let store = a.w.store.open_store()?;
     let id = crate::opts::store::resolve_of(&store, run, Kind::Soak)?;
     let doc = store.get(id)?;
-    super::checkpoints::refuse_running(&doc, id.0)?;
+    crate::checkpoints::refuse_running(&doc, id.0)?;
     let Document::Soak(rec) = doc else {
         anyhow::bail!("run {} is not a soak", id.0);
     };

@@ -264,7 +264,7 @@ pub fn annotated<T: drivescope_record::Record>(
     store: &crate::opts::store::StoreOpts,
 ) -> T {
     drivescope_analysis::annotate(&mut rec);
-    let earlier = crate::cmd::cache_check::findings(&rec.clone().into(), store);
+    let earlier = crate::cache_check::findings(&rec.clone().into(), store);
     rec.header_mut().findings.extend(earlier);
     rec
 }

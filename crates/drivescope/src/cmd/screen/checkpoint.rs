@@ -4,7 +4,7 @@
 //! merged into the group's document (drivescope_core::screen::checkpoint), which the group's
 //! result replaces when it ends.
 
-use super::checkpoints::{self, Writer};
+use crate::checkpoints::{self, Writer};
 use drivescope_core::scan::ScanRecord;
 use drivescope_core::screen::checkpoint::{DriveState, GroupCheckpoints, Pending};
 use drivescope_probe::Identity;

@@ -21,5 +21,25 @@ pub fn check_same_target(
         ))
         .into());
     }
-    super::scan::check_same_device(run.device.as_ref(), device, id)
+    check_same_device(run.device.as_ref(), device, id)
+}
+
+/// The device must be the one of the interrupted run: same serial numbers when it had any.
+pub fn check_same_device(
+    prior: Option<&Identity>,
+    now: &Option<Identity>,
+    id: i64,
+) -> anyhow::Result<()> {
+    drivescope_core::checkpoint::same_device(prior, now.as_ref()).map_err(|(then, current)| {
+        crate::finish::Refused(format!(
+            "run {id} was made on serial {}, this device has {}; refused",
+            then.join(", "),
+            if current.is_empty() {
+                "none".to_string()
+            } else {
+                current.join(", ")
+            }
+        ))
+        .into()
+    })
 }

@@ -2,7 +2,11 @@
 //! anything is written) -> SMART -> shared-path reads -> drivescope_core::screen::scan_all (with the
 //! group's checkpoints, screen_checkpoint) -> SMART again -> verdicts -> outputs.
 
-use super::screen_checkpoint::{self as checkpoint, set_result};
+mod checkpoint;
+mod criteria;
+mod history;
+mod smart;
+
 use crate::finish::{finish, Finish};
 use crate::live::screen as screen_live;
 use crate::opts::args::{parse_checkpoint, parse_duration, Every};
@@ -10,6 +14,7 @@ use crate::opts::destructive::DestructiveOpts;
 use crate::opts::store::StoreOpts;
 use crate::progress_group::{self, Shown};
 use anyhow::Context;
+use checkpoint::set_result;
 use clap::Args;
 use drivescope_core::scan::live::Live;
 use drivescope_core::scan::{self, Progress, ScanConfig, ScanRecord};
@@ -107,7 +112,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     let g = Prepared::new(&args)?;
     let (prior, devices) = (&g.prior, &g.devices);
     let priors = g.priors();
-    let smart_before = super::screen_smart::before(devices);
+    let smart_before = smart::before(devices);
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let started = Instant::now();
@@ -149,10 +154,10 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
 
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
-    let smart_after = super::screen_smart::after(devices, &to_scan);
+    let smart_after = smart::after(devices, &to_scan);
 
     merge(&mut rec, &to_scan, results, devices, &continues);
-    super::screen_smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
+    smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
     save_members(&mut rec, &args.store);
 
     rec.header.ended_at = drivescope_record::now_rfc3339();
@@ -212,7 +217,7 @@ impl Prepared {
         if let Some((id, _)) = &prior {
             for (i, p) in priors.iter().enumerate() {
                 if let Some(p) = p {
-                    super::scan::check_same_device(p.header.device.as_ref(), &devices[i], *id)
+                    crate::resume::check_same_device(p.header.device.as_ref(), &devices[i], *id)
                         .with_context(|| specs[i].clone())?;
                 }
             }
@@ -347,7 +352,7 @@ fn start_checkpoints(
     smart_before: &[Option<drivescope_probe::Smart>],
     started: Instant,
 ) -> (
-    Option<super::checkpoints::Writer>,
+    Option<crate::checkpoints::Writer>,
     Option<drivescope_core::screen::GroupCheckpoints>,
 ) {
     let (Some(every), Ok(Some(path))) = (args.checkpoint.0, args.store.location()) else {
@@ -428,7 +433,7 @@ fn save_members(rec: &mut ScreenRecord, store: &StoreOpts) {
             m.run = store.save(&Document::Scan(s.clone()));
         }
     }
-    super::screen_history::fill(&mut rec.members, store);
+    history::fill(&mut rec.members, store);
 }
 
 /// The group's header: every target named, their sizes summed.
@@ -480,7 +485,7 @@ fn check_distinct(specs: &[String]) -> anyhow::Result<()> {
 /// The defaults, the group's criteria when resuming, a criteria file, then the flags.
 fn criteria(args: &ScreenArgs, prior: Option<&ScreenRecord>) -> anyhow::Result<Criteria> {
     let mut c = match (&args.criteria, prior) {
-        (Some(path), _) => super::screen_criteria::load(path)?,
+        (Some(path), _) => criteria::load(path)?,
         (None, Some(p)) => p.criteria.clone(),
         (None, None) => Criteria::default(),
     };
@@ -610,7 +615,7 @@ fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRe
     let store = args.store.open_store()?;
     let id = crate::opts::store::resolve_of(&store, run, Kind::Screen)?;
     let doc = store.get(id)?;
-    super::checkpoints::refuse_running(&doc, id.0)?;
+    crate::checkpoints::refuse_running(&doc, id.0)?;
     let Document::Screen(rec) = doc else {
         anyhow::bail!("run {} is not a screen", id.0);
     };
