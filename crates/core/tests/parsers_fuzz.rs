@@ -53,7 +53,7 @@ proptest! {
         let known = ["default", "nvme", "peak", "realworld"];
         match profile(&s) {
             Ok(tests) => prop_assert!(known.contains(&s.as_str()) && !tests.is_empty()),
-            Err(e) => prop_assert!(!known.contains(&s.as_str()) && !e.contains('\n'), "{}", e),
+            Err(e) => prop_assert!(!known.contains(&s.as_str()) && !e.to_string().contains('\n'), "{}", e),
         }
     }
 

@@ -3,13 +3,13 @@
 
 use crate::block::{self, BlockInfo, BlockRole, Transport};
 use crate::ceiling::{self, Link};
+use crate::error::{ProbeError, Result};
 use crate::mounts::{self, MountEntry};
 use crate::net::{self, NetInterface};
 use crate::roots::Roots;
 use crate::smart::{self, Smart};
 use crate::sysfs;
 use crate::transport;
-use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs;
@@ -169,7 +169,7 @@ pub fn list_block_devices(roots: &Roots) -> Result<Vec<Identity>> {
     let dir = roots.sys.join("block");
     let names = sysfs::list(&dir);
     if names.is_empty() && !dir.is_dir() {
-        bail!("{}: not a sysfs block directory", dir.display());
+        return Err(ProbeError::NotBlockDirectory(dir));
     }
     let opts = Options {
         smart: false,
@@ -268,8 +268,10 @@ pub fn target_partitions(id: &Identity, roots: &Roots) -> Result<Vec<BlockInfo>>
 
 impl<'a> Builder<'a> {
     fn new(roots: &'a Roots, opts: &'a Options) -> Result<Self> {
-        let sys_canon = fs::canonicalize(&roots.sys)
-            .with_context(|| format!("sysfs root {}", roots.sys.display()))?;
+        let sys_canon = fs::canonicalize(&roots.sys).map_err(|error| ProbeError::SysfsRoot {
+            path: roots.sys.clone(),
+            error,
+        })?;
         let mut notes = Vec::new();
         let mounts = match mounts::read_mountinfo(&roots.proc) {
             Ok(m) => m,
@@ -352,12 +354,11 @@ impl<'a> Builder<'a> {
                 let name = by_dev
                     .map(|p| sysfs::name_of(&p))
                     .or_else(|| self.dev_name(target))
-                    .with_context(|| {
-                        format!(
-                            "{}: block device {maj}:{min} is not in {}",
-                            target.display(),
-                            self.roots.sys.display()
-                        )
+                    .ok_or_else(|| ProbeError::NotInSysfs {
+                        target: target.to_path_buf(),
+                        major: maj,
+                        minor: min,
+                        sys: self.roots.sys.clone(),
                     })?;
                 self.block(&name)?
             }
@@ -367,14 +368,14 @@ impl<'a> Builder<'a> {
                 if let Some(name) = self.dev_name(target) {
                     self.block(&name)?
                 } else if md.is_file() || md.is_dir() {
-                    let canon = fs::canonicalize(target)
-                        .with_context(|| format!("{}", target.display()))?;
+                    let canon =
+                        fs::canonicalize(target).map_err(|error| ProbeError::Unreadable {
+                            path: target.to_path_buf(),
+                            error,
+                        })?;
                     self.path(&canon, Some(md))?
                 } else {
-                    bail!(
-                        "{}: not a block device, file or directory",
-                        target.display()
-                    );
+                    return Err(ProbeError::NotADevice(target.to_path_buf()));
                 }
             }
             Err(e) => {
@@ -383,7 +384,10 @@ impl<'a> Builder<'a> {
                 if target.components().count() == 1 && self.roots.class_block(&name).exists() {
                     self.block(&name)?
                 } else {
-                    return Err(e).with_context(|| format!("{}", target.display()));
+                    return Err(ProbeError::Unreadable {
+                        path: target.to_path_buf(),
+                        error: e,
+                    });
                 }
             }
         };
@@ -584,11 +588,14 @@ impl<'a> Builder<'a> {
         }
         self.depth += 1;
         if self.depth > 32 {
-            bail!("{name}: the device stack is deeper than 32 — a loop in sysfs?");
+            return Err(ProbeError::TooDeep(name.to_string()));
         }
         let dir = self.roots.class_block(name);
-        let canon = fs::canonicalize(&dir)
-            .with_context(|| format!("no block device {name} in {}", dir.display()))?;
+        let canon = fs::canonicalize(&dir).map_err(|error| ProbeError::NoBlockDevice {
+            name: name.to_string(),
+            dir: dir.clone(),
+            error,
+        })?;
         let idx = self.reserve();
         self.by_name.insert(name.to_string(), idx);
         let mut info = block::read_common(&canon, name, self.roots.dev_node(name));
@@ -714,6 +721,38 @@ mod tests {
         let dev = ((259u64 & 0xfff) << 8) | (0x45) | ((0x123u64) << 12 << 8);
         let (maj, _) = split_dev(dev);
         assert_eq!(maj, 259);
+    }
+
+    #[test]
+    fn refusals_read_as_the_path_and_the_systems_words() {
+        let missing = Path::new("/nonexistent-drivescope-target");
+        let e = identify_with(missing, &Roots::default(), &Options::default()).unwrap_err();
+        assert!(matches!(e, ProbeError::Unreadable { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "/nonexistent-drivescope-target: No such file or directory (os error 2)"
+        );
+        let empty = Roots::under(Path::new("/nonexistent-drivescope-roots"));
+        let e = list_block_devices(&empty).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/nonexistent-drivescope-roots/sys/block: not a sysfs block directory"
+        );
+        let e = identify_with(Path::new("/"), &empty, &Options::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sysfs root /nonexistent-drivescope-roots/sys: No such file or directory (os error 2)"
+        );
+        let e = identify_with(
+            Path::new("/dev/null"),
+            &Roots::default(),
+            &Options::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/dev/null: not a block device, file or directory"
+        );
     }
 
     #[test]

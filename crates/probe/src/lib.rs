@@ -12,6 +12,7 @@
 pub mod ata_id;
 pub mod block;
 pub mod ceiling;
+pub mod error;
 pub mod identity;
 pub mod mounts;
 pub mod net;
@@ -25,6 +26,7 @@ pub mod transport;
 
 pub use block::{BlockInfo, BlockRole, Hardware, Transport};
 pub use ceiling::Link;
+pub use error::ProbeError;
 pub use identity::{
     identify, identify_with, kernel_name, list_block_devices, target_partitions, Identity, Layer,
     Node, Options, TargetKind,

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod csv;
 pub mod curve_csv;
 mod doc;
+mod evidence;
 pub mod exporter;
 pub mod failed_list;
 pub mod fio_json;

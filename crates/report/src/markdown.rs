@@ -42,8 +42,8 @@ fn summary(run: &Run) -> String {
     }
     let params = crate::params::of(&run.doc);
     if !params.is_empty() {
-        let p: Vec<String> = params.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
-        let _ = writeln!(o, "- **Parameters:** {}", p.join(" "));
+        let line = crate::params::line(&params).replace('|', "\\|");
+        let _ = writeln!(o, "- **Parameters:** {line}");
     }
     o += "\n## Results\n\n";
     o += &table(&Table::new(std::slice::from_ref(run)));

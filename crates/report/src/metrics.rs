@@ -373,11 +373,7 @@ fn diagnose(d: &drivescope_record::DiagnoseRecord, out: &mut Vec<Metric>) {
             push(
                 out,
                 format!("diagnose.{}.{name}", f.code.as_str()),
-                format!(
-                    "{} {}",
-                    f.code.as_str().replace('_', " "),
-                    name.replace('_', " ")
-                ),
+                crate::evidence::number_label(&f.code, name),
                 unit,
                 better,
                 Some(*value),

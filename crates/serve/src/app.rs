@@ -1,6 +1,7 @@
 //! The server: options checked, the store opened read-only, the socket bound, then the routes
 //! served on one thread (the store answers one request at a time).
 
+use crate::error::ServeError;
 use crate::{auth, pages};
 use axum::routing::get;
 use axum::Router;
@@ -42,23 +43,19 @@ pub struct Running {
 
 impl Options {
     /// Checks the options, opens the store read-only and binds the socket.
-    pub fn start(self) -> anyhow::Result<Running> {
+    pub fn start(self) -> Result<Running, ServeError> {
         let token = match self.token {
-            Token::Given(t) if t.len() < 16 => {
-                anyhow::bail!("--token must be at least 16 characters")
-            }
+            Token::Given(t) if t.len() < 16 => return Err(ServeError::ShortToken),
             Token::Given(t) => Some(t),
-            Token::Generated => Some(auth::generate()?),
-            Token::None if !self.listen.ip().is_loopback() => anyhow::bail!(
-                "listening on {} (not loopback) needs --token TOKEN or --token auto: anyone who \
-                 can reach the port could read every stored run",
-                self.listen
-            ),
+            Token::Generated => Some(auth::generate().map_err(ServeError::Token)?),
+            Token::None if !self.listen.ip().is_loopback() => {
+                return Err(ServeError::NoToken(self.listen))
+            }
             Token::None => None,
         };
-        let store = Store::open_read_only(self.store)?;
-        let listener = TcpListener::bind(self.listen)?;
-        listener.set_nonblocking(true)?;
+        let store = Store::open_read_only(self.store).map_err(ServeError::Store)?;
+        let listener = TcpListener::bind(self.listen).map_err(ServeError::Socket)?;
+        listener.set_nonblocking(true).map_err(ServeError::Socket)?;
         Ok(Running {
             listener,
             state: Arc::new(State {
@@ -107,4 +104,40 @@ pub(crate) fn router(state: Shared) -> Router {
             auth::check,
         ))
         .with_state(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start(listen: &str, token: Token, store: &str) -> Result<Running, ServeError> {
+        Options {
+            listen: listen.parse().unwrap(),
+            token,
+            store: Location::Sqlite(store.into()),
+        }
+        .start()
+    }
+
+    #[test]
+    fn refusals_keep_their_words() {
+        let e = start(
+            "127.0.0.1:0",
+            Token::Given("short".into()),
+            "/nonexistent/x.db",
+        );
+        let e = e.err().expect("a short token is refused");
+        assert!(matches!(e, ServeError::ShortToken));
+        assert_eq!(e.to_string(), "--token must be at least 16 characters");
+        let e = start("0.0.0.0:0", Token::None, "/nonexistent/x.db").err();
+        assert_eq!(
+            e.expect("no token beyond loopback is refused").to_string(),
+            "listening on 0.0.0.0:0 (not loopback) needs --token TOKEN or --token auto: anyone \
+             who can reach the port could read every stored run"
+        );
+        let e = start("127.0.0.1:0", Token::None, "/nonexistent-drivescope/x.db").err();
+        let e = e.expect("a missing store is refused");
+        assert!(matches!(e, ServeError::Store(_)), "{e:?}");
+        assert!(e.to_string().starts_with("store: "), "{e}");
+    }
 }

@@ -5,9 +5,11 @@
 
 mod app;
 mod auth;
+mod error;
 mod fail;
 mod pages;
 mod query;
 mod templates;
 
 pub use app::{Options, Running, Token};
+pub use error::ServeError;

@@ -1,6 +1,6 @@
 //! Cold runs: dirty data written out and the page cache (with dentries and inodes) dropped.
 
-use anyhow::{bail, Context};
+use crate::error::TimerError;
 
 /// Why cold runs cannot be made here, or None when they can (root, and /proc/sys/vm/drop_caches there).
 pub fn can_drop_caches() -> Option<String> {
@@ -19,11 +19,11 @@ pub fn can_drop_caches() -> Option<String> {
 }
 
 /// `sync`, then 3 to /proc/sys/vm/drop_caches (the page cache, dentries and inodes).
-pub fn drop_caches() -> anyhow::Result<()> {
+pub fn drop_caches() -> Result<(), TimerError> {
     if let Some(why) = can_drop_caches() {
-        bail!("{why}");
+        return Err(TimerError::CannotDropCaches(why));
     }
     // SAFETY: sync(2) has no preconditions.
     unsafe { libc::sync() };
-    std::fs::write("/proc/sys/vm/drop_caches", "3").context("writing /proc/sys/vm/drop_caches")
+    std::fs::write("/proc/sys/vm/drop_caches", "3").map_err(TimerError::DropCaches)
 }

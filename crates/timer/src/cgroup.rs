@@ -4,6 +4,7 @@
 //! already enabled for its children: drivescope never changes which controllers a cgroup enables. Where it
 //! cannot make one, it says why and the runs use the device counters alone.
 
+use crate::error::CgroupError;
 use drivescope_record::CgroupIo;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -40,12 +41,14 @@ fn own_path() -> Option<String> {
 
 impl Cgroup {
     /// Makes a child of this process's cgroup with io accounting, or says why it cannot.
-    pub fn create() -> Result<Cgroup, String> {
-        let mount = cgroup2_mount().ok_or("no cgroup v2 hierarchy is mounted")?;
-        let parent = mount.join(own_path().ok_or("this process is in no cgroup v2")?);
+    pub fn create() -> Result<Cgroup, CgroupError> {
+        let mount = cgroup2_mount().ok_or(CgroupError::NotMounted)?;
+        let parent = mount.join(own_path().ok_or(CgroupError::NotInCgroup)?);
         let dir = parent.join(format!("drivescope-time-{}", std::process::id()));
-        std::fs::create_dir(&dir)
-            .map_err(|e| format!("cannot make a cgroup under {}: {e}", parent.display()))?;
+        std::fs::create_dir(&dir).map_err(|error| CgroupError::Create {
+            parent: parent.clone(),
+            error,
+        })?;
         let made = Cgroup::open(dir.clone());
         if made.is_err() {
             let _ = std::fs::remove_dir(&dir);
@@ -53,17 +56,18 @@ impl Cgroup {
         made
     }
 
-    fn open(dir: PathBuf) -> Result<Cgroup, String> {
+    fn open(dir: PathBuf) -> Result<Cgroup, CgroupError> {
         if !dir.join("io.stat").exists() {
-            return Err(format!(
-                "the io controller is not enabled for the children of {}",
-                dir.parent().unwrap_or(&dir).display()
-            ));
+            let parent = dir.parent().unwrap_or(&dir).to_path_buf();
+            return Err(CgroupError::NoIoController(parent));
         }
         let procs = std::fs::OpenOptions::new()
             .write(true)
             .open(dir.join("cgroup.procs"))
-            .map_err(|e| format!("cannot open {}/cgroup.procs: {e}", dir.display()))?;
+            .map_err(|error| CgroupError::Procs {
+                dir: dir.clone(),
+                error,
+            })?;
         Ok(Cgroup { dir, procs })
     }
 

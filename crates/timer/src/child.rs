@@ -1,6 +1,6 @@
 //! One run of the command: fork and exec, wall time around it, and the child's CPU time from `wait4`.
 
-use anyhow::Context;
+use crate::error::TimerError;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -33,8 +33,8 @@ pub fn run_once(
     cwd: &Path,
     show_output: bool,
     cgroup_procs: Option<i32>,
-) -> anyhow::Result<Outcome> {
-    let (prog, args) = argv.split_first().context("no command to run")?;
+) -> Result<Outcome, TimerError> {
+    let (prog, args) = argv.split_first().ok_or(TimerError::NoCommand)?;
     let mut cmd = Command::new(prog);
     cmd.args(args).current_dir(cwd);
     if !show_output {
@@ -54,9 +54,10 @@ pub fn run_once(
         }
     }
     let t0 = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("cannot run {prog:?}"))?;
+    let mut child = cmd.spawn().map_err(|error| TimerError::Spawn {
+        prog: prog.clone(),
+        error,
+    })?;
     let tail = child.stderr.take().map(|mut err| {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -87,7 +88,7 @@ pub fn run_once(
         }
         let e = std::io::Error::last_os_error();
         if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e).context("waiting for the command");
+            return Err(TimerError::Wait(e));
         }
     }
     let wall_ns = t0.elapsed().as_nanos() as u64;
@@ -125,6 +126,19 @@ mod tests {
         assert_eq!(o.stderr_tail, "oops\n");
         let k = sh("kill -9 $$");
         assert_eq!((k.exit_code, k.signal), (None, Some(9)));
+    }
+
+    #[test]
+    fn a_command_that_cannot_start_says_which_and_why() {
+        let e = run_once(&[], Path::new("/"), false, None).unwrap_err();
+        assert_eq!(e.to_string(), "no command to run");
+        let argv = ["/nonexistent-drivescope-command".to_string()];
+        let e = run_once(&argv, Path::new("/"), false, None).unwrap_err();
+        assert!(matches!(e, TimerError::Spawn { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "cannot run \"/nonexistent-drivescope-command\": No such file or directory (os error 2)"
+        );
     }
 
     #[test]

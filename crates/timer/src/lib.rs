@@ -10,9 +10,11 @@ pub mod caches;
 pub mod cgroup;
 mod child;
 pub mod diskstats;
+pub mod error;
 mod measure;
 pub mod stats;
 
 pub use caches::{can_drop_caches, drop_caches};
 pub use child::{run_once, Outcome};
+pub use error::{CgroupError, TimerError};
 pub use measure::{finish, measure, Failed, Plan, Progress, Stop};

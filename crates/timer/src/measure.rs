@@ -2,8 +2,8 @@
 
 use crate::cgroup::{self, Cgroup};
 use crate::child::{run_once, Outcome};
+use crate::error::TimerError;
 use crate::{caches, diskstats, stats};
-use anyhow::Context;
 use drivescope_record::{
     DeviceIo, Header, IoSource, ModeResult, ModeSummary, TimeMode, TimeRecord, TimedRun,
 };
@@ -74,11 +74,11 @@ impl std::fmt::Display for Failed {
 #[derive(Debug)]
 pub enum Stop {
     Failed(Box<Failed>),
-    Error(anyhow::Error),
+    Error(TimerError),
 }
 
-impl From<anyhow::Error> for Stop {
-    fn from(e: anyhow::Error) -> Stop {
+impl From<TimerError> for Stop {
+    fn from(e: TimerError) -> Stop {
         Stop::Error(e)
     }
 }
@@ -89,7 +89,7 @@ struct Runner<'a> {
 }
 
 impl Runner<'_> {
-    fn prepare(&self) -> anyhow::Result<Option<Outcome>> {
+    fn prepare(&self) -> Result<Option<Outcome>, TimerError> {
         let Some(p) = &self.plan.prepare else {
             return Ok(None);
         };
@@ -118,19 +118,25 @@ impl Runner<'_> {
         Ok(())
     }
 
-    fn timed(&self, index: u32) -> anyhow::Result<(TimedRun, Outcome)> {
-        let cg_before = self.cgroup.as_ref().map(|c| c.io_stat()).transpose()?;
-        let before = diskstats::snapshot().context("reading /proc/diskstats")?;
+    fn timed(&self, index: u32) -> Result<(TimedRun, Outcome), TimerError> {
+        let cg_before = self
+            .cgroup
+            .as_ref()
+            .map(|c| c.io_stat())
+            .transpose()
+            .map_err(TimerError::CgroupStat)?;
+        let before = diskstats::snapshot().map_err(TimerError::Diskstats)?;
         let o = run_once(
             &self.plan.argv,
             &self.plan.cwd,
             self.plan.show_output,
             self.cgroup.as_ref().map(Cgroup::procs_fd),
         )?;
-        let after = diskstats::snapshot().context("reading /proc/diskstats")?;
+        let after = diskstats::snapshot().map_err(TimerError::Diskstats)?;
         let cgroup_io = match (&self.cgroup, cg_before) {
             (Some(c), Some(b)) => {
-                let mut d = cgroup::io_delta(&b, &c.io_stat()?);
+                let now = c.io_stat().map_err(TimerError::CgroupStat)?;
+                let mut d = cgroup::io_delta(&b, &now);
                 for io in &mut d {
                     let name = io.device.split_once(':').and_then(|(ma, mi)| {
                         diskstats::name_of(&after, ma.parse().ok()?, mi.parse().ok()?)

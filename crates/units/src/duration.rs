@@ -59,6 +59,32 @@ pub fn format_latency(ns: f64) -> String {
     }
 }
 
+/// A set duration for people, in the words [`parse_duration`] reads back: its whole hours,
+/// minutes, seconds, milliseconds, microseconds and nanoseconds, largest first, zero parts left
+/// out (`3m`, `1m 30s`, `1s 500ms`, `250µs`, `0s`).
+pub fn format_duration(ns: u64) -> String {
+    if ns == 0 {
+        return "0s".to_string();
+    }
+    const PARTS: [(u64, &str); 6] = [
+        (3_600_000_000_000, "h"),
+        (60_000_000_000, "m"),
+        (1_000_000_000, "s"),
+        (1_000_000, "ms"),
+        (1_000, "µs"),
+        (1, "ns"),
+    ];
+    let mut left = ns;
+    let mut words = Vec::new();
+    for (size, unit) in PARTS {
+        if left >= size {
+            words.push(format!("{}{unit}", left / size));
+            left %= size;
+        }
+    }
+    words.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +127,30 @@ mod tests {
             "99999999999h",
         ] {
             assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn set_durations_read_as_written() {
+        assert_eq!(format_duration(180_000_000_000), "3m");
+        assert_eq!(format_duration(90_000_000_000), "1m 30s");
+        assert_eq!(format_duration(5_400_000_000_000), "1h 30m");
+        assert_eq!(format_duration(1_500_000_000), "1s 500ms");
+        assert_eq!(format_duration(500_000_000), "500ms");
+        assert_eq!(format_duration(250_000), "250µs");
+        assert_eq!(format_duration(100), "100ns");
+        assert_eq!(format_duration(0), "0s");
+        assert_eq!(format_duration(86_400_000_000_000), "24h");
+        for ns in [
+            1,
+            999,
+            1_000_001,
+            61_000_000_000,
+            3_723_004_005_006,
+            2_592_000_123_456_789,
+        ] {
+            let back = parse_duration(&format_duration(ns)).unwrap();
+            assert_eq!(back.as_nanos(), ns as u128, "{}", format_duration(ns));
         }
     }
 

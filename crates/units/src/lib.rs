@@ -12,7 +12,7 @@ mod duration;
 mod rate;
 mod size;
 
-pub use duration::{format_latency, format_ns, parse_duration};
+pub use duration::{format_duration, format_latency, format_ns, parse_duration};
 pub use rate::{format_rate, mb_per_s};
 pub use size::{
     format_bytes, format_size, parse_size, parse_size_or_percent, short_size, ShownSize,

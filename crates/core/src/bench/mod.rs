@@ -5,6 +5,7 @@ mod cut;
 mod gate;
 mod job;
 mod pattern;
+mod pattern_error;
 mod record;
 mod run;
 #[cfg(test)]
@@ -21,6 +22,7 @@ pub use cut::CutResult;
 pub use gate::RunGate;
 pub(crate) use job::IoJob;
 pub use pattern::{profile, Access, Rw, TestSpec};
+pub use pattern_error::PatternError;
 pub use record::{
     BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };

@@ -1,6 +1,7 @@
 //! Test names as CrystalDiskMark writes them (`SEQ1M Q8T1`, `RND4K Q32T16`), profiles, and
 //! the read/write mode.
 
+use super::pattern_error::PatternError;
 use crate::units::{parse_size, short_size};
 use serde::{Deserialize, Serialize};
 
@@ -48,9 +49,8 @@ impl Rw {
 impl TestSpec {
     /// Parse `SEQ1M Q8T1`, `RND4K Q32T16`, `rnd16k q4t2` (the `QnTm` part may be left out:
     /// Q1T1).
-    pub fn parse(text: &str) -> Result<TestSpec, String> {
-        let bad =
-            || format!("'{text}' is not a test name: expected e.g. 'SEQ1M Q8T1' or 'RND4K Q32T1'");
+    pub fn parse(text: &str) -> Result<TestSpec, PatternError> {
+        let bad = || PatternError::NotATestName(text.to_string());
         let t = text.trim().to_ascii_uppercase();
         let mut parts = t.split_whitespace();
         let head = parts.next().ok_or_else(bad)?;
@@ -61,11 +61,12 @@ impl TestSpec {
         } else {
             return Err(bad());
         };
-        let block_size = parse_size(size).map_err(|e| format!("'{text}': {e}"))?;
+        let block_size = parse_size(size).map_err(|error| PatternError::Size {
+            text: text.to_string(),
+            error,
+        })?;
         if block_size == 0 || !block_size.is_multiple_of(512) {
-            return Err(format!(
-                "'{text}': the block size must be a non-zero multiple of 512 bytes"
-            ));
+            return Err(PatternError::BlockSize(text.to_string()));
         }
         let (mut qd, mut threads) = (1u32, 1u32);
         if let Some(qt) = parts.next() {
@@ -78,9 +79,7 @@ impl TestSpec {
             return Err(bad());
         }
         if !(1..=4096).contains(&qd) || !(1..=256).contains(&threads) {
-            return Err(format!(
-                "'{text}': queue depth must be 1..4096 and threads 1..256"
-            ));
+            return Err(PatternError::QueueOrThreads(text.to_string()));
         }
         Ok(TestSpec {
             access,
@@ -106,17 +105,13 @@ impl TestSpec {
 }
 
 /// The tests of a named profile.
-pub fn profile(name: &str) -> Result<Vec<TestSpec>, String> {
+pub fn profile(name: &str) -> Result<Vec<TestSpec>, PatternError> {
     let names: &[&str] = match name {
         "default" => &["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"],
         "nvme" => &["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"],
         "peak" => &["SEQ1M Q8T1", "RND4K Q32T1"],
         "realworld" => &["SEQ1M Q1T1", "RND4K Q1T1"],
-        other => {
-            return Err(format!(
-                "unknown profile '{other}' (default, nvme, peak, realworld)"
-            ))
-        }
+        other => return Err(PatternError::UnknownProfile(other.to_string())),
     };
     names.iter().map(|n| TestSpec::parse(n)).collect()
 }
@@ -155,5 +150,31 @@ mod tests {
         assert_eq!(profile("default").unwrap().len(), 4);
         assert_eq!(profile("nvme").unwrap()[2].threads, 16);
         assert!(profile("x").is_err());
+    }
+
+    #[test]
+    fn refusals_keep_their_words() {
+        let words = |t: &str| TestSpec::parse(t).unwrap_err().to_string();
+        assert_eq!(
+            words("FOO1M"),
+            "'FOO1M' is not a test name: expected e.g. 'SEQ1M Q8T1' or 'RND4K Q32T1'"
+        );
+        assert_eq!(
+            words("SEQ1000 Q1T1"),
+            "'SEQ1000 Q1T1': the block size must be a non-zero multiple of 512 bytes"
+        );
+        assert_eq!(
+            words("SEQ1M Q0T1"),
+            "'SEQ1M Q0T1': queue depth must be 1..4096 and threads 1..256"
+        );
+        assert!(words("SEQ1Q Q1T1").starts_with("'SEQ1Q Q1T1': "));
+        assert_eq!(
+            profile("x").unwrap_err(),
+            PatternError::UnknownProfile("x".into())
+        );
+        assert_eq!(
+            profile("x").unwrap_err().to_string(),
+            "unknown profile 'x' (default, nvme, peak, realworld)"
+        );
     }
 }

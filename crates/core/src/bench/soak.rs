@@ -34,7 +34,7 @@ impl SoakOptions {
             .resume
             .as_ref()
             .ok_or("the soak ran its whole duration; nothing to resume")?;
-        let test = TestSpec::parse(&r.test)?;
+        let test = TestSpec::parse(&r.test).map_err(|e| e.to_string())?;
         let rw = match (r.rw, resume.read_pct) {
             (drivescope_record::Direction::Read, _) => Rw::Read,
             (drivescope_record::Direction::Write, _) => Rw::Write,

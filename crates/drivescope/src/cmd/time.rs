@@ -115,7 +115,7 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     };
     let mut rec = match measure(&plan, header, &stop, &mut say) {
         Ok(rec) => rec,
-        Err(Stop::Error(e)) => return Err(e),
+        Err(Stop::Error(e)) => return Err(e.into()),
         Err(Stop::Failed(f)) => {
             let tail = f.outcome.stderr_tail.trim_end();
             if !tail.is_empty() {

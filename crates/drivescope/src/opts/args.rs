@@ -113,12 +113,12 @@ pub fn parse_checkpoint(s: &str) -> Result<Every, String> {
 
 /// A test name (`SEQ1M Q8T1`, `RND4K`): a bad one is a bad option value, refused by clap.
 pub fn parse_test(s: &str) -> Result<TestSpec, String> {
-    TestSpec::parse(s)
+    TestSpec::parse(s).map_err(|e| e.to_string())
 }
 
 /// A profile name (`default`, `nvme`, `peak`, `realworld`).
 pub fn parse_profile(s: &str) -> Result<String, String> {
-    profile(s).map(|_| s.to_string())
+    profile(s).map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
 /// Parse `--error-budget`: `auto`, `none` (no limit) or a duration (`0` for none at all).

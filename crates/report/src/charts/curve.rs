@@ -46,7 +46,7 @@ pub fn chart(runs: &[Run]) -> Option<Chart> {
     let layout = Layout::new(curves.len());
     // Positions are scaled in the display unit (GiB, TiB) so ticks fall on round numbers of it.
     let (div, unit) = position_unit(max_pos);
-    let x = Scale::linear(0.0, max_pos / div, layout.left, layout.right);
+    let x = Scale::range(0.0, max_pos / div, layout.left, layout.right);
     let y = Scale::linear(0.0, max_rate * 1.05, layout.bottom, layout.top);
     let title = "Transfer rate vs position";
     let x_title = format!("Position ({unit})");
@@ -226,7 +226,7 @@ mod tests {
         };
         // The chart's scales: 0..1024 MiB across, 0..1.05 × the top rate up.
         let layout = Layout::new(1);
-        let x = Scale::linear(0.0, 1024.0, layout.left, layout.right);
+        let x = Scale::range(0.0, 1024.0, layout.left, layout.right);
         let y = Scale::linear(0.0, max_rate * 1.05, layout.bottom, layout.top);
         for (i, tag) in rects.iter().enumerate() {
             let (kind, off, len) = marks[i];

@@ -50,7 +50,7 @@ fn line(
     let layout = Layout::new(1);
     let max_x = pts.iter().map(|p| p.0).fold(0.0, f64::max);
     let max_y = pts.iter().map(|p| p.1).fold(0.0, f64::max) * 1.05;
-    let x = Scale::linear(0.0, max_x, layout.left, layout.right);
+    let x = Scale::range(0.0, max_x, layout.left, layout.right);
     let y = Scale::linear(0.0, max_y.max(1e-9), layout.bottom, layout.top);
     let axes = match y_label {
         None => Axes::rate(x_label),

@@ -4,6 +4,8 @@
 mod bench;
 mod curve;
 mod diagnose;
+#[cfg(test)]
+mod ends_tests;
 mod histogram;
 mod multi;
 mod overlay;

@@ -48,7 +48,7 @@ pub fn curves(run: &Run, id: &str, caption: &str, lines: &[Line], write: bool) -
         .fold(0.0, f64::max);
     let layout = Layout::new(scans.len());
     let x_hi = if same_size { longest / div } else { 100.0 };
-    let x = Scale::linear(0.0, x_hi, layout.left, layout.right);
+    let x = Scale::range(0.0, x_hi, layout.left, layout.right);
     let y = Scale::linear(0.0, top * 1.05, layout.bottom, layout.top);
     let title = format!("Transfer rate vs position — {}", run.label());
     let mut s = frame::start(&title, &layout, &x, &y, &Axes::rate(&x_title));

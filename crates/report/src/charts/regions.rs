@@ -26,7 +26,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     let end = size.unwrap_or(0.0).max(last + last / regions.len() as f64);
     let layout = Layout::new(0);
     let (div, unit) = position_unit(end);
-    let x = Scale::linear(0.0, end / div, layout.left, layout.right);
+    let x = Scale::range(0.0, end / div, layout.left, layout.right);
     let y = Scale::linear(
         0.0,
         regions.iter().map(|r| r.1).fold(0.0, f64::max) * 1.05,

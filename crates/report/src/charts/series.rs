@@ -19,7 +19,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         return None;
     }
     let layout = Layout::new(1);
-    let x = Scale::linear(
+    let x = Scale::range(
         0.0,
         pts.iter().map(|p| p.0).fold(0.0, f64::max),
         layout.left,

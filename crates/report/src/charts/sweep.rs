@@ -25,7 +25,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
     threads.dedup();
     let layout = Layout::new(threads.len());
     let qd_max = cells.iter().map(|c| c.0).fold(1.0, f64::max);
-    let x = Scale::log(1.0, qd_max, layout.left, layout.right);
+    let x = Scale::log_range(1.0, qd_max, layout.left, layout.right);
     let y = Scale::linear(
         0.0,
         cells.iter().map(|c| c.2).fold(0.0, f64::max) * 1.05,

@@ -28,7 +28,7 @@ pub fn chart(
     let top = all().map(|p| p.1).fold(0.0, f64::max);
     let days = |t: f64| (t - t0) / 86_400.0;
     let layout = Layout::new(series.len());
-    let x = Scale::linear(0.0, days(t1).max(1.0), layout.left, layout.right);
+    let x = Scale::range(0.0, days(t1).max(1.0), layout.left, layout.right);
     let y = Scale::linear(0.0, (top * 1.1).max(1e-9), layout.bottom, layout.top);
     let x_title = format!("Days since the first run ({})", date(t0));
     let mut s = frame::start(title, &layout, &x, &y, &Axes::labelled(&x_title, y_title));

@@ -5,24 +5,6 @@ use drivescope_record::{Confidence, DiagnoseRecord, Experiment, FindingCode, Ver
 use drivescope_units::format_size;
 use std::io::Write;
 
-/// The name of a finding as the diagnosis lists it.
-fn finding_label(code: &FindingCode) -> String {
-    match code {
-        FindingCode::ReadCache => "read cache".into(),
-        FindingCode::WriteBurst => "write cache".into(),
-        FindingCode::NoQueueing => "no queueing".into(),
-        FindingCode::LinkCap => "link cap".into(),
-        FindingCode::Zones => "zones".into(),
-        FindingCode::WarmUp => "warm-up".into(),
-        FindingCode::SharedPath => "shared path".into(),
-        FindingCode::StorageBound => "storage-bound".into(),
-        FindingCode::CpuBound => "CPU-bound".into(),
-        FindingCode::MixedBound => "mixed".into(),
-        FindingCode::SlowRank => "slow rank".into(),
-        FindingCode::Other(s) => s.replace('_', " "),
-    }
-}
-
 /// The experiment a finding comes from.
 fn experiment_of(code: &FindingCode) -> Option<Experiment> {
     Some(match code {
@@ -72,7 +54,7 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
                 out,
                 "  {} {:<12} {}{sure}",
                 mark(f.confidence),
-                finding_label(&f.code),
+                crate::evidence::finding_name(&f.code),
                 f.claim
             )?;
         }

@@ -9,6 +9,8 @@ mod extents;
 mod findings;
 mod info;
 mod multi;
+#[cfg(test)]
+mod params_tests;
 mod runs;
 mod scan;
 mod screen;

@@ -41,8 +41,7 @@ pub fn show(run: &Run) -> String {
     }
     let params = crate::params::of(&run.doc);
     if !params.is_empty() {
-        let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let _ = writeln!(o, "  params   {}", p.join(" "));
+        let _ = writeln!(o, "  params   {}", crate::params::line(&params));
     }
     let ms = metrics::of(run);
     let w = ms
@@ -101,6 +100,6 @@ mod tests {
         );
         assert!(t.contains("\n  failed: 2 sectors in 2 extents\n"), "{t}");
         assert_eq!(t.matches("  errno 5  1 sector\n").count(), 2, "{t}");
-        assert!(t.contains("block_size=65536"));
+        assert!(t.contains("block size 64.0 KiB"), "{t}");
     }
 }
