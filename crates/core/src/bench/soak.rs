@@ -26,20 +26,28 @@ pub struct SoakOptions {
     pub step_threshold: f64,
 }
 
+/// Why a stored soak cannot be continued.
+#[derive(Debug, thiserror::Error)]
+pub enum SoakResumeError {
+    #[error("the soak ran its whole duration; nothing to resume")]
+    Finished,
+    #[error(transparent)]
+    Test(#[from] super::PatternError),
+    #[error("a {0} soak without its read share")]
+    NoReadShare(drivescope_record::Direction),
+}
+
 impl SoakOptions {
     /// The settings of the stopped soak `r`, to continue it over `common` (its target opened
     /// again; engine, region, data and seed as `r` had them).
-    pub fn of_record(r: &SoakRecord, mut common: Common) -> Result<SoakOptions, String> {
-        let resume = r
-            .resume
-            .as_ref()
-            .ok_or("the soak ran its whole duration; nothing to resume")?;
-        let test = TestSpec::parse(&r.test).map_err(|e| e.to_string())?;
+    pub fn of_record(r: &SoakRecord, mut common: Common) -> Result<SoakOptions, SoakResumeError> {
+        let resume = r.resume.as_ref().ok_or(SoakResumeError::Finished)?;
+        let test = TestSpec::parse(&r.test)?;
         let rw = match (r.rw, resume.read_pct) {
             (drivescope_record::Direction::Read, _) => Rw::Read,
             (drivescope_record::Direction::Write, _) => Rw::Write,
             (_, Some(p)) => Rw::Mix(p),
-            (d, None) => return Err(format!("a {d} soak without its read share")),
+            (d, None) => return Err(SoakResumeError::NoReadShare(d)),
         };
         common.engine = r.load.engine;
         common.reap = r.load.reap;

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A drive's latest state: a snapshot (interrupted, with its resume state) or the scan's
 /// result, or why the scan ended without one.
-pub type DriveState = Result<ScanRecord, String>;
+pub type DriveState = Result<ScanRecord, super::DriveError>;
 
 /// The drives' latest states not yet taken by the writer, handed to it with each wake-up.
 #[derive(Clone)]
@@ -148,12 +148,12 @@ mod tests {
         let (g, rx) = group(vec![false, true, false]);
         (g.drive(0).save)(record(1));
         assert!(rx.try_recv().is_err(), "drive 2 has no state yet");
-        g.ended(2, &Err("gone".into()));
+        g.ended(2, &Err(super::super::DriveError::Scan("gone".into())));
         let p = rx.try_recv().expect("every drive has a state");
         let got = p.take();
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].1.as_ref().unwrap().covered, 1);
-        assert!(matches!(&got[1], (2, Err(e)) if e == "gone"));
+        assert!(matches!(&got[1], (2, Err(e)) if e.to_string() == "gone"));
         assert!(p.take().is_empty(), "each state is taken once");
         assert_eq!(g.drive(1).every_ns, 7);
     }

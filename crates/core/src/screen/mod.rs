@@ -11,6 +11,19 @@ pub mod checkpoint;
 mod shared;
 
 pub use checkpoint::GroupCheckpoints;
+
+/// Why a drive of a group has no scan: its scan failed, or its thread could not run it. The words
+/// are kept (a drive's end is held in the group's checkpoints, which need a copy).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DriveError {
+    /// The scan failed: its error in words.
+    #[error("{0}")]
+    Scan(String),
+    #[error("the drive's scan stopped on an internal error")]
+    Panicked,
+    #[error("could not start the drive's scan: {0}")]
+    Start(String),
+}
 pub use shared::{shared_path, SharedOptions, SharedReads};
 
 use crate::scan::{self, Progress, ScanConfig, ScanRecord};
@@ -29,7 +42,7 @@ pub struct Drive<'a> {
 
 /// Scan every drive at the same time. One result per drive, in order: the scan's record, or
 /// why it could not run (a scan that lost its device mid-run is a record, with `device_lost`).
-pub fn scan_all(drives: &[Drive], stop: &AtomicBool) -> Vec<Result<ScanRecord, String>> {
+pub fn scan_all(drives: &[Drive], stop: &AtomicBool) -> Vec<Result<ScanRecord, DriveError>> {
     scan_all_with(drives, stop, &|_, _| {})
 }
 
@@ -38,8 +51,8 @@ pub fn scan_all(drives: &[Drive], stop: &AtomicBool) -> Vec<Result<ScanRecord, S
 pub fn scan_all_with(
     drives: &[Drive],
     stop: &AtomicBool,
-    ended: &(dyn Fn(usize, &Result<ScanRecord, String>) + Sync),
-) -> Vec<Result<ScanRecord, String>> {
+    ended: &(dyn Fn(usize, &Result<ScanRecord, DriveError>) + Sync),
+) -> Vec<Result<ScanRecord, DriveError>> {
     scan_all_checkpointed(drives, stop, ended, None)
 }
 
@@ -48,9 +61,9 @@ pub fn scan_all_with(
 pub fn scan_all_checkpointed(
     drives: &[Drive],
     stop: &AtomicBool,
-    ended: &(dyn Fn(usize, &Result<ScanRecord, String>) + Sync),
+    ended: &(dyn Fn(usize, &Result<ScanRecord, DriveError>) + Sync),
     checkpoints: Option<&GroupCheckpoints>,
-) -> Vec<Result<ScanRecord, String>> {
+) -> Vec<Result<ScanRecord, DriveError>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = drives
             .iter()
@@ -65,7 +78,7 @@ pub fn scan_all_checkpointed(
                             Some(prior) => scan::resume(t, prior, p, stop, None, snapshots),
                             None => scan::run(t, &d.cfg, p, stop, None, snapshots),
                         };
-                        let r = r.map_err(|e| e.to_string());
+                        let r = r.map_err(|e| DriveError::Scan(e.to_string()));
                         if let Some(c) = checkpoints {
                             c.ended(i, &r);
                         }
@@ -77,10 +90,8 @@ pub fn scan_all_checkpointed(
         handles
             .into_iter()
             .map(|h| match h {
-                Ok(h) => h.join().unwrap_or_else(|_| {
-                    Err("the drive's scan stopped on an internal error".into())
-                }),
-                Err(e) => Err(format!("could not start the drive's scan: {e}")),
+                Ok(h) => h.join().unwrap_or(Err(DriveError::Panicked)),
+                Err(e) => Err(DriveError::Start(e.to_string())),
             })
             .collect()
     })

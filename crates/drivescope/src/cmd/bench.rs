@@ -49,7 +49,7 @@ pub struct BenchArgs {
 /// The bench the arguments ask for: its tests and rw modes (an existing file gets read tests only).
 pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     let tests: Vec<TestSpec> = if a.tests.is_empty() {
-        profile(&a.profile).map_err(anyhow::Error::msg)?
+        profile(&a.profile)?
     } else {
         a.tests.clone()
     };

@@ -113,7 +113,7 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
     let rws = [prior.as_ref().map_or(Ok(rw), |(_, p)| resumed_rw(p))?];
     let mut opened = workload::open(&a.w, &rws, &stop)?;
     let o = match &prior {
-        Some((_, p)) => SoakOptions::of_record(p, opened.common).map_err(anyhow::Error::msg)?,
+        Some((_, p)) => SoakOptions::of_record(p, opened.common)?,
         None => a.options(opened.common),
     };
     let left = o.duration.saturating_sub(Duration::from_nanos(
@@ -217,7 +217,5 @@ fn resumed_rw(p: &SoakRecord) -> anyhow::Result<bench::Rw> {
         seed: 0,
         watch: None,
     };
-    Ok(SoakOptions::of_record(p, common)
-        .map_err(anyhow::Error::msg)?
-        .rw)
+    Ok(SoakOptions::of_record(p, common)?.rw)
 }

@@ -27,7 +27,7 @@ pub enum End {
 }
 
 impl End {
-    pub fn of(r: &Result<ScanRecord, String>) -> End {
+    pub fn of<E>(r: &Result<ScanRecord, E>) -> End {
         match r {
             Err(_) => End::Failed,
             Ok(r) if r.device_lost.is_some() => End::Lost,

@@ -83,7 +83,7 @@ pub fn set_result(
             m.scan = Some(Box::new(rec));
             m.error = None;
         }
-        Err(e) => m.error = Some(e),
+        Err(e) => m.error = Some(e.to_string()),
     }
 }
 

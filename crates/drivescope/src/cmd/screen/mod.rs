@@ -383,7 +383,7 @@ fn start_checkpoints(
 fn merge(
     rec: &mut ScreenRecord,
     to_scan: &[usize],
-    results: Vec<Result<ScanRecord, String>>,
+    results: Vec<Result<ScanRecord, screen::DriveError>>,
     devices: &[Option<drivescope_probe::Identity>],
     continues: &[Option<i64>],
 ) {
@@ -407,7 +407,7 @@ fn scan_all(
     stop: &AtomicBool,
     group: Option<&screen_live::Group>,
     checkpoints: Option<&drivescope_core::screen::GroupCheckpoints>,
-) -> Vec<Result<ScanRecord, String>> {
+) -> Vec<Result<ScanRecord, screen::DriveError>> {
     match group {
         Some(g) => screen::scan_all_checkpointed(
             drives,
