@@ -1,7 +1,30 @@
-//! What `--resume` of a soak or a diagnosis checks of the target given: the run's own.
+//! What `--resume` checks: the stored run to continue (not still running, of the command's kind,
+//! with something left to do), and that it continues on the target and device it ran on.
 
 use drivescope_probe::Identity;
-use drivescope_record::Header;
+use drivescope_record::{FromDocument, Header, Kind};
+use drivescope_store::RunId;
+
+/// The stored run `run` names (a number, or `last`: the newest run, of `last_of` when given) to
+/// continue: refused while its process still runs, an error when it is `not_it` (another kind),
+/// or when `left` says why nothing is left to do.
+pub fn load<T: FromDocument>(
+    store: &crate::opts::store::StoreOpts,
+    run: &str,
+    last_of: Option<Kind>,
+    not_it: &str,
+    left: impl FnOnce(&T) -> Option<String>,
+) -> anyhow::Result<(RunId, T)> {
+    let store = store.open_store()?;
+    let id = store.resolve(run, last_of)?;
+    let doc = store.get(id)?;
+    crate::checkpoints::refuse_running(&doc, id.0)?;
+    let rec = T::from_document(doc).map_err(|_| anyhow::anyhow!("run {} is not {not_it}", id.0))?;
+    if let Some(why) = left(&rec) {
+        anyhow::bail!("run {} {why}", id.0);
+    }
+    Ok((id, rec))
+}
 
 /// A run continues on the target it ran on: the same path, and the same device by the rule
 /// `scan --resume` follows (the same serial numbers when it had any).

@@ -7,7 +7,7 @@ use crate::opts::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::Rw;
 use drivescope_diagnose::{diagnose, DiagnoseOptions, DiagnoseRun};
-use drivescope_record::{DiagnoseRecord, Document, Header, Kind, OwnFile};
+use drivescope_record::{DiagnoseRecord, Header, Kind, OwnFile};
 use drivescope_report::text::print_diagnose;
 use drivescope_store::RunId;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -196,25 +196,22 @@ fn own_file(path: Option<&Path>) -> Option<OwnFile> {
 
 /// The stored diagnosis to continue: not running, and with experiments left.
 fn load_resumable(a: &DiagnoseArgs, run: &str) -> anyhow::Result<(RunId, DiagnoseRecord)> {
-    let store = a.w.store.open_store()?;
-    let id = crate::opts::store::resolve_of(&store, run, Kind::Diagnose)?;
-    let doc = store.get(id)?;
-    crate::checkpoints::refuse_running(&doc, id.0)?;
-    let Document::Diagnose(rec) = doc else {
-        anyhow::bail!("run {} is not a diagnosis", id.0);
-    };
-    if rec.resume.is_none() {
-        anyhow::bail!(
-            "run {} {}; nothing to resume",
-            id.0,
-            if rec.workload.interrupted {
-                "was saved by an older version"
-            } else {
-                "ran every experiment"
-            }
-        );
-    }
-    Ok((id, *rec))
+    let kind = Some(Kind::Diagnose);
+    crate::resume::load(
+        &a.w.store,
+        run,
+        kind,
+        "a diagnosis",
+        |r: &DiagnoseRecord| {
+            r.resume.is_none().then(|| {
+                if r.workload.interrupted {
+                    "was saved by an older version; nothing to resume".into()
+                } else {
+                    "ran every experiment; nothing to resume".into()
+                }
+            })
+        },
+    )
 }
 
 /// The target the stopped run `p` was given: its directory when it ran on a test file there.

@@ -351,24 +351,15 @@ impl Display {
 
 /// The stored run to resume, checked to be an interrupted scan.
 fn load_resumable(store: &StoreOpts, run: &str) -> anyhow::Result<(i64, scan::ScanRecord)> {
-    let store = store.open_store()?;
-    let id = crate::opts::store::resolve(&store, run)?;
-    let doc = store.get(id)?;
-    crate::checkpoints::refuse_running(&doc, id.0)?;
-    let drivescope_record::Document::Scan(rec) = doc else {
-        anyhow::bail!("run {} is not a scan; only scans can be resumed", id.0);
-    };
-    let rec = *rec;
-    if !rec.interrupted || rec.resume.is_none() {
-        anyhow::bail!(
-            "run {} {}; nothing to resume",
-            id.0,
-            if rec.interrupted {
-                "was not a full scan that can be continued"
-            } else {
-                "finished"
+    let not_it = "a scan; only scans can be resumed";
+    let (id, rec) = crate::resume::load(store, run, None, not_it, |r: &scan::ScanRecord| {
+        match (r.interrupted, r.resume.is_some()) {
+            (true, true) => None,
+            (true, false) => {
+                Some("was not a full scan that can be continued; nothing to resume".into())
             }
-        );
-    }
+            (false, _) => Some("finished; nothing to resume".into()),
+        }
+    })?;
     Ok((id.0, rec))
 }

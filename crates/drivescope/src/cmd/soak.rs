@@ -7,7 +7,7 @@ use crate::opts::workload::{self, WorkloadArgs};
 use crate::plan::soak::SoakPlan;
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, SoakRun, TestSpec};
-use drivescope_record::{Document, Kind, SoakRecord};
+use drivescope_record::{Kind, SoakRecord};
 use drivescope_report::text;
 use drivescope_store::RunId;
 use std::process::ExitCode;
@@ -186,25 +186,21 @@ fn start_checkpoints(
 
 /// The stored soak to continue, checked to have stopped before its duration.
 fn load_resumable(a: &SoakPlan, run: &str) -> anyhow::Result<(RunId, SoakRecord)> {
-    let store = a.w.store.open_store()?;
-    let id = crate::opts::store::resolve_of(&store, run, Kind::Soak)?;
-    let doc = store.get(id)?;
-    crate::checkpoints::refuse_running(&doc, id.0)?;
-    let Document::Soak(rec) = doc else {
-        anyhow::bail!("run {} is not a soak", id.0);
-    };
-    if rec.resume.is_none() {
-        anyhow::bail!(
-            "run {} {}; nothing to resume",
-            id.0,
-            if rec.workload.interrupted {
-                "stopped too close to its end (or was saved by an older version)"
+    crate::resume::load(
+        &a.w.store,
+        run,
+        Some(Kind::Soak),
+        "a soak",
+        |r: &SoakRecord| {
+            r.resume.is_none().then(|| {
+            if r.workload.interrupted {
+                "stopped too close to its end (or was saved by an older version); nothing to resume".into()
             } else {
-                "ran its whole duration"
+                "ran its whole duration; nothing to resume".into()
             }
-        );
-    }
-    Ok((id, *rec))
+        })
+        },
+    )
 }
 
 /// The resumed soak's rw mode.

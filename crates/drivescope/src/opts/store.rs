@@ -155,16 +155,6 @@ pub fn resolve(store: &Store, run: &str) -> anyhow::Result<RunId> {
     Ok(store.resolve(run, None)?)
 }
 
-/// A run of `kind` named on the command line: its number, or `last` for the newest of that
-/// kind (see [`Store::resolve`]).
-pub fn resolve_of(
-    store: &Store,
-    run: &str,
-    kind: drivescope_record::Kind,
-) -> anyhow::Result<RunId> {
-    Ok(store.resolve(run, Some(kind))?)
-}
-
 /// Loads runs for the report commands.
 pub fn load(store: &Store, runs: &[String]) -> anyhow::Result<Vec<drivescope_report::Run>> {
     runs.iter()

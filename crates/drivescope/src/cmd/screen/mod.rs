@@ -612,27 +612,21 @@ fn resumable_scan(m: &Member) -> Option<&ScanRecord> {
 
 /// The stored group to resume, checked to be an interrupted screen.
 fn load_resumable(args: &ScreenArgs, run: &str) -> anyhow::Result<(i64, ScreenRecord)> {
-    let store = args.store.open_store()?;
-    let id = crate::opts::store::resolve_of(&store, run, Kind::Screen)?;
-    let doc = store.get(id)?;
-    crate::checkpoints::refuse_running(&doc, id.0)?;
-    let Document::Screen(rec) = doc else {
-        anyhow::bail!("run {} is not a screen", id.0);
-    };
-    if !rec.interrupted {
-        anyhow::bail!("run {} finished; nothing to resume", id.0);
-    }
-    if rec.verify {
-        anyhow::bail!(
-            "run {} wrote and verified: a verify pass cannot be continued; start it again",
-            id.0
-        );
-    }
+    let kind = Some(Kind::Screen);
+    let (id, rec) = crate::resume::load(&args.store, run, kind, "a screen", |r: &ScreenRecord| {
+        if !r.interrupted {
+            Some("finished; nothing to resume".into())
+        } else if r.verify {
+            Some("wrote and verified: a verify pass cannot be continued; start it again".into())
+        } else {
+            None
+        }
+    })?;
     if rec.checkpoint.is_some() {
         eprintln!(
             "drivescope: resuming screen run {} from its last checkpoint ({})",
             id.0, rec.header.ended_at
         );
     }
-    Ok((id.0, *rec))
+    Ok((id.0, rec))
 }
