@@ -9,8 +9,6 @@ use clap::Args;
 use drivescope_core::bench::{self, profile, TestSpec};
 use drivescope_report::text;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -90,35 +88,25 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
 }
 
 pub fn run(p: BenchPlan) -> anyhow::Result<ExitCode> {
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let mut opened = workload::open(&p.w, &p.rws, &stop)?;
     let lines = Done::Lines {
         title: "finished tests".into(),
         lines: Vec::new(),
     };
-    let live = workload::watch(&p.w, "bench", Some(p.planned()), lines, &stop);
-    opened.common.watch = live.as_ref().map(|l| l.watch);
-    let (quiet, direct) = (p.w.quiet, opened.target.direct);
-    let result = bench::bench(
-        &opened.target,
-        &p.options(opened.common),
-        &stop,
-        &mut |t| match &live {
-            Some(l) => l.line(text::bench_line(t, direct)),
-            None if !quiet => eprintln!("{}", text::bench_line(t, direct)),
-            None => {}
+    let quiet = p.w.quiet;
+    let rec = workload::measured(
+        &p.w,
+        &p.rws,
+        "bench",
+        p.planned(),
+        lines,
+        |t, c, stop, live| {
+            bench::bench(t, &p.options(c), stop, &mut |r| match live {
+                Some(l) => l.line(text::bench_line(r, t.direct)),
+                None if !quiet => eprintln!("{}", text::bench_line(r, t.direct)),
+                None => {}
+            })
         },
-    );
-    if let Some(l) = live {
-        l.finish();
-    }
-    let mut rec = result?;
-    rec.header.device = crate::identity::of(&p.w.target);
-    let rec = workload::annotated(rec, &p.w.store);
-    finish(
-        rec,
-        &and_findings(text::print_bench),
-        p.w.finish(None, None),
-    )
+    )?;
+    let how = p.w.finish(None, None);
+    finish(rec, &and_findings(text::print_bench), how)
 }

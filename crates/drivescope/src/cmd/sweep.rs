@@ -9,8 +9,6 @@ use clap::Args;
 use drivescope_core::bench::{self, TestSpec};
 use drivescope_report::text;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -59,36 +57,30 @@ pub fn plan(a: SweepArgs) -> anyhow::Result<SweepPlan> {
 }
 
 pub fn run(p: SweepPlan) -> anyhow::Result<ExitCode> {
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let mut opened = workload::open(&p.w, &[p.rw], &stop)?;
     let grid = Done::Grid {
         qds: p.qds.clone(),
         threads: p.threads.clone(),
         cells: Vec::new(),
     };
-    let live = workload::watch(&p.w, "sweep", Some(p.planned()), grid, &stop);
-    opened.common.watch = live.as_ref().map(|l| l.watch);
-    let (quiet, direct) = (p.w.quiet, opened.target.direct);
-    let opts = p.options(opened.common);
-    let result = bench::sweep(&opened.target, &opts, &stop, &mut |c| match &live {
-        Some(l) => {
-            if let Done::Grid { cells, .. } = &mut *l.finished.lock().expect("finished") {
-                cells.push(c.clone());
-            }
-        }
-        None if !quiet => eprintln!("{}", text::sweep_line(c, direct)),
-        None => {}
-    });
-    if let Some(l) = live {
-        l.finish();
-    }
-    let mut rec = result?;
-    rec.header.device = crate::identity::of(&p.w.target);
-    let rec = workload::annotated(rec, &p.w.store);
-    finish(
-        rec,
-        &and_findings(text::print_sweep),
-        p.w.finish(None, None),
-    )
+    let quiet = p.w.quiet;
+    let rec = workload::measured(
+        &p.w,
+        &[p.rw],
+        "sweep",
+        p.planned(),
+        grid,
+        |t, c, stop, live| {
+            bench::sweep(t, &p.options(c), stop, &mut |cell| match live {
+                Some(l) => {
+                    if let Done::Grid { cells, .. } = &mut *l.finished.lock().expect("finished") {
+                        cells.push(cell.clone());
+                    }
+                }
+                None if !quiet => eprintln!("{}", text::sweep_line(cell, t.direct)),
+                None => {}
+            })
+        },
+    )?;
+    let how = p.w.finish(None, None);
+    finish(rec, &and_findings(text::print_sweep), how)
 }

@@ -240,6 +240,35 @@ pub fn one_rw(rw: RwArg, mix: u8, command: &str) -> anyhow::Result<Rw> {
     })
 }
 
+/// A bench or sweep from start to record: the target opened (a test file made and filled), the run
+/// shown (the live view with `done`, or plain lines), `measure` run with the settings the target
+/// takes and the live view when it is up, and the record given its device and findings.
+pub fn measured<T, E>(
+    w: &WorkloadArgs,
+    rws: &[Rw],
+    command: &str,
+    planned: Duration,
+    done: Done,
+    measure: impl FnOnce(&Target, Common, &AtomicBool, Option<&Watching>) -> Result<T, E>,
+) -> anyhow::Result<T>
+where
+    T: drivescope_record::Record,
+    anyhow::Error: From<E>,
+{
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let mut opened = open(w, rws, &stop)?;
+    let live = watch(w, command, Some(planned), done, &stop);
+    opened.common.watch = live.as_ref().map(|l| l.watch);
+    let result = measure(&opened.target, opened.common, &stop, live.as_ref());
+    if let Some(l) = live {
+        l.finish();
+    }
+    let mut rec = result?;
+    rec.header_mut().device = crate::identity::of(&w.target);
+    Ok(annotated(rec, &w.store))
+}
+
 impl WorkloadArgs {
     /// How the run's record leaves: printed as `--json` asks, saved in place of `replace` when given (its
     /// checkpoints, or the run it continues); `resume_with` names the command that continues it.
