@@ -10,6 +10,7 @@
 pub mod bus;
 pub mod cache;
 pub mod fuse_fs;
+pub mod group;
 pub mod marginal;
 pub mod model;
 pub mod presets;
@@ -20,6 +21,7 @@ pub mod truth;
 mod units;
 
 pub use bus::Bus;
+pub use group::{GroupError, LabGroup};
 pub use model::{Model, ModelError, QueueMode};
 
 pub use drivescope_record::Truth;

@@ -4,7 +4,7 @@ use crate::opts::args::parse_size;
 use anyhow::{Context, Result};
 use drivescope_core::units::format_size;
 use drivescope_lab::fuse_fs::Stats;
-use drivescope_lab::{presets, Bus, LabDevice, Model};
+use drivescope_lab::{presets, LabGroup, Model};
 use drivescope_record::{LabPreset, LabPresets, LabServed};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -176,33 +176,10 @@ fn serve(
 ) -> Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_hangup_or_interrupt(&stop)?;
-    let bus = bus_rate.map(Bus::new).transpose()?;
-    let several = models.len() > 1;
-    let made_root = several && !mount.exists();
-    // One model: DIR itself; several: DIR/0, DIR/1, ...
-    let dirs: Vec<PathBuf> = match several {
-        false => vec![mount.clone()],
-        true => (0..models.len())
-            .map(|i| mount.join(i.to_string()))
-            .collect(),
-    };
-    let mut devs = Vec::new();
-    for (model, dir) in models.iter().zip(&dirs) {
-        match LabDevice::start_on(model, dir, with_loop, bus.clone()) {
-            Ok(dev) => devs.push(dev),
-            Err(e) => {
-                // Tear down the disks started so far.
-                drop(devs);
-                if made_root {
-                    let _ = std::fs::remove_dir(&mount);
-                }
-                return Err(e)
-                    .with_context(|| format!("serving '{}' at {}", model.name, dir.display()));
-            }
-        }
-    }
+    let group = LabGroup::start(models, &mount, with_loop, bus_rate)?;
+    let (devs, several) = (group.devices(), models.len() > 1);
     let mut out = std::io::stdout();
-    for dev in &devs {
+    for dev in devs {
         let model = dev.model();
         if json {
             let doc = LabServed::new(
@@ -218,7 +195,7 @@ fn serve(
         }
     }
     out.flush()?;
-    for dev in &devs {
+    for dev in devs {
         let model = dev.model();
         eprintln!(
             "drivescope lab: serving '{}' ({}) at {}{}{}; Ctrl-C to stop",
@@ -236,7 +213,7 @@ fn serve(
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    for dev in &devs {
+    for dev in devs {
         // Several disks: each line names its disk.
         let who = match several {
             true => format!("{}: ", dev.target().display()),
@@ -244,7 +221,7 @@ fn serve(
         };
         summarize(&who, &dev.stats());
     }
-    if let Some(b) = &bus {
+    if let Some(b) = group.bus() {
         let s = b.stats();
         eprintln!(
             "drivescope lab: the shared bus ({} MB/s) carried {} in {} transfers, {} held up by other disks' transfers",
@@ -254,18 +231,7 @@ fn serve(
             s.waited
         );
     }
-    // Tear every disk down, even when one fails to, and report the first failure.
-    let mut first = Ok(());
-    for dev in devs {
-        let r = dev.stop();
-        if first.is_ok() {
-            first = r;
-        }
-    }
-    if made_root {
-        let _ = std::fs::remove_dir(&mount);
-    }
-    first?;
+    group.stop()?;
     Ok(ExitCode::SUCCESS)
 }
 
