@@ -24,8 +24,7 @@ pub use pattern::{profile, Access, Rw, TestSpec};
 pub use record::{
     BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };
-use run::run_once_on;
-pub use run::{fill, run_once, RunOptions, RunResult};
+pub use run::{fill, run_once, run_once_on, RunOptions, RunResult};
 pub use soak::{soak, soak_gated, soak_run, SoakOptions, SoakRun};
 
 use crate::engine::{DataPattern, Engine, EngineError, EngineKind, Live, Reap};

@@ -1,0 +1,7 @@
+//! The experiments on modelled devices (see [`model`]): each behaviour the diagnosis explains, and a twin
+//! without it that must stay silent; the budget, a stop, device errors and a resumed run. Virtual time: a
+//! minute-long diagnosis runs in milliseconds, with no device and no root.
+
+mod model;
+mod model_tests;
+mod support;
