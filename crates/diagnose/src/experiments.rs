@@ -203,15 +203,17 @@ impl<E: Engine> Run<'_, '_, E> {
             self.stop,
         )
         .map_err(|e| EngineError::Io(std::io::Error::other(e.to_string())))?;
+        // A quick scan's rate by position is its regions' rates (it keeps no curve of bins).
+        let regions = scan.regions.unwrap_or_default();
+        let spacing = scan.length / regions.len().max(1) as u64;
         rec.zones = Some(ZoneData {
             source: CurveSource::QuickScan,
-            curve: scan
-                .curve
+            curve: regions
                 .iter()
-                .map(|p| PositionRate {
-                    offset: p.offset,
-                    length: p.length,
-                    mb_per_s: p.mb_per_s,
+                .map(|r| PositionRate {
+                    offset: r.offset,
+                    length: spacing,
+                    mb_per_s: r.mb_per_s,
                 })
                 .collect(),
         });
