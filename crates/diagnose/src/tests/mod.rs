@@ -2,6 +2,12 @@
 //! without it that must stay silent; the budget, a stop, device errors and a resumed run. Virtual time: a
 //! minute-long diagnosis runs in milliseconds, with no device and no root.
 
+mod link;
 mod model;
 mod model_tests;
+mod queueing;
+mod read_cache;
 mod support;
+mod warm_up;
+mod write_burst;
+mod zones;

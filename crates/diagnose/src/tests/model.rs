@@ -12,7 +12,8 @@
 //!   starting where the last one ended needs no access (a disk's head is already there).
 //! - **warm-up**: for the first `warm_up.0` ns of device time, the media runs at `warm_up.1` of its rate.
 //! - **read cache**: an LRU of `read_cache.0` bytes in 64 KiB chunks; a read whose chunks are all cached is
-//!   served from it at `read_cache.1` MB/s (no access, a channel of its own); every read fills it.
+//!   served from it, one at a time, in [`HIT_NS`] plus its transfer at `read_cache.1` MB/s (no media access);
+//!   every read fills it.
 //! - **write cache**: a write-back cache of `write_cache.0` bytes taking writes at `write_cache.1` MB/s; it
 //!   drains to the media at the media rate all the time, and a write that does not fit waits until enough
 //!   has drained. Without one, writes go through the media as reads do.
@@ -27,6 +28,13 @@ use std::sync::Arc;
 pub const MIB: u64 = 1 << 20;
 pub const GIB: u64 = 1 << 30;
 const CHUNK: u64 = 64 << 10;
+/// The read cache's own time per command.
+pub const HIT_NS: u64 = 50_000;
+
+/// The rate of back-to-back cache hits of `bs` bytes from a cache of `mb_per_s`.
+pub fn hit_rate(bs: u64, mb_per_s: f64) -> f64 {
+    bs as f64 * 1e3 / (HIT_NS as f64 + bs as f64 * 1e3 / mb_per_s)
+}
 
 /// Which commands fail, and with which errno.
 pub type Fail = fn(&Call) -> Option<i32>;
@@ -200,7 +208,7 @@ impl State {
         let len = c.len as u64;
         let done = if !c.write && self.m.read_cache.is_some() && self.lru.holds(c.offset, len) {
             let rate = self.m.read_cache.unwrap().1;
-            self.cache_free = self.cache_free.max(t) + ns(len, rate);
+            self.cache_free = self.cache_free.max(t) + HIT_NS + ns(len, rate);
             self.cache_free
         } else if c.write && self.m.write_cache.is_some() {
             self.cached_write(c.offset, len, t)
