@@ -206,8 +206,11 @@ impl State {
             return Reply::err(100_000, errno);
         }
         let len = c.len as u64;
-        let done = if !c.write && self.m.read_cache.is_some() && self.lru.holds(c.offset, len) {
-            let rate = self.m.read_cache.unwrap().1;
+        let hit = self
+            .m
+            .read_cache
+            .filter(|_| !c.write && self.lru.holds(c.offset, len));
+        let done = if let Some((_, rate)) = hit {
             self.cache_free = self.cache_free.max(t) + HIT_NS + ns(len, rate);
             self.cache_free
         } else if c.write && self.m.write_cache.is_some() {
