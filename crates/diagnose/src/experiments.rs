@@ -1,12 +1,12 @@
 //! The experiments, each sized to what it sees and to the time left.
 
-use crate::stream::{stream, StreamSpec, Streamed};
+use crate::stream::{stream_on, StreamSpec, Streamed};
 use crate::{Budget, DiagnoseOptions};
 use drivescope_analysis::diagnose::{
     flat_top, media_curve, median, stream as stream_rules, working_set, write, FLAT_SHARE,
 };
-use drivescope_core::bench::{run_once, Access, RunOptions, Rw, TestSpec};
-use drivescope_core::engine::{EngineError, Reap};
+use drivescope_core::bench::{run_once_on, Access, RunOptions, Rw, TestSpec};
+use drivescope_core::engine::{Engine, EngineError, Reap};
 use drivescope_core::scan::{self, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_record::{
@@ -26,10 +26,11 @@ const SHORT_RESERVE: Duration = Duration::from_secs(6);
 /// Positions the stream region is cut into (as the analysis cuts it).
 const SLOTS: u64 = drivescope_analysis::diagnose::stream::SLOTS;
 
-pub(crate) struct Run<'a, 'b> {
+pub(crate) struct Run<'a, 'b, E: Engine> {
+    pub dev: &'a E,
     pub target: &'a Target,
     pub o: &'a DiagnoseOptions,
-    pub budget: Budget,
+    pub budget: &'a Budget<E::Clock>,
     pub stop: &'a AtomicBool,
     pub say: &'b mut dyn FnMut(Experiment, &str),
 }
@@ -42,7 +43,7 @@ fn secs(d: Duration) -> String {
     format!("{:.0} s", d.as_secs_f64())
 }
 
-impl Run<'_, '_> {
+impl<E: Engine> Run<'_, '_, E> {
     /// Block size and region of the streams: 1 MiB commands (smaller on a small region) over up to 1 GiB, a
     /// whole number of slots.
     fn geometry(&self) -> (u64, u64) {
@@ -101,7 +102,8 @@ impl Run<'_, '_> {
         spec: StreamSpec,
         enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
     ) -> Result<Streamed, EngineError> {
-        let s = stream(
+        let s = stream_on(
+            self.dev,
             self.target,
             self.o.engine,
             self.o.data,
@@ -193,24 +195,25 @@ impl Run<'_, '_> {
             engine: self.o.engine,
             ..ScanConfig::default()
         };
-        let scan = scan::run(
+        let scan = scan::run_on(
+            self.dev,
             self.target,
             &cfg,
             Arc::new(Default::default()),
             self.stop,
-            None,
-            None,
         )
         .map_err(|e| EngineError::Io(std::io::Error::other(e.to_string())))?;
+        // A quick scan's rate by position is its regions' rates (it keeps no curve of bins).
+        let regions = scan.regions.unwrap_or_default();
+        let spacing = scan.length / regions.len().max(1) as u64;
         rec.zones = Some(ZoneData {
             source: CurveSource::QuickScan,
-            curve: scan
-                .curve
+            curve: regions
                 .iter()
-                .map(|p| PositionRate {
-                    offset: p.offset,
-                    length: p.length,
-                    mb_per_s: p.mb_per_s,
+                .map(|r| PositionRate {
+                    offset: r.offset,
+                    length: spacing,
+                    mb_per_s: r.mb_per_s,
                 })
                 .collect(),
         });
@@ -218,7 +221,8 @@ impl Run<'_, '_> {
     }
 
     fn timed(&self, spec: TestSpec, region: u64, d: Duration) -> Result<f64, EngineError> {
-        let r = run_once(
+        let r = run_once_on(
+            self.dev,
             self.target,
             &spec,
             Rw::Read,

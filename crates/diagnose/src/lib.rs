@@ -6,21 +6,27 @@
 //! then the zones, the link cap and the queueing, then the read cache (its working sets leave data in the
 //! cache), and the write cache last (it leaves the device busy draining). Each adapts its size to what it sees
 //! and all share one time budget; an experiment the budget cuts short says so.
+//!
+//! The experiments run on any [`Engine`]: [`diagnose`] runs them on a real target ([`Live`]),
+//! [`diagnose_on`] on the engine given (a scripted device in tests, with the budget counted on its
+//! virtual clock).
 
 mod experiments;
 mod resume;
 mod stream;
+#[cfg(test)]
+mod tests;
 
 pub use resume::{remove_stale, Progress};
 
-pub use stream::{stream, StreamSpec, Streamed};
+pub use stream::{stream, stream_on, StreamSpec, Streamed};
 
 use drivescope_core::checkpoint::Checkpoints;
-use drivescope_core::engine::{DataPattern, EngineKind};
+use drivescope_core::engine::{Clock, DataPattern, Engine, EngineKind, Live, Now};
 use drivescope_core::target::Target;
 use drivescope_record::{DiagnoseRecord, Experiment, Header, Kind, OwnFile, Skipped, Workload};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What to diagnose and how long to take.
 #[derive(Debug, Clone)]
@@ -42,28 +48,36 @@ pub struct DiagnoseOptions {
     pub watch: Option<&'static drivescope_core::bench::watch::Watch>,
 }
 
-/// The time a diagnosis has left.
-#[derive(Debug, Clone, Copy)]
-pub struct Budget {
-    start: Instant,
+/// The time a diagnosis has left, counted on a run's clock (the monotonic clock on a real target,
+/// the virtual one of a scripted device).
+#[derive(Debug)]
+pub struct Budget<C: Now = Clock> {
+    clock: C,
     spent: Duration,
     total: Duration,
 }
 
-impl Budget {
+impl Budget<Clock> {
     pub fn new(total: Duration) -> Budget {
         Budget::resumed(total, Duration::ZERO)
     }
     /// A budget of which `spent` was used before (by the finished experiments of a resumed run).
     pub fn resumed(total: Duration, spent: Duration) -> Budget {
+        Budget::on(Clock::new(), total, spent)
+    }
+}
+
+impl<C: Now> Budget<C> {
+    /// A budget counted on `clock` from now (the clock reads 0 now), of which `spent` was used before.
+    pub fn on(clock: C, total: Duration, spent: Duration) -> Budget<C> {
         Budget {
-            start: Instant::now(),
+            clock,
             spent,
             total,
         }
     }
     pub fn elapsed(&self) -> Duration {
-        self.spent + self.start.elapsed()
+        self.spent + Duration::from_nanos(self.clock.now_ns())
     }
     pub fn left(&self) -> Duration {
         self.total.saturating_sub(self.elapsed())
@@ -100,12 +114,30 @@ pub fn diagnose(
     stop: &AtomicBool,
     say: &mut dyn FnMut(Experiment, &str),
 ) -> DiagnoseRecord {
+    diagnose_on(&Live(target), target, header, o, run, stop, say)
+}
+
+/// [`diagnose`] with every command run on `dev`, and the budget counted on `dev`'s clock. `target` is what
+/// the commands' engine is chosen for and the record describes (the null target under a scripted device).
+pub fn diagnose_on<E: Engine>(
+    dev: &E,
+    target: &Target,
+    header: Header,
+    o: &DiagnoseOptions,
+    run: DiagnoseRun,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Experiment, &str),
+) -> DiagnoseRecord {
     let (mut rec, mut progress) = match run.prior {
         Some(prior) => resume::continued(prior),
         None => (new_record(header, target, o), Progress::default()),
     };
     debug_assert_eq!(rec.header.kind, Kind::Diagnose);
-    let budget = Budget::resumed(o.budget, Duration::from_nanos(progress.finished_ns));
+    let budget = Budget::on(
+        dev.clock(),
+        o.budget,
+        Duration::from_nanos(progress.finished_ns),
+    );
     let mut checkpoints = run.checkpoints;
     let directory = run.directory.clone();
     let mut snapshot = |rec: &DiagnoseRecord, p: &Progress| {
@@ -120,9 +152,10 @@ pub fn diagnose(
     };
     snapshot(&rec, &progress);
     let mut run = experiments::Run {
+        dev,
         target,
         o,
-        budget,
+        budget: &budget,
         stop,
         say,
     };

@@ -158,6 +158,30 @@ pub fn stream(
     check_every_ns: u64,
     enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
 ) -> Result<Streamed, EngineError> {
+    stream_on(
+        &Live(target),
+        target,
+        engine_kind,
+        data,
+        spec,
+        stop,
+        check_every_ns,
+        enough,
+    )
+}
+
+/// [`stream`] with the commands run on `dev` (`target` is what the engine is chosen for).
+#[allow(clippy::too_many_arguments)]
+pub fn stream_on<E: Engine>(
+    dev: &E,
+    target: &Target,
+    engine_kind: EngineKind,
+    data: DataPattern,
+    spec: StreamSpec,
+    stop: &AtomicBool,
+    check_every_ns: u64,
+    enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
+) -> Result<Streamed, EngineError> {
     let kind = engine::resolve(engine_kind, target, spec.queue_depth as usize)?;
     let cfg = EngineConfig {
         kind,
@@ -166,8 +190,7 @@ pub fn stream(
         data,
         reap: Reap::Sleep,
     };
-    let live = Live(target);
-    let clock = live.clock();
+    let clock = dev.clock();
     let mut job = StreamJob {
         spec,
         next: 0,
@@ -187,7 +210,7 @@ pub fn stream(
         done: false,
         failing_in_a_row: 0,
     };
-    live.run(&cfg, 0x5EED, &clock, stop, &mut job)?;
+    dev.run(&cfg, 0x5EED, &clock, stop, &mut job)?;
     let end = job.out.duration_ns;
     job.close_stretch(end);
     Ok(job.out)

@@ -21,6 +21,7 @@ pub mod markdown;
 pub mod metrics;
 mod params;
 pub mod png;
+#[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod screen;
 pub mod svg;

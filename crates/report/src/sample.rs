@@ -1,6 +1,9 @@
 //! Synthetic but realistic run records, built from the real record types (the same structs the commands
 //! fill and print, see `docs/json.md`): for tests, demos and screenshots without a device. Deterministic for
 //! a given seed. Nothing here is measured.
+//!
+//! Compiled for this crate's tests, and for other crates behind the `testing` feature:
+//! `drivescope-report = { workspace = true, features = ["testing"] }` in `[dev-dependencies]`.
 
 mod screen;
 

@@ -26,8 +26,7 @@ pub use pattern_error::PatternError;
 pub use record::{
     BenchRecord, Header, RunValues, SoakRecord, Step, SweepCell, SweepRecord, TestResult, Workload,
 };
-use run::run_once_on;
-pub use run::{fill, run_once, RunOptions, RunResult};
+pub use run::{fill, run_once, run_once_on, RunOptions, RunResult};
 pub use soak::{soak, soak_gated, soak_run, SoakOptions, SoakRun};
 
 use crate::engine::{DataPattern, Engine, EngineError, EngineKind, Live, Reap};

@@ -88,8 +88,9 @@ pub fn run_once(
     run_once_on(&Live(target), target, spec, rw, opts, stop)
 }
 
-/// [`run_once`] with the commands run on `dev`.
-pub(crate) fn run_once_on<E: Engine>(
+/// [`run_once`] with the commands run on `dev` (a scripted device in tests; `target` then is
+/// the null target, for the plan).
+pub fn run_once_on<E: Engine>(
     dev: &E,
     target: &Target,
     spec: &TestSpec,

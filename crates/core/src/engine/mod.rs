@@ -4,12 +4,17 @@
 //! Engines: `io_uring` (registered file and buffers, batching), `psync` (one `pread` at a
 //! time; faster at QD1 on devices that complete inline, such as zram) and `null` (completes
 //! at once; measures the instrument's own ceiling). One engine instance per worker thread.
+//!
+//! Workloads run on an [`Engine`]: [`Live`] on an opened target, or the scripted device of
+//! `scripted` (chosen latencies and errnos on a virtual clock) in tests. The scripted device
+//! is compiled for this crate's own tests and, for other crates' tests, behind the `testing`
+//! feature (`drivescope-core = { ..., features = ["testing"] }` in `[dev-dependencies]`).
 
 mod clock;
 mod null;
 mod poll_gate;
 mod psync;
-#[cfg(test)]
+#[cfg(any(test, feature = "testing"))]
 pub mod scripted;
 mod uring;
 
@@ -243,9 +248,9 @@ pub fn resolve(
 
 /// What a workload's commands run on, with the clock its timestamps are read from: the
 /// engines on an opened target ([`Live`]), or, in unit tests, a scripted device on virtual
-/// time (`scripted::Scripted`, compiled for tests only). Workloads take one as a type
-/// parameter, so the choice is made at compile time and the engines' per-command path is
-/// exactly [`run`]'s.
+/// time (`scripted::Scripted`, compiled for tests and behind the `testing` feature).
+/// Workloads take one as a type parameter, so the choice is made at compile time and the
+/// engines' per-command path is exactly [`run`]'s.
 pub trait Engine: Sync {
     /// The run's clock (shared by the run's workers).
     type Clock: Now + Sync;

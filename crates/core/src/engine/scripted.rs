@@ -1,19 +1,30 @@
-//! A scripted device for unit tests: each command completes after the latency, and with the
+//! A scripted device for tests: each command completes after the latency, and with the
 //! result, that a script chooses for it, on a virtual clock that only those latencies move.
 //! Workloads run on it through [`Engine`] as they run on a real target, in microseconds of
 //! real time and with exactly repeatable timestamps, so their accounting (retries, device-lost
-//! detection, quick-scan regions, bench rates) can be checked against exact expectations.
+//! detection, quick-scan regions, bench rates, a diagnosis's experiments and budget) can be
+//! checked against exact expectations.
+//!
+//! Compiled for this crate's tests, and for other crates behind the `testing` feature:
+//! `drivescope-core = { workspace = true, features = ["testing"] }` in `[dev-dependencies]`.
 //!
 //! The device serves every command in flight at once: a command issued at `t` completes at
-//! `t + latency`, whatever else is in flight. Like the io_uring engine, it fills the queue up
-//! to the queue depth, then reaps every command that completes at the earliest completion
-//! time in one batch (in the order they were issued). Submission takes no time (issue ==
-//! submit). Writes store nothing and reads bring back zeros.
+//! `t + latency`, whatever else is in flight (a script that models a device which serves
+//! one command at a time keeps its own "busy until" and answers with the wait included). Like
+//! the io_uring engine, it fills the queue up to the queue depth, then reaps every command
+//! that completes at the earliest completion time in one batch (in the order they were
+//! issued). Submission takes no time (issue == submit). Writes store nothing and reads bring
+//! back zeros.
+//!
+//! Time: the device keeps one virtual timeline from its creation. Every clock it hands out
+//! reads that timeline (from the clock's own start), so a clock taken before several runs,
+//! each on a clock of its own, has seen all of them, as a monotonic clock would; the script
+//! sees both the run's time ([`Call::at_ns`]) and the device's ([`Call::device_ns`]).
 
 use super::{Cmd, Completion, Engine, EngineConfig, EngineError, Job, Next, Now};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// A command as the script sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,8 +34,12 @@ pub struct Call {
     pub write: bool,
     /// How many times the same command (offset, length, direction) was issued before.
     pub attempt: u32,
-    /// Virtual time of the submission.
+    /// Virtual time of the submission, on the run's clock.
     pub at_ns: u64,
+    /// Virtual time of the submission on the device's timeline (since the device was made,
+    /// across every run on it): what a model of a device's state over time (a warm-up, a
+    /// cache draining) reads.
+    pub device_ns: u64,
 }
 
 /// The script's answer for one command.
@@ -51,17 +66,33 @@ impl Reply {
     }
 }
 
+/// The device's virtual time, shared by every clock it hands out.
+#[derive(Debug, Default)]
+struct Timeline {
+    /// Nanoseconds since the device was made.
+    now: AtomicU64,
+    /// A run is in progress on the device.
+    busy: AtomicBool,
+}
+
 /// The virtual clock of a scripted run: it stands still between commands and jumps to each
-/// completion time.
+/// completion time. It reads the device's timeline from the clock's start.
 #[derive(Debug)]
 pub struct VirtualClock {
-    now: AtomicU64,
-    busy: AtomicBool,
+    timeline: Arc<Timeline>,
+    /// Timeline time at which this clock reads 0 (wrapping: a clock may start ahead).
+    origin: u64,
+}
+
+impl VirtualClock {
+    fn of_device(&self, device_ns: u64) -> u64 {
+        device_ns.wrapping_sub(self.origin)
+    }
 }
 
 impl Now for VirtualClock {
     fn now_ns(&self) -> u64 {
-        self.now.load(Ordering::Relaxed)
+        self.of_device(self.timeline.now.load(Ordering::Relaxed))
     }
 }
 
@@ -75,6 +106,7 @@ pub struct Scripted<F> {
     log: bool,
     /// What the kernel says of the device (a directory standing in for its sysfs one).
     gone: crate::scan::lost::GoneCheck,
+    timeline: Arc<Timeline>,
 }
 
 impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
@@ -86,6 +118,7 @@ impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
             start_ns: 0,
             log: true,
             gone: Default::default(),
+            timeline: Arc::default(),
         }
     }
 
@@ -115,7 +148,12 @@ impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
         self.calls.lock().unwrap().clone()
     }
 
-    fn answer(&self, cmd: &Cmd, at_ns: u64) -> Reply {
+    /// Virtual time since the device was made (every run on it, every pause).
+    pub fn device_ns(&self) -> u64 {
+        self.timeline.now.load(Ordering::Relaxed)
+    }
+
+    fn answer(&self, cmd: &Cmd, at_ns: u64, device_ns: u64) -> Reply {
         let attempt = if !self.log {
             0
         } else {
@@ -130,6 +168,7 @@ impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
             write: cmd.write,
             attempt,
             at_ns,
+            device_ns,
         };
         if self.log {
             self.calls.lock().unwrap().push(call);
@@ -155,13 +194,13 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
 
     fn clock(&self) -> VirtualClock {
         VirtualClock {
-            now: AtomicU64::new(self.start_ns),
-            busy: AtomicBool::new(false),
+            timeline: self.timeline.clone(),
+            origin: self.device_ns().wrapping_sub(self.start_ns),
         }
     }
 
-    /// One worker at a time: a run continues the clock from where the last one left it
-    /// (concurrent workers would each need their own timeline, so a second one panics).
+    /// One worker at a time: a run continues the device's time from where the last one left
+    /// it (concurrent workers would each need their own timeline, so a second one panics).
     fn run<J: Job>(
         &self,
         cfg: &EngineConfig,
@@ -170,26 +209,33 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
         stop: &AtomicBool,
         job: &mut J,
     ) -> Result<(), EngineError> {
+        let timeline = &self.timeline;
         assert!(
-            !clock.busy.swap(true, Ordering::AcqRel),
+            Arc::ptr_eq(timeline, &clock.timeline),
+            "a scripted run takes a clock of its own device"
+        );
+        assert!(
+            !timeline.busy.swap(true, Ordering::AcqRel),
             "the scripted engine runs one worker at a time"
         );
+        // Times below are the device's; the job sees them on the run's clock.
+        let at = |device_ns: u64| clock.of_device(device_ns);
         let qd = cfg.queue_depth.max(1);
         let mut buf = vec![0u8; if J::HOOKS { cfg.max_len } else { 0 }];
         let mut flights: Vec<Flight> = Vec::with_capacity(qd);
-        let mut now = clock.now_ns();
+        let mut now = timeline.now.load(Ordering::Relaxed);
         let mut finished = false;
         loop {
             let mut paused = false;
             if !finished && !stop.load(Ordering::Relaxed) {
                 while flights.len() < qd {
-                    match job.next(now, flights.len()) {
+                    match job.next(at(now), flights.len()) {
                         Next::Issue(cmd) => {
                             assert!(cmd.len as usize <= cfg.max_len, "command over max_len");
                             if J::HOOKS && cmd.write {
                                 job.fill(&cmd, &mut buf[..cmd.len as usize]);
                             }
-                            let reply = self.answer(&cmd, now);
+                            let reply = self.answer(&cmd, at(now), now);
                             flights.push(Flight {
                                 cmd,
                                 submit_ns: now,
@@ -201,7 +247,7 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
                         Next::Pause(ns) if flights.is_empty() => {
                             // Virtual time: the pause passes at once.
                             now += ns;
-                            clock.now.store(now, Ordering::Relaxed);
+                            timeline.now.store(now, Ordering::Relaxed);
                             paused = true;
                             break;
                         }
@@ -220,7 +266,7 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
                 break;
             };
             now = t;
-            clock.now.store(now, Ordering::Relaxed);
+            timeline.now.store(now, Ordering::Relaxed);
             let mut i = 0;
             while i < flights.len() {
                 if flights[i].done_ns != t {
@@ -230,9 +276,9 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
                 let f = flights.remove(i);
                 let c = Completion {
                     cmd: f.cmd,
-                    issue_ns: f.submit_ns,
-                    submit_ns: f.submit_ns,
-                    done_ns: f.done_ns,
+                    issue_ns: at(f.submit_ns),
+                    submit_ns: at(f.submit_ns),
+                    done_ns: at(f.done_ns),
                     result: f.result,
                 };
                 if J::HOOKS && !c.cmd.write && c.result.is_ok() {
@@ -243,7 +289,7 @@ impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
                 job.complete(&c);
             }
         }
-        clock.busy.store(false, Ordering::Release);
+        timeline.busy.store(false, Ordering::Release);
         Ok(())
     }
 }
@@ -362,5 +408,30 @@ mod tests {
         assert_eq!(attempts, vec![0, 1, 2]);
         // The clock runs on from one run to the next.
         assert_eq!(clock.now_ns(), 3);
+    }
+
+    #[test]
+    fn every_clock_of_a_device_reads_its_one_timeline() {
+        // Each run on a clock of its own, as a workload takes one per run; a clock taken
+        // first (a budget's) sees both runs, and the script sees the device's time go on.
+        let dev = Scripted::new(|_: &Call| Reply::ok(1_000)).starting_at(5);
+        let outer = dev.clock();
+        for _ in 0..2 {
+            let clock = dev.clock();
+            assert_eq!(clock.now_ns(), 5);
+            let mut job = Reads {
+                left: 1,
+                next: 0,
+                seen: Vec::new(),
+            };
+            dev.run(&cfg(1), 0, &clock, &AtomicBool::new(false), &mut job)
+                .unwrap();
+            assert_eq!((job.seen[0].submit_ns, job.seen[0].done_ns), (5, 1_005));
+            assert_eq!(clock.now_ns(), 1_005);
+        }
+        assert_eq!(outer.now_ns(), 2_005);
+        assert_eq!(dev.device_ns(), 2_000);
+        let seen: Vec<(u64, u64)> = dev.calls().iter().map(|c| (c.at_ns, c.device_ns)).collect();
+        assert_eq!(seen, vec![(5, 0), (5, 1_000)]);
     }
 }

@@ -260,6 +260,22 @@ pub fn run(
     run_hooked(&Live(target), target, cfg, None, progress, stop, hooks)
 }
 
+/// [`run`] with the commands run on `dev` (a scripted device in tests; `target` then is the
+/// null target, for the plan), without a sink or checkpoints.
+pub fn run_on<E: Engine>(
+    dev: &E,
+    target: &Target,
+    cfg: &ScanConfig,
+    progress: Arc<Progress>,
+    stop: &AtomicBool,
+) -> Result<ScanRecord, ScanError> {
+    let hooks = Hooks {
+        sink: None,
+        checkpoints: None,
+    };
+    run_hooked(dev, target, cfg, None, progress, stop, hooks)
+}
+
 /// Continue the interrupted scan `prior` (a stored scan document) on `target`, from where it
 /// stopped, with its parameters. The result covers the whole range as one uninterrupted scan
 /// would: the same curve bins, totals, histograms, bands and lists (the series continues

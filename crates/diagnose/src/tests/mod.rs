@@ -1,0 +1,18 @@
+//! The experiments on modelled devices (see [`model`]): each behaviour the diagnosis explains, and a twin
+//! without it that must stay silent; the budget, a stop, device errors and a resumed run. Virtual time: a
+//! minute-long diagnosis runs in milliseconds, with no device and no root.
+
+mod budget;
+mod errors;
+mod link;
+mod model;
+mod model_tests;
+mod queueing;
+mod read_cache;
+mod resume;
+mod stop;
+mod stream_tests;
+mod support;
+mod warm_up;
+mod write_burst;
+mod zones;
