@@ -269,10 +269,21 @@ pub fn run_on<E: Engine>(
     progress: Arc<Progress>,
     stop: &AtomicBool,
 ) -> Result<ScanRecord, ScanError> {
-    let hooks = Hooks {
-        sink: None,
-        checkpoints: None,
-    };
+    run_on_hooked(dev, target, cfg, progress, stop, None, None)
+}
+
+/// [`run`] with the commands run on `dev`, handing failed-list entries to `sink` and snapshots
+/// to `checkpoints`.
+pub fn run_on_hooked<E: Engine>(
+    dev: &E,
+    target: &Target,
+    cfg: &ScanConfig,
+    progress: Arc<Progress>,
+    stop: &AtomicBool,
+    sink: Option<FailedSink>,
+    checkpoints: Option<Checkpoints>,
+) -> Result<ScanRecord, ScanError> {
+    let hooks = Hooks { sink, checkpoints };
     run_hooked(dev, target, cfg, None, progress, stop, hooks)
 }
 
@@ -282,6 +293,28 @@ pub fn run_on<E: Engine>(
 /// after the first part's duration). `sink` gets the failed-list entries this part finds;
 /// `checkpoints` the snapshots of the whole scan so far.
 pub fn resume(
+    target: &Target,
+    prior: &ScanRecord,
+    progress: Arc<Progress>,
+    stop: &AtomicBool,
+    sink: Option<FailedSink>,
+    checkpoints: Option<Checkpoints>,
+) -> Result<ScanRecord, ScanError> {
+    resume_on(
+        &Live(target),
+        target,
+        prior,
+        progress,
+        stop,
+        sink,
+        checkpoints,
+    )
+}
+
+/// [`resume`] with the commands run on `dev` (a scripted device in tests; `target` then is the
+/// null target of the run's size).
+pub fn resume_on<E: Engine>(
+    dev: &E,
     target: &Target,
     prior: &ScanRecord,
     progress: Arc<Progress>,
@@ -329,7 +362,7 @@ pub fn resume(
     let cfg = ScanConfig::of_record(prior);
     let hooks = Hooks { sink, checkpoints };
     run_hooked(
-        &Live(target),
+        dev,
         target,
         &cfg,
         Some((prior, state)),

@@ -8,6 +8,8 @@
 //! [`checkpoint`]), so a group that is killed resumes too.
 
 pub mod checkpoint;
+#[cfg(test)]
+mod scripted_tests;
 mod shared;
 
 pub use checkpoint::GroupCheckpoints;
@@ -26,6 +28,7 @@ pub enum DriveError {
 }
 pub use shared::{shared_path, SharedOptions, SharedReads};
 
+use crate::engine::{Engine, Live};
 use crate::scan::{self, Progress, ScanConfig, ScanRecord};
 use crate::target::Target;
 use std::sync::atomic::AtomicBool;
@@ -64,19 +67,33 @@ pub fn scan_all_checkpointed(
     ended: &(dyn Fn(usize, &Result<ScanRecord, DriveError>) + Sync),
     checkpoints: Option<&GroupCheckpoints>,
 ) -> Vec<Result<ScanRecord, DriveError>> {
+    let devs: Vec<Live> = drives.iter().map(|d| Live(d.target)).collect();
+    scan_all_on(&devs, drives, stop, ended, checkpoints)
+}
+
+/// [`scan_all_checkpointed`] with drive `i`'s commands run on `devs[i]` (scripted devices in
+/// tests; the drives' targets then are null targets of their sizes).
+pub fn scan_all_on<E: Engine>(
+    devs: &[E],
+    drives: &[Drive],
+    stop: &AtomicBool,
+    ended: &(dyn Fn(usize, &Result<ScanRecord, DriveError>) + Sync),
+    checkpoints: Option<&GroupCheckpoints>,
+) -> Vec<Result<ScanRecord, DriveError>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = drives
             .iter()
+            .zip(devs)
             .enumerate()
-            .map(|(i, d)| {
+            .map(|(i, (d, dev))| {
                 std::thread::Builder::new()
                     .name(format!("screen-{i}"))
                     .spawn_scoped(s, move || {
                         let snapshots = checkpoints.map(|c| c.drive(i));
                         let (t, p) = (d.target, d.progress.clone());
                         let r = match d.prior {
-                            Some(prior) => scan::resume(t, prior, p, stop, None, snapshots),
-                            None => scan::run(t, &d.cfg, p, stop, None, snapshots),
+                            Some(prior) => scan::resume_on(dev, t, prior, p, stop, None, snapshots),
+                            None => scan::run_on_hooked(dev, t, &d.cfg, p, stop, None, snapshots),
                         };
                         let r = r.map_err(|e| DriveError::Scan(e.to_string()));
                         if let Some(c) = checkpoints {
