@@ -3,7 +3,9 @@
 //! Needs root (loop devices, mount, swapon); fails loudly without it.
 
 mod common;
+use common::typed_b::{check_scan, drivescope_record};
 use common::*;
+use drivescope_record::ScanRecord;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -337,9 +339,9 @@ fn reads_never_need_the_gate() {
     let dev = TmpfsLoop::new(8 * MIB);
     mkfs_ext4(dev.path());
     let before = checksum(dev.path());
-    let d = drivescope_json(&["scan", dev.path().to_str().unwrap(), "--no-store"]);
-    check_scan_invariants(&d);
-    assert_eq!(d["write"], false);
+    let d: ScanRecord = drivescope_record(&["scan", dev.path().to_str().unwrap(), "--no-store"]);
+    check_scan(&d);
+    assert!(!d.write);
     assert_eq!(checksum(dev.path()), before);
 }
 

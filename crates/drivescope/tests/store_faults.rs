@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::{
-    check_scan_invariants, drivescope_cmd, require_root, skip_without_root, unmount, Ext4Mount,
-};
-use drivescope_record::Document;
+use common::typed_b::{check_scan, record};
+use common::{drivescope_cmd, require_root, skip_without_root, unmount, Ext4Mount};
+use drivescope_record::{BenchRecord, ScanRecord};
 use drivescope_store::{Fault, ListFilter, Store, BUSY_TIMEOUT};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -120,12 +119,8 @@ fn runs_in(path: &Path) -> usize {
 /// `drivescope: the run was not saved in PATH: WHY`.
 fn assert_scan_not_saved(out: &Output, store: &Path, why: &Fault) {
     let stdout = assert_not_saved(out, store, why);
-    let doc: serde_json::Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{stdout}"));
-    check_scan_invariants(&doc);
-    let Ok(Document::Scan(scan)) = Document::from_value(doc) else {
-        panic!("stdout reads back as a scan document");
-    };
+    let scan: ScanRecord = record(stdout.as_bytes());
+    check_scan(&scan);
     assert_eq!(scan.length, 1 << 30, "the whole range is in the document");
 }
 
@@ -286,11 +281,7 @@ fn store_on_a_full_file_system() {
         .output()
         .unwrap();
     let stdout = assert_not_saved(&out, &store, &Fault::Full);
-    let doc: serde_json::Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{stdout}"));
-    let Ok(Document::Bench(bench)) = Document::from_value(doc) else {
-        panic!("stdout reads back as a bench document");
-    };
+    let bench: BenchRecord = record(stdout.as_bytes());
     let names: Vec<&str> = bench.tests.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["RND4K Q1T1", "SEQ1M Q1T1"]);
     for t in &bench.tests {
@@ -319,10 +310,10 @@ fn checkpoints_of_a_scan_on_a_full_file_system() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    check_scan_invariants(&doc);
-    assert_eq!(doc["length"], 512u64 << 30);
-    let taken = doc["checkpoints"]["count"].as_u64().unwrap();
+    let doc: ScanRecord = record(&out.stdout);
+    check_scan(&doc);
+    assert_eq!(doc.length, 512u64 << 30);
+    let taken = doc.checkpoints.as_ref().expect("checkpoints were on").count;
     assert!(taken >= 2, "{taken} checkpoints");
     // One line for the checkpoints (not one per checkpoint), one for the result.
     let shown = std::path::absolute(&store).unwrap();
