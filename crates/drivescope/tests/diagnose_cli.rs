@@ -2,10 +2,11 @@
 //! existing file (read only). Needs root for the loop-mounted file system.
 
 mod common;
+use common::typed_b::typed;
 use common::*;
-use serde_json::Value;
+use drivescope_record::{DiagnoseRecord, Document, Experiment, Kind, Verdict};
 
-fn diagnose(args: &[&str]) -> (Value, std::process::Output) {
+fn diagnose(args: &[&str]) -> (DiagnoseRecord, std::process::Output) {
     let out = drivescope_cmd()
         .arg("diagnose")
         .args(args)
@@ -14,24 +15,25 @@ fn diagnose(args: &[&str]) -> (Value, std::process::Output) {
         .expect("run drivescope");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
-    let d = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {err}"));
-    (d, out)
+    let d: Document = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one document ({e}); stderr: {err}"));
+    assert_eq!(d.kind(), Kind::Diagnose);
+    (typed(d), out)
 }
 
-fn verdict(d: &Value, experiment: &str) -> String {
-    d["outcomes"]
-        .as_array()
-        .unwrap()
+fn verdict(d: &DiagnoseRecord, experiment: Experiment) -> Verdict {
+    d.outcomes
         .iter()
-        .find(|o| o["experiment"] == experiment)
-        .map(|o| o["verdict"].as_str().unwrap().to_string())
-        .unwrap_or_else(|| panic!("no outcome for {experiment}: {}", d["outcomes"]))
+        .find(|o| o.experiment == experiment)
+        .map(|o| o.verdict)
+        .unwrap_or_else(|| panic!("no outcome for {experiment:?}: {:?}", d.outcomes))
 }
 
 #[test]
 fn a_directory_gets_a_test_file_with_write_experiments_and_no_zones() {
-    require_root();
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let fs = Ext4Mount::new(256 << 20);
     let (d, out) = diagnose(&[fs.path(), "--size", "64M", "--budget", "12s"]);
     assert_eq!(
@@ -40,20 +42,17 @@ fn a_directory_gets_a_test_file_with_write_experiments_and_no_zones() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(d["kind"], "diagnose");
-    assert_eq!(d["writes"], true);
-    assert_eq!(d["size"], 64 << 20);
-    assert!(
-        d["write_cache"]["written"].as_u64().unwrap() > 0,
-        "{}",
-        d["write_cache"]
-    );
+    assert_eq!(d.header.kind, Kind::Diagnose);
+    assert!(d.writes);
+    assert_eq!(d.workload.size, 64 << 20);
+    let write = d.write_cache.as_ref().expect("the write experiment's data");
+    assert!(write.written > 0, "{write:?}");
     assert_eq!(
-        verdict(&d, "zones"),
-        "skipped",
+        verdict(&d, Experiment::Zones),
+        Verdict::Skipped,
         "a file's positions are not the device's"
     );
-    assert!(d["warm_up"]["points"].as_array().unwrap().len() > 10);
+    assert!(d.warm_up.as_ref().expect("the warm-up's data").points.len() > 10);
     // The test file is gone afterwards.
     let left: Vec<_> = std::fs::read_dir(fs.path())
         .unwrap()
@@ -65,7 +64,9 @@ fn a_directory_gets_a_test_file_with_write_experiments_and_no_zones() {
 
 #[test]
 fn an_existing_file_is_only_read() {
-    require_root();
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let fs = Ext4Mount::new(128 << 20);
     let file = format!("{}/data.bin", fs.path());
     std::fs::write(&file, vec![7u8; 32 << 20]).unwrap();
@@ -77,8 +78,8 @@ fn an_existing_file_is_only_read() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(d["writes"], false);
-    assert_eq!(verdict(&d, "write_cache"), "skipped");
-    assert!(d["write_cache"].is_null());
+    assert!(!d.writes);
+    assert_eq!(verdict(&d, Experiment::WriteCache), Verdict::Skipped);
+    assert!(d.write_cache.is_none());
     assert_eq!(checksum(std::path::Path::new(&file)), before);
 }

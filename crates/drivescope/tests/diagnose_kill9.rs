@@ -9,11 +9,11 @@
 
 mod common;
 use common::kill9::*;
+use common::typed_b::{record, same, typed};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
-use drivescope_record::RunState;
-use serde_json::Value;
-use std::collections::BTreeSet;
+use drivescope_record::{DiagnoseRecord, Experiment, FindingCode, RunState, RunStatus};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -26,14 +26,7 @@ const DIAGNOSE: [&str; 6] = ["--size", "64M", "--budget", "15s", "--json", "--qu
 const DISK: &str = "name = 'cached-flat'\nsize = '256M'\nzones = { rates_mb_s = [250] }\n\
     write_rate_factor = 0.5\noverhead = '50us'\nread_cache = { size = '16M', rate_mb_s = 1000 }\n\
     write_cache = { size = '160M', rate_mb_s = 600 }\nqueue = { mode = 'parallel', depth = 32 }\n";
-const EXPERIMENTS: [&str; 6] = [
-    "warm_up",
-    "zones",
-    "link",
-    "queueing",
-    "read_cache",
-    "write_cache",
-];
+const EXPERIMENTS: [Experiment; 6] = Experiment::ALL;
 
 /// An ext4 file system on a lab disk, mounted; unmounted and stopped on drop.
 struct LabFs {
@@ -88,18 +81,41 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 }
 
 /// The experiments a stored diagnosis finished, by its resume state.
-fn finished(d: &Value) -> Vec<String> {
-    d["resume"]["finished"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no resume state: {d}"))
-        .iter()
-        .map(|e| e.as_str().unwrap().to_string())
-        .collect()
+fn finished(d: &DiagnoseRecord) -> Vec<Experiment> {
+    d.resume
+        .as_ref()
+        .unwrap_or_else(|| panic!("no resume state: {d:?}"))
+        .finished
+        .clone()
+}
+
+/// True when experiment `e`'s measurements are the same in `a` and `b` (both absent alike).
+fn same_data(a: &DiagnoseRecord, b: &DiagnoseRecord, e: Experiment) -> bool {
+    match e {
+        Experiment::WarmUp => a.warm_up == b.warm_up,
+        Experiment::Zones => a.zones == b.zones,
+        Experiment::Link => a.link == b.link,
+        Experiment::Queueing => a.queueing == b.queueing,
+        Experiment::ReadCache => a.read_cache == b.read_cache,
+        Experiment::WriteCache => a.write_cache == b.write_cache,
+    }
+}
+
+/// True when `d` holds experiment `e`'s measurements.
+fn measured(d: &DiagnoseRecord, e: Experiment) -> bool {
+    match e {
+        Experiment::WarmUp => d.warm_up.is_some(),
+        Experiment::Zones => d.zones.is_some(),
+        Experiment::Link => d.link.is_some(),
+        Experiment::Queueing => d.queueing.is_some(),
+        Experiment::ReadCache => d.read_cache.is_some(),
+        Experiment::WriteCache => d.write_cache.is_some(),
+    }
 }
 
 /// Wait until the diagnosis `child` has saved a checkpoint with at least `done` experiments
 /// finished.
-fn await_checkpoint(child: &mut Child, store: &TempStore, done: usize) -> Value {
+fn await_checkpoint(child: &mut Child, store: &TempStore, done: usize) -> DiagnoseRecord {
     let t0 = Instant::now();
     loop {
         assert!(
@@ -107,7 +123,9 @@ fn await_checkpoint(child: &mut Child, store: &TempStore, done: usize) -> Value 
             "the diagnosis ended before a checkpoint with {done} experiments finished was seen"
         );
         if let Some((_, Some(RunState::Checkpoint), doc)) = store.runs().pop() {
-            if doc["checkpoint"]["pid"] == child.id() && finished(&doc).len() >= done {
+            let doc: DiagnoseRecord = typed(doc);
+            let pid = doc.checkpoint.as_ref().expect("a checkpoint").pid;
+            if pid == child.id() && finished(&doc).len() >= done {
                 return doc;
             }
         }
@@ -127,46 +145,31 @@ fn left_in(dir: &str) -> Vec<String> {
 }
 
 /// The finding codes of a diagnosis.
-fn codes(d: &Value) -> BTreeSet<String> {
-    d["findings"]
-        .as_array()
-        .map_or(&[][..], |v| v)
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect()
+fn codes(d: &DiagnoseRecord) -> HashSet<FindingCode> {
+    d.header.findings.iter().map(|f| f.code.clone()).collect()
 }
 
 /// A whole diagnosis: one outcome per experiment, in order, each either measured or skipped
 /// (once), and no resume state or checkpoint.
-fn check_whole(d: &Value) {
-    assert_eq!(d["interrupted"], false, "{d}");
-    assert!(d.get("resume").is_none() && d.get("checkpoint").is_none());
-    let outcomes: Vec<&str> = d["outcomes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["experiment"].as_str().unwrap())
-        .collect();
+fn check_whole(d: &DiagnoseRecord) {
+    assert!(!d.workload.interrupted, "{d:?}");
+    assert!(d.resume.is_none() && d.checkpoint.is_none());
+    let outcomes: Vec<Experiment> = d.outcomes.iter().map(|o| o.experiment).collect();
     assert_eq!(outcomes, EXPERIMENTS, "one outcome per experiment");
-    let skipped: Vec<&str> = d["skipped"]
-        .as_array()
-        .map_or(&[][..], |v| v)
-        .iter()
-        .map(|s| s["experiment"].as_str().unwrap())
-        .collect();
     for e in EXPERIMENTS {
-        let n = skipped.iter().filter(|s| **s == e).count();
+        let n = d.skipped.iter().filter(|s| s.experiment == e).count();
         assert_eq!(
-            n + d.get(e).is_some() as usize,
+            n + measured(d, e) as usize,
             1,
-            "{e}: measured or skipped, once: {d}"
+            "{e:?}: measured or skipped, once: {d:?}"
         );
     }
-    assert!(d["write_cache"]["written"].as_u64().unwrap() > 0);
+    let write = d.write_cache.as_ref().expect("the write experiment's data");
+    assert!(write.written > 0);
 }
 
 /// Resume the newest diagnosis to its end; check it keeps what `stopped` finished, as it was.
-fn resume(store: &TempStore, stopped: &Value, dir: &str) -> Value {
+fn resume(store: &TempStore, stopped: &DiagnoseRecord, dir: &str) -> DiagnoseRecord {
     let out = drivescope_cmd()
         .args(["diagnose", "--resume", "last", "--json", "--quiet"])
         .args(["--store", store.arg()])
@@ -175,11 +178,11 @@ fn resume(store: &TempStore, stopped: &Value, dir: &str) -> Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("resuming diagnose run"), "{stderr}");
-    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d: DiagnoseRecord = record(&out.stdout);
     check_whole(&d);
-    assert_eq!(d["started_at"], stopped["started_at"]);
+    assert_eq!(d.header.started_at, stopped.header.started_at);
     for e in finished(stopped) {
-        assert_eq!(d.get(&e), stopped.get(&e), "{e} kept as it was");
+        assert!(same_data(&d, stopped, e), "{e:?} kept as it was");
     }
     assert!(left_in(dir).is_empty(), "{:?}", left_in(dir));
     d
@@ -187,8 +190,10 @@ fn resume(store: &TempStore, stopped: &Value, dir: &str) -> Value {
 
 #[test]
 fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_findings() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
-    require_root();
     let fs = LabFs::new();
     let dir = fs.path();
     // An uninterrupted diagnosis of the same target, for its findings.
@@ -204,19 +209,20 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let whole: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let whole: DiagnoseRecord = record(&out.stdout);
     check_whole(&whole);
     assert!(
-        codes(&whole).contains("read_cache") && codes(&whole).contains("write_burst"),
+        codes(&whole).contains(&FindingCode::ReadCache)
+            && codes(&whole).contains(&FindingCode::WriteBurst),
         "the disk's caches are found: {:?}",
-        whole["outcomes"]
+        whole.outcomes
     );
     let store = TempStore::new("diagnose-kill9", "kill9");
     // Each kill comes at a random moment after a checkpoint with this many experiments finished
     // (0: in the warm-up; 1: after it; 5: in the write experiment, the last), within this long.
     let kills = [(0, 2.0), (1, 1.5), (5, 1.0)];
     let fractions = random_fractions(kills.len());
-    let mut last: Option<Value> = None;
+    let mut last: Option<DiagnoseRecord> = None;
     for (i, ((done, within), f)) in kills.iter().zip(&fractions).enumerate() {
         let mut child = match i {
             0 => spawn("diagnose", &[&[dir][..], &DIAGNOSE[..]].concat(), &store),
@@ -233,7 +239,7 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{stderr}");
             assert!(stderr.contains("still running"), "{stderr}");
-            assert_eq!(store.listed_state(store.runs()[0].0), "running");
+            assert_eq!(store.listed_state(store.runs()[0].0), RunStatus::Running);
         }
         let wait = f * within;
         eprintln!(
@@ -248,9 +254,11 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
         assert_eq!(runs.len(), 1, "one stored run, updated in place");
         let (id, state, killed) = runs[0].clone();
         assert_eq!(state, Some(RunState::Checkpoint));
-        assert_eq!(killed["checkpoint"]["pid"], child.id());
-        assert_eq!(store.listed_state(id), "interrupted");
-        assert_eq!(killed["interrupted"], true);
+        let killed: DiagnoseRecord = typed(killed);
+        let pid = killed.checkpoint.as_ref().expect("a checkpoint").pid;
+        assert_eq!(pid, child.id());
+        assert_eq!(store.listed_state(id), RunStatus::Interrupted);
+        assert!(killed.workload.interrupted);
         let kept = finished(&killed);
         assert!(
             kept.len() >= *done && kept.len() < EXPERIMENTS.len(),
@@ -259,20 +267,21 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
         assert_eq!(kept[..], EXPERIMENTS[..kept.len()], "finished in order");
         if let Some(prev) = &last {
             // What was kept at the last kill is kept now, as it was.
-            assert_eq!(killed["started_at"], prev["started_at"]);
+            assert_eq!(killed.header.started_at, prev.header.started_at);
             for e in finished(prev) {
-                assert!(kept.contains(&e), "{e} kept");
-                assert_eq!(killed.get(&e), prev.get(&e), "{e} as it was");
+                assert!(kept.contains(&e), "{e:?} kept");
+                assert!(same_data(&killed, prev, e), "{e:?} as it was");
             }
         }
         // The test file the killed run wrote is named, and still there.
-        let file = killed["resume"]["test_file"]["path"].as_str().unwrap();
+        let resume = killed.resume.as_ref().expect("a resume state");
+        let file = &resume.test_file.as_ref().expect("its test file").path;
         assert!(std::path::Path::new(file).exists(), "{file}");
         last = Some(killed);
     }
     let killed = last.unwrap();
     assert!(
-        !finished(&killed).contains(&"write_cache".to_string()),
+        !finished(&killed).contains(&Experiment::WriteCache),
         "the last kill came in the write experiment"
     );
     // The disk's write-back cache drains what the killed write left in it, as a device's does
@@ -287,13 +296,15 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
     let runs = store.runs();
     assert_eq!(runs.len(), 1, "one stored run");
     assert_eq!(runs[0].1, Some(RunState::Finished));
-    assert!(runs[0].2 == d);
+    assert!(same(&runs[0].2, &d));
 }
 
 #[test]
 fn a_diagnosis_stopped_with_sigint_resumes_and_another_target_is_refused() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
-    require_root();
     let fs = LabFs::new();
     let dir = fs.path();
     let store = TempStore::new("diagnose-kill9", "sigint");
@@ -308,8 +319,9 @@ fn a_diagnosis_stopped_with_sigint_resumes_and_another_target_is_refused() {
     assert_eq!(runs.len(), 1, "the result replaced the checkpoints");
     let (id, state, stopped) = runs[0].clone();
     assert_eq!(state, Some(RunState::Interrupted));
-    assert!(stopped.get("checkpoint").is_none());
-    assert_eq!(store.listed_state(id), "interrupted");
+    let stopped: DiagnoseRecord = typed(stopped);
+    assert!(stopped.checkpoint.is_none());
+    assert_eq!(store.listed_state(id), RunStatus::Interrupted);
     let kept = finished(&stopped);
     assert!(
         !kept.is_empty() && kept.len() < EXPERIMENTS.len(),
@@ -318,12 +330,12 @@ fn a_diagnosis_stopped_with_sigint_resumes_and_another_target_is_refused() {
     // The experiment the signal cut had begun: it is not finished, and not one of those the stop
     // skipped.
     let cut = EXPERIMENTS[kept.len()];
-    let skipped = stopped["skipped"].as_array().map_or(&[][..], |v| v);
+    let skipped = &stopped.skipped;
     assert!(
         !skipped
             .iter()
-            .any(|s| s["experiment"] == cut && s["why"] == "interrupted"),
-        "{cut} was cut, not skipped: {kept:?} {skipped:?}"
+            .any(|s| s.experiment == cut && s.why == "interrupted"),
+        "{cut:?} was cut, not skipped: {kept:?} {skipped:?}"
     );
     assert!(
         left_in(dir).is_empty(),

@@ -227,7 +227,10 @@ fn show_compare_export_and_report_read_every_old_run() {
                 && header.contains(&format!("| run {new_id}<br>")),
             "{f}: compare {old_scan} {new_id}:\n{cmp}"
         );
-        let mean = docs["scan"]["mb_per_s"]["mean"].as_f64().unwrap();
+        let Ok(Document::Scan(old)) = Document::from_value(docs["scan"].clone()) else {
+            panic!("{f}: scan.json reads as a scan record");
+        };
+        let mean = old.mb_per_s.mean;
         let rate = cmp
             .lines()
             .find(|l| l.starts_with("| Rate read mean"))

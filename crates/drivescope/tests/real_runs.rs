@@ -3,9 +3,9 @@
 //! The write scan needs root (a loop device); it fails loudly without it.
 
 mod common;
+use common::typed_b::{document, listed_runs};
 use common::*;
 use drivescope_record::{DeviceSummary, Document, InfoRecord};
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn ok(args: &[&str]) -> String {
@@ -29,7 +29,10 @@ fn fresh_dir(name: &str) -> PathBuf {
 
 /// The device under `path` as `drivescope info --json` describes it.
 fn device_of(path: &str) -> DeviceSummary {
-    let info: InfoRecord = serde_json::from_str(&ok(&["info", path, "--json"])).unwrap();
+    let info: InfoRecord = match document(ok(&["info", path, "--json"]).as_bytes()) {
+        Document::Info(info) => *info,
+        other => panic!("info printed a {:?} document", other.kind()),
+    };
     DeviceSummary::of(&info.identity.expect("info names the target's identity"))
 }
 
@@ -55,13 +58,13 @@ fn a_scan_of_a_file_is_listed_and_reported_with_its_disk() {
 
     let runs = ok(&["runs", "--store", &store]);
     assert!(runs.contains(&label), "runs names {label}:\n{runs}");
-    let listed: Value = serde_json::from_str(&ok(&["runs", "--json", "--store", &store])).unwrap();
-    let dev = &listed[0]["device"];
-    assert_eq!(dev["serial"].as_str(), disk.serial.as_deref(), "{listed}");
-    assert_eq!(dev["model"].as_str(), disk.model.as_deref(), "{listed}");
-    assert_eq!(dev["name"].as_str(), disk.name.as_deref(), "{listed}");
-    assert_eq!(dev["transport"].as_str(), disk.transport.as_deref());
-    assert_eq!(dev["capacity"].as_u64(), disk.capacity);
+    let listed = listed_runs(&["--store", &store]);
+    let dev = &listed[0].device;
+    assert_eq!(dev.serial, disk.serial, "{listed:?}");
+    assert_eq!(dev.model, disk.model, "{listed:?}");
+    assert_eq!(dev.name, disk.name, "{listed:?}");
+    assert_eq!(dev.transport, disk.transport);
+    assert_eq!(dev.capacity, disk.capacity);
     // The serial (or, without one, the kernel name) finds the run.
     let key = disk.serial.clone().or(disk.name.clone()).unwrap();
     let found = ok(&["runs", "--device", &key, "--store", &store]);
@@ -101,6 +104,9 @@ fn a_scan_of_a_file_is_listed_and_reported_with_its_disk() {
 
 #[test]
 fn a_write_scan_compares_and_draws_as_a_write() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(16 << 20);
     let path = dev.path().to_str().unwrap().to_string();
     let name = dev

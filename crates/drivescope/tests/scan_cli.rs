@@ -1,7 +1,9 @@
 //! The scan's behaviour at its edges: null target, memory, bad input, interruption.
 
 mod common;
+use common::typed_b::{check_scan, document, typed};
 use common::*;
+use drivescope_record::{Document, EngineKind, RunState, ScanRecord};
 use std::process::Stdio;
 
 #[test]
@@ -16,8 +18,7 @@ fn null_target_totals_and_flat_memory() {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let reader =
-        std::thread::spawn(move || serde_json::from_reader::<_, serde_json::Value>(stdout));
+    let reader = std::thread::spawn(move || serde_json::from_reader::<_, Document>(stdout));
     let mut status = 0;
     // SAFETY: zeroed rusage is a valid out-parameter for wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -26,10 +27,10 @@ fn null_target_totals_and_flat_memory() {
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid);
     assert_eq!(status, 0);
-    let d = reader.join().unwrap().unwrap();
-    check_scan_invariants(&d);
-    assert_eq!(d["commands"], 4u64 << 20);
-    assert_eq!(d["engine"], "null");
+    let d: ScanRecord = typed(reader.join().unwrap().unwrap());
+    check_scan(&d);
+    assert_eq!(d.commands, 4u64 << 20);
+    assert_eq!(d.engine, EngineKind::Null);
     let rss_kib = usage.ru_maxrss as u64;
     assert!(rss_kib < 64 * 1024, "peak RSS {rss_kib} KiB is over 64 MiB");
 }
@@ -119,16 +120,17 @@ fn sigint_stops_and_keeps_partial_results() {
     let out = child.wait_with_output().unwrap();
     assert!(t0.elapsed().as_secs_f64() < 1.0, "stopped within 1 s");
     assert_eq!(out.status.code(), Some(130));
-    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(d["interrupted"], true);
-    let covered = d["covered"].as_u64().unwrap();
-    assert!(covered > 0 && covered < d["length"].as_u64().unwrap());
-    assert_eq!(d["bytes"].as_u64().unwrap(), covered);
+    let doc = document(&out.stdout);
+    assert_eq!(doc.state(), Some(RunState::Interrupted));
+    let d: ScanRecord = typed(doc);
+    let covered = d.covered;
+    assert!(covered > 0 && covered < d.length);
+    assert_eq!(d.bytes, covered);
     // the curve covers [0, covered) without gaps
     let mut next = 0;
-    for p in d["curve"].as_array().unwrap() {
-        assert_eq!(p["offset"].as_u64().unwrap(), next);
-        next += p["length"].as_u64().unwrap();
+    for p in &d.curve {
+        assert_eq!(p.offset, next);
+        next += p.length;
     }
     assert!(next >= covered);
 }

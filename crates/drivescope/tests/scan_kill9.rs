@@ -5,11 +5,11 @@
 
 mod common;
 use common::kill9::random_fractions;
+use common::typed_b::{check_scan, listed_runs, record_of, same, scan_of};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
-use drivescope_record::RunState;
+use drivescope_record::{Document, RunState, RunStatus, ScanRecord};
 use drivescope_store::{ListFilter, Store};
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -47,59 +47,21 @@ impl Drop for TempStore {
     }
 }
 
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
+fn curve_geometry(d: &ScanRecord) -> Vec<(u64, u64)> {
+    d.curve.iter().map(|p| (p.offset, p.length)).collect()
 }
 
-fn json_of(out: &std::process::Output) -> Value {
-    assert!(
-        out.status.success(),
-        "drivescope failed ({:?}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}); stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn curve_geometry(d: &Value) -> Vec<(u64, u64)> {
-    d["curve"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (u(&p["offset"]), u(&p["length"])))
-        .collect()
-}
-
-fn bands(d: &Value) -> Vec<u64> {
-    d["bands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| u(&b["count"]))
-        .collect()
-}
-
-fn sum(d: &Value, list: &str, field: &str) -> u64 {
-    d[list]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| u(&p[field]))
-        .sum()
+fn bands(d: &ScanRecord) -> Vec<u64> {
+    d.bands.iter().map(|b| b.count).collect()
 }
 
 /// The runs of the store: (number, state, document), oldest first.
-fn runs(store: &Store) -> Vec<(i64, Option<RunState>, Value)> {
+fn runs(store: &Store) -> Vec<(i64, Option<RunState>, Document)> {
     let mut l: Vec<_> = store
         .list(&ListFilter::default())
         .unwrap()
         .into_iter()
-        .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
+        .map(|r| (r.id.0, r.state, store.get(r.id).unwrap()))
         .collect();
     l.sort_by_key(|r| r.0);
     l
@@ -108,7 +70,7 @@ fn runs(store: &Store) -> Vec<(i64, Option<RunState>, Value)> {
 /// Scan `target` with `args` once through, then again killed at a random moment after its
 /// first checkpoint, then `--resume last`; checks the continuation against the whole scan and
 /// returns both.
-fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Value) {
+fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecord, ScanRecord) {
     // The whole scan checkpoints too: its result replaces its checkpoints, one run.
     let whole = drivescope_cmd()
         .args(["scan", target, "--json", "--quiet", "--checkpoint", "100ms"])
@@ -116,14 +78,14 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
         .args(args)
         .output()
         .unwrap();
-    let whole = json_of(&whole);
-    check_scan_invariants(&whole);
-    let whole_s = u(&whole["duration_ns"]) as f64 / 1e9;
+    let whole: ScanRecord = record_of(&whole);
+    check_scan(&whole);
+    let whole_s = whole.duration_ns as f64 / 1e9;
     assert!(whole_s > 0.5, "the scan must last several checkpoints");
     let listed = runs(&store.open());
     assert_eq!(listed.len(), 1, "one run, not one per checkpoint");
     assert_eq!(listed[0].1, Some(RunState::Finished));
-    assert!(listed[0].2 == whole);
+    assert!(same(&listed[0].2, &whole));
 
     let t0 = Instant::now();
     let mut child = drivescope_cmd()
@@ -177,38 +139,29 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
     assert_eq!(listed.len(), 2, "the killed scan is one run");
     let (killed_id, state, killed) = listed[1].clone();
     assert_eq!(state, Some(RunState::Checkpoint));
-    assert_eq!(killed["interrupted"], true);
-    assert_eq!(u(&killed["checkpoint"]["pid"]), child.id() as u64);
-    let covered = u(&killed["covered"]);
-    let length = u(&whole["length"]);
+    let killed = scan_of(&killed);
+    assert!(killed.interrupted);
+    let pid = killed.checkpoint.as_ref().expect("a checkpoint").pid;
+    assert_eq!(pid, child.id());
+    let covered = killed.covered;
+    let length = whole.length;
     assert!(covered > 0 && covered < length, "covered {covered}");
     // A checkpoint holds every command before its resume point, and none after, but for the
     // commands the first pass skipped after a failure (untried until trimming reads them).
-    let bs = u(&whole["block_size"]);
-    let untried = killed["surface"]["untried"].as_u64().unwrap_or(0);
+    let bs = whole.block_size;
+    let untried = killed.surface.as_ref().map_or(0, |s| s.untried);
     eprintln!(
         "killed at {covered} bytes: {} commands, {untried} bytes skipped",
-        u(&killed["commands"])
+        killed.commands
     );
     assert_eq!(untried % bs, 0, "skipped in whole commands: {untried}");
-    assert_eq!(u(&killed["commands"]) + untried / bs, covered / bs);
-    assert_eq!(
-        u(&killed["resume"]["next_offset"]),
-        u(&killed["offset"]) + covered
-    );
+    assert_eq!(killed.commands + untried / bs, covered / bs);
+    let resume = killed.resume.as_ref().expect("a resume state");
+    assert_eq!(resume.next_offset, killed.offset + covered);
     // `runs` says so.
-    let out = drivescope_cmd()
-        .args(["runs", "--json", "--store", store.arg()])
-        .output()
-        .unwrap();
-    let listed = json_of(&out);
-    let row = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == killed_id)
-        .unwrap();
-    assert_eq!(row["state"], "interrupted", "{listed}");
+    let listed = listed_runs(&["--store", store.arg()]);
+    let row = listed.iter().find(|r| r.id == killed_id).unwrap();
+    assert_eq!(row.state, Some(RunStatus::Interrupted), "{listed:?}");
     let out = drivescope_cmd()
         .args(["runs", "--store", store.arg()])
         .output()
@@ -226,37 +179,46 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let resumed = json_of(&out);
+    let resumed: ScanRecord = record_of(&out);
     assert!(
         stderr.contains(&format!("resuming run {killed_id} at")) && stderr.contains("checkpoint"),
         "{stderr}"
     );
-    check_scan_invariants(&resumed);
-    assert_eq!(u(&resumed["resumed_from"]), killed_id as u64);
-    assert!(resumed.get("checkpoint").is_none());
-    assert_eq!(resumed["started_at"], killed["started_at"]);
-    assert!(u(&resumed["duration_ns"]) > u(&killed["duration_ns"]));
-    for key in [
-        "bytes",
-        "commands",
-        "failed_commands",
-        "covered",
-        "length",
-        "offset",
-        "block_size",
-        "queue_depth",
-        "failed_total",
-        "failed_extents",
-    ] {
-        assert_eq!(resumed[key], whole[key], "{key}");
+    check_scan(&resumed);
+    assert_eq!(resumed.resumed_from, Some(killed_id));
+    assert!(resumed.checkpoint.is_none());
+    assert_eq!(resumed.header.started_at, killed.header.started_at);
+    assert!(resumed.duration_ns > killed.duration_ns);
+    let totals = |d: &ScanRecord| {
+        [
+            ("bytes", d.bytes),
+            ("commands", d.commands),
+            ("failed_commands", d.failed_commands),
+            ("covered", d.covered),
+            ("length", d.length),
+            ("offset", d.offset),
+            ("block_size", d.block_size),
+            ("queue_depth", u64::from(d.queue_depth)),
+            ("failed_total", d.failed_total),
+        ]
+    };
+    for ((key, r), (_, w)) in totals(&resumed).into_iter().zip(totals(&whole)) {
+        assert_eq!(r, w, "{key}");
     }
-    assert_eq!(curve_geometry(&resumed), curve_geometry(&whole));
-    assert_eq!(bands(&resumed).iter().sum::<u64>(), u(&whole["commands"]));
-    assert_eq!(bands(&resumed)[8], bands(&whole)[8], "failed band");
-    assert_eq!(sum(&resumed, "series", "bytes"), u(&whole["bytes"]));
     assert_eq!(
-        sum(&resumed, "series", "commands"),
-        u(&whole["commands"]),
+        resumed.failed_extents, whole.failed_extents,
+        "failed_extents"
+    );
+    assert_eq!(curve_geometry(&resumed), curve_geometry(&whole));
+    assert_eq!(bands(&resumed).iter().sum::<u64>(), whole.commands);
+    assert_eq!(bands(&resumed)[8], bands(&whole)[8], "failed band");
+    assert_eq!(
+        resumed.series.iter().map(|p| p.bytes).sum::<u64>(),
+        whole.bytes
+    );
+    assert_eq!(
+        resumed.series.iter().map(|p| p.commands).sum::<u64>(),
+        whole.commands,
         "the series counts every command once"
     );
     // The store: the whole scan, the killed one (still interrupted), and the continuation.
@@ -270,7 +232,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (Value, Va
             Some(RunState::Finished)
         ]
     );
-    assert!(listed[2].2 == resumed);
+    assert!(same(&listed[2].2, &resumed));
     (whole, resumed)
 }
 
@@ -304,12 +266,15 @@ fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
         &["--block-size", "4K", "--points", "300"],
         &store,
     );
-    assert_eq!(u(&whole["commands"]), SIZE_MIB * MIB / 4096);
-    assert_eq!(u(&whole["failed_commands"]), 0);
+    assert_eq!(whole.commands, SIZE_MIB * MIB / 4096);
+    assert_eq!(whole.failed_commands, 0);
 }
 
 #[test]
 fn kill_9_then_resume_last_on_a_lab_disk_with_bad_sectors_counts_every_command_once() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
@@ -335,10 +300,10 @@ fn kill_9_then_resume_last_on_a_lab_disk_with_bad_sectors_counts_every_command_o
         ],
         &store,
     );
-    assert_eq!(u(&whole["failed_commands"]), 2);
-    assert_eq!(u(&whole["failed_total"]), 80);
-    let extents = whole["failed_extents"].as_array().unwrap();
+    assert_eq!(whole.failed_commands, 2);
+    assert_eq!(whole.failed_total, 80);
+    let extents = &whole.failed_extents;
     assert_eq!(extents.len(), 1, "{extents:?}");
-    assert_eq!(u(&extents[0]["offset"]), 25145344);
-    assert_eq!(u(&extents[0]["length"]), 40960);
+    assert_eq!(extents[0].offset, 25145344);
+    assert_eq!(extents[0].length, 40960);
 }

@@ -6,10 +6,10 @@
 
 mod common;
 use common::kill9::*;
+use common::typed_b::{check_scan, record, same, typed};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
-use drivescope_record::RunState;
-use serde_json::Value;
+use drivescope_record::{Grade, Kind, RunState, RunStatus, ScanRecord, ScreenRecord};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -26,15 +26,14 @@ const NEW: [&str; 6] = [
     "300ms",
 ];
 
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
-}
-
 /// The screens in the store, oldest first.
-fn screens(store: &TempStore) -> Vec<(i64, Option<RunState>, Value)> {
-    let mut l = store.runs();
-    l.retain(|r| r.2["kind"] == "screen");
-    l
+fn screens(store: &TempStore) -> Vec<(i64, Option<RunState>, ScreenRecord)> {
+    store
+        .runs()
+        .into_iter()
+        .filter(|r| r.2.kind() == Kind::Screen)
+        .map(|(id, state, doc)| (id, state, typed(doc)))
+        .collect()
 }
 
 /// Wait until the screen `child` has saved a checkpoint that `ready` accepts: the newest
@@ -42,8 +41,8 @@ fn screens(store: &TempStore) -> Vec<(i64, Option<RunState>, Value)> {
 fn await_checkpoint(
     child: &mut Child,
     store: &TempStore,
-    ready: impl Fn(&Value) -> bool,
-) -> (Instant, Value) {
+    ready: impl Fn(&ScreenRecord) -> bool,
+) -> (Instant, ScreenRecord) {
     let t0 = Instant::now();
     loop {
         assert!(
@@ -51,7 +50,8 @@ fn await_checkpoint(
             "the screen ended before the checkpoint awaited was seen"
         );
         if let Some((_, Some(RunState::Checkpoint), doc)) = screens(store).pop() {
-            if u(&doc["checkpoint"]["pid"]) == child.id() as u64 && ready(&doc) {
+            let pid = doc.checkpoint.as_ref().expect("a checkpoint").pid;
+            if pid == child.id() && ready(&doc) {
                 return (Instant::now(), doc);
             }
         }
@@ -61,44 +61,54 @@ fn await_checkpoint(
 }
 
 /// Member `i`'s scan in a screen document.
-fn scan(d: &Value, i: usize) -> &Value {
-    &d["members"][i]["scan"]
+fn scan(d: &ScreenRecord, i: usize) -> &ScanRecord {
+    d.members[i].scan.as_deref().expect("the drive's scan")
 }
 
-fn finished(d: &Value, i: usize) -> bool {
-    scan(d, i)["interrupted"] == false
+/// Member `i`'s grade in a screen document.
+fn grade(d: &ScreenRecord, i: usize) -> Grade {
+    d.members[i].verdict.as_ref().expect("a verdict").grade
+}
+
+fn finished(d: &ScreenRecord, i: usize) -> bool {
+    !scan(d, i).interrupted
 }
 
 /// A killed screen's checkpoint: interrupted, each drive's scan a settled snapshot (its
 /// commands exactly those before its resume point) or its finished result, at least one
 /// unfinished.
-fn check_killed(d: &Value, whole: &Value) {
-    assert_eq!(d["interrupted"], true);
-    assert!(d["shared_path"].is_object(), "measured before the scans");
+fn check_killed(d: &ScreenRecord, whole: &ScreenRecord) {
+    assert!(d.interrupted);
+    assert!(d.shared_path.is_some(), "measured before the scans");
     let mut unfinished = 0;
     for i in 0..2 {
         let s = scan(d, i);
         let w = scan(whole, i);
-        assert_eq!(s["length"], w["length"]);
+        assert_eq!(s.length, w.length);
         if finished(d, i) {
-            for key in ["commands", "failed_commands", "failed_total", "covered"] {
-                assert_eq!(s[key], w[key], "drive {i}: {key}");
-            }
+            assert_eq!(s.commands, w.commands, "drive {i}: commands");
+            assert_eq!(
+                s.failed_commands, w.failed_commands,
+                "drive {i}: failed_commands"
+            );
+            assert_eq!(s.failed_total, w.failed_total, "drive {i}: failed_total");
+            assert_eq!(s.covered, w.covered, "drive {i}: covered");
             continue;
         }
         unfinished += 1;
-        let covered = u(&s["covered"]);
-        assert!(
-            covered > 0 && covered < u(&s["length"]),
-            "covered {covered}"
-        );
-        let bs = u(&s["block_size"]);
-        let untried = s["surface"]["untried"].as_u64().unwrap_or(0);
-        assert_eq!(u(&s["commands"]) + untried / bs, covered / bs, "drive {i}");
-        assert_eq!(u(&s["resume"]["next_offset"]), u(&s["offset"]) + covered);
+        let covered = s.covered;
+        assert!(covered > 0 && covered < s.length, "covered {covered}");
+        let bs = s.block_size;
+        let untried = s.surface.as_ref().map_or(0, |s| s.untried);
+        assert_eq!(s.commands + untried / bs, covered / bs, "drive {i}");
+        let resume = s.resume.as_ref().expect("a resume state");
+        assert_eq!(resume.next_offset, s.offset + covered);
         // Not passed yet; the bad sectors found so far fail the smaller disk already.
-        let grade = &d["members"][i]["verdict"]["grade"];
-        assert!(grade == "incomplete" || grade == "fail", "{grade}");
+        let grade = grade(d, i);
+        assert!(
+            grade == Grade::Incomplete || grade == Grade::Fail,
+            "{grade}"
+        );
     }
     assert!(
         unfinished > 0,
@@ -107,43 +117,45 @@ fn check_killed(d: &Value, whole: &Value) {
 }
 
 /// The same coverage and totals as the uninterrupted scan `w`: every command counted once.
-fn check_same_scan(s: &Value, w: &Value, what: &str) {
-    check_scan_invariants(s);
-    for key in [
-        "bytes",
-        "commands",
-        "failed_commands",
-        "covered",
-        "length",
-        "offset",
-        "block_size",
-        "failed_total",
-        "failed_extents",
-    ] {
-        assert_eq!(s[key], w[key], "{what}: {key}");
+fn check_same_scan(s: &ScanRecord, w: &ScanRecord, what: &str) {
+    check_scan(s);
+    let totals = |d: &ScanRecord| {
+        [
+            ("bytes", d.bytes),
+            ("commands", d.commands),
+            ("failed_commands", d.failed_commands),
+            ("covered", d.covered),
+            ("length", d.length),
+            ("offset", d.offset),
+            ("block_size", d.block_size),
+            ("failed_total", d.failed_total),
+        ]
+    };
+    for ((key, a), (_, b)) in totals(s).into_iter().zip(totals(w)) {
+        assert_eq!(a, b, "{what}: {key}");
     }
-    assert_eq!(s["interrupted"], false, "{what}");
-    let geometry = |d: &Value| -> Vec<(u64, u64)> {
-        let c = d["curve"].as_array().unwrap();
-        c.iter()
-            .map(|p| (u(&p["offset"]), u(&p["length"])))
-            .collect()
+    assert_eq!(s.failed_extents, w.failed_extents, "{what}: failed_extents");
+    assert!(!s.interrupted, "{what}");
+    let geometry = |d: &ScanRecord| -> Vec<(u64, u64)> {
+        d.curve.iter().map(|p| (p.offset, p.length)).collect()
     };
     assert_eq!(geometry(s), geometry(w), "{what}: curve bins");
-    let sum = |d: &Value, list: &str, f: &str| -> u64 {
-        d[list].as_array().unwrap().iter().map(|p| u(&p[f])).sum()
-    };
-    assert_eq!(sum(s, "bands", "count"), u(&w["commands"]), "{what}: bands");
-    assert_eq!(sum(s, "series", "bytes"), u(&w["bytes"]), "{what}: series");
+    let bands: u64 = s.bands.iter().map(|b| b.count).sum();
+    assert_eq!(bands, w.commands, "{what}: bands");
+    let series_bytes: u64 = s.series.iter().map(|p| p.bytes).sum();
+    assert_eq!(series_bytes, w.bytes, "{what}: series");
     assert_eq!(
-        sum(s, "series", "commands"),
-        u(&w["commands"]),
+        s.series.iter().map(|p| p.commands).sum::<u64>(),
+        w.commands,
         "{what}: the series counts every command once"
     );
 }
 
 #[test]
 fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
     }
@@ -188,29 +200,26 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
         Some(5),
         "the bad sectors fail a drive: {stderr}"
     );
-    let whole: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(whole.get("checkpoint").is_none());
-    assert!(whole["shared_path"].is_object(), "{whole}");
+    let whole: ScreenRecord = record(&out.stdout);
+    assert!(whole.checkpoint.is_none());
+    assert!(whole.shared_path.is_some(), "{whole:?}");
     for i in 0..2 {
         check_same_scan(scan(&whole, i), scan(&whole, i), "whole");
-        assert_eq!(
-            u(&scan(&whole, i)["covered"]),
-            u(&scan(&whole, i)["length"])
-        );
+        assert_eq!(scan(&whole, i).covered, scan(&whole, i).length);
     }
-    assert_eq!(u(&scan(&whole, 0)["failed_total"]), 80);
-    let scans_s = u(&scan(&whole, 1)["duration_ns"]) as f64 / 1e9;
+    assert_eq!(scan(&whole, 0).failed_total, 80);
+    let scans_s = scan(&whole, 1).duration_ns as f64 / 1e9;
     assert!(scans_s > 1.5, "the screen must last many checkpoints");
     let listed = store.runs();
     assert_eq!(listed.len(), 3, "one group and its two scans: {listed:?}");
     let group = screens(&store).pop().unwrap();
     assert_eq!(group.1, Some(RunState::Finished));
-    assert!(group.2 == whole);
+    assert!(same(&group.2, &whole));
 
     // Killed three times: at random moments after a first checkpoint, the last one after
     // the smaller disk has finished; each part continued with `--resume last`.
     let wait = random_fractions(3);
-    let mut killed: Vec<(i64, Value)> = Vec::new();
+    let mut killed: Vec<(i64, ScreenRecord)> = Vec::new();
     for (k, fraction) in wait.iter().enumerate() {
         let mut child = match k {
             0 => spawn(
@@ -236,7 +245,7 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
             assert!(stderr.contains("still running"), "{stderr}");
         }
         // What is left of the larger disk's scan, at most, after this checkpoint.
-        let done = u(&scan(&doc, 1)["covered"]) as f64 / u(&scan(&whole, 1)["length"]) as f64;
+        let done = scan(&doc, 1).covered as f64 / scan(&whole, 1).length as f64;
         let left = (0.6 * (1.0 - done) * scans_s - seen.elapsed().as_secs_f64()).max(0.0);
         let after = fraction * left;
         std::thread::sleep(Duration::from_secs_f64(after));
@@ -244,18 +253,19 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
         child.wait().unwrap();
         let (id, state, doc) = screens(&store).pop().unwrap();
         assert_eq!(state, Some(RunState::Checkpoint));
-        assert_eq!(u(&doc["checkpoint"]["pid"]), child.id() as u64);
+        let pid = doc.checkpoint.as_ref().expect("a checkpoint").pid;
+        assert_eq!(pid, child.id());
         eprintln!(
             "kill {k}: {after:.3} s after a checkpoint; run {id} covers {} and {} bytes",
-            scan(&doc, 0)["covered"],
-            scan(&doc, 1)["covered"]
+            scan(&doc, 0).covered,
+            scan(&doc, 1).covered
         );
         check_killed(&doc, &whole);
         if k > 0 {
-            assert_eq!(u(&doc["resumed_from"]), killed[k - 1].0 as u64);
-            assert_eq!(doc["shared_path"], killed[0].1["shared_path"], "kept");
+            assert_eq!(doc.resumed_from, Some(killed[k - 1].0));
+            assert_eq!(doc.shared_path, killed[0].1.shared_path, "kept");
         }
-        assert_eq!(store.listed_state(id), "interrupted");
+        assert_eq!(store.listed_state(id), RunStatus::Interrupted);
         killed.push((id, doc));
     }
     assert!(finished(&killed[2].1, 0) && !finished(&killed[2].1, 1));
@@ -279,25 +289,22 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
         )),
         "{stderr}"
     );
-    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(done["interrupted"], false);
-    assert!(done.get("checkpoint").is_none());
-    assert_eq!(u(&done["resumed_from"]), *last_id as u64);
-    assert_eq!(done["shared_path"], killed[0].1["shared_path"]);
+    let done: ScreenRecord = record(&out.stdout);
+    assert!(!done.interrupted);
+    assert!(done.checkpoint.is_none());
+    assert_eq!(done.resumed_from, Some(*last_id));
+    assert_eq!(done.shared_path, killed[0].1.shared_path);
     for i in 0..2 {
         check_same_scan(scan(&done, i), scan(&whole, i), &format!("drive {i}"));
-        assert_eq!(
-            done["members"][i]["verdict"]["grade"],
-            whole["members"][i]["verdict"]["grade"]
-        );
+        assert_eq!(grade(&done, i), grade(&whole, i));
     }
     // Each drive's scan is a run of its own, also the one a checkpoint kept when it ended.
     let runs = store.runs();
     for i in 0..2 {
-        let id = done["members"][i]["run"].as_i64().expect("the drive's run");
+        let id = done.members[i].run.expect("the drive's run");
         let (_, state, doc) = runs.iter().find(|r| r.0 == id).unwrap();
         assert_eq!(*state, Some(RunState::Finished));
-        assert!(*doc == *scan(&done, i));
+        assert!(same(doc, scan(&done, i)));
     }
     // The store: the whole screen, the three killed ones (still interrupted), and the
     // continuation in place of its own checkpoints.
@@ -313,6 +320,6 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
             Some(RunState::Finished)
         ]
     );
-    assert!(screens[4].2 == done);
+    assert!(same(&screens[4].2, &done));
     drop(devs);
 }

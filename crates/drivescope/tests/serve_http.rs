@@ -9,6 +9,8 @@ mod common;
 mod pg;
 
 use common::serve::{chart_lines as series_in, ds, filled, get, serve};
+use common::typed_b::{document, listed_runs};
+use drivescope_record::Kind;
 use std::path::Path;
 use std::process::Command;
 
@@ -66,9 +68,9 @@ fn browsing_a_store_of_real_runs() {
         json.header("content-type").as_deref(),
         Some("application/json")
     );
-    let doc: serde_json::Value = serde_json::from_slice(&json.body).unwrap();
-    assert_eq!(doc["kind"], "scan");
-    assert_eq!(doc["target"]["path"], f.file.as_str());
+    let doc = document(&json.body);
+    assert_eq!(doc.kind(), Kind::Scan);
+    assert_eq!(doc.header().expect("a run").target.path, f.file);
     let csv = get(a, "/runs/1/csv", "");
     assert_eq!(csv.status, 200);
     assert!(csv.text().lines().count() > 10, "the curve's rows");
@@ -246,12 +248,12 @@ fn a_postgresql_store_serves_the_same() {
     assert_eq!(series_in(&cmp, "curve"), 2);
 }
 
-/// A status by the name `runs --json` writes or the words a page shows.
+/// A status by the words a page shows.
 fn status_named(name: &str) -> drivescope_record::RunStatus {
     use drivescope_record::RunStatus as S;
     [S::Finished, S::Running, S::Interrupted, S::DeviceLost]
         .into_iter()
-        .find(|s| s.as_str() == name || s.words() == name)
+        .find(|s| s.words() == name)
         .unwrap_or_else(|| panic!("no status is called {name:?}"))
 }
 
@@ -291,14 +293,9 @@ fn runs_show_and_serve_say_the_same_of_checkpoint_runs() {
         (3, RunStatus::Finished),
     ];
     // runs --json
-    let listed: Vec<serde_json::Value> =
-        serde_json::from_slice(&ds(&["runs", "--json", "--store", s]).stdout).unwrap();
-    let mut by_runs: Vec<(i64, RunStatus)> = listed
+    let mut by_runs: Vec<(i64, RunStatus)> = listed_runs(&["--store", s])
         .iter()
-        .map(|r| {
-            let state = r["state"].as_str().unwrap();
-            (r["id"].as_i64().unwrap(), status_named(state))
-        })
+        .map(|r| (r.id, r.state.expect("a run's state")))
         .collect();
     by_runs.sort_by_key(|r| r.0);
     assert_eq!(by_runs, want);

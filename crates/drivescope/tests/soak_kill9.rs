@@ -5,9 +5,9 @@
 
 mod common;
 use common::kill9::*;
+use common::typed_b::{record, same, typed};
 use common::*;
-use drivescope_record::RunState;
-use serde_json::Value;
+use drivescope_record::{RunState, RunStatus, SoakRecord};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -35,12 +35,8 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
-}
-
 /// Wait until the soak `child` has saved a checkpoint: the store's one run names its process.
-fn await_checkpoint(child: &mut Child, store: &TempStore) -> Value {
+fn await_checkpoint(child: &mut Child, store: &TempStore) -> SoakRecord {
     let t0 = Instant::now();
     loop {
         assert!(
@@ -48,7 +44,8 @@ fn await_checkpoint(child: &mut Child, store: &TempStore) -> Value {
             "the soak ended before a checkpoint was seen"
         );
         if let Some((_, Some(RunState::Checkpoint), doc)) = store.runs().pop() {
-            if u(&doc["checkpoint"]["pid"]) == child.id() as u64 {
+            let doc: SoakRecord = typed(doc);
+            if doc.checkpoint.as_ref().expect("a checkpoint").pid == child.id() {
                 return doc;
             }
         }
@@ -59,29 +56,31 @@ fn await_checkpoint(child: &mut Child, store: &TempStore) -> Value {
 
 /// A soak document's series: consecutive, in whole intervals but for the last point, and
 /// summing to its totals.
-fn check_series(d: &Value) {
-    let series = d["series"].as_array().unwrap();
+fn check_series(d: &SoakRecord) {
+    let series = &d.series;
     assert!(!series.is_empty());
-    let sum = |f: &str| series.iter().map(|p| u(&p[f])).sum::<u64>();
-    assert_eq!(sum("bytes"), u(&d["bytes"]), "series bytes");
-    assert_eq!(sum("commands"), u(&d["commands"]), "series commands");
-    let t: Vec<u64> = series.iter().map(|p| u(&p["t_ns"])).collect();
+    let bytes: u64 = series.iter().map(|p| p.bytes).sum();
+    assert_eq!(bytes, d.bytes, "series bytes");
+    let commands: u64 = series.iter().map(|p| p.commands).sum();
+    assert_eq!(commands, d.commands, "series commands");
+    let t: Vec<u64> = series.iter().map(|p| p.t_ns).collect();
     assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
-    assert_eq!(*t.last().unwrap(), u(&d["duration_ns"]), "{t:?}");
+    assert_eq!(*t.last().unwrap(), d.duration_ns, "{t:?}");
 }
 
 /// The stopped soak `d` (a checkpoint or an interrupted run) holds whole intervals, a resume
 /// state and its planned duration.
-fn check_stopped(d: &Value) {
-    assert_eq!(d["interrupted"], true);
+fn check_stopped(d: &SoakRecord) {
+    assert!(d.workload.interrupted);
     check_series(d);
-    assert_eq!(u(&d["resume"]["planned_ns"]), DURATION_NS);
-    assert!(u(&d["duration_ns"]) < DURATION_NS);
+    let resume = d.resume.as_ref().expect("a resume state");
+    assert_eq!(resume.planned_ns, DURATION_NS);
+    assert!(d.duration_ns < DURATION_NS);
 }
 
 /// Resume the newest soak to its end; check that the result keeps every interval of `stopped`
 /// and marks the gap after them; returns it.
-fn resume(store: &TempStore, stopped: &Value) -> Value {
+fn resume(store: &TempStore, stopped: &SoakRecord) -> SoakRecord {
     let out = drivescope_cmd()
         .args(["soak", "--resume", "last", "--json", "--quiet"])
         .args(["--store", store.arg()])
@@ -90,31 +89,25 @@ fn resume(store: &TempStore, stopped: &Value) -> Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("resuming soak run"), "{stderr}");
-    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d: SoakRecord = record(&out.stdout);
     check_series(&d);
-    assert!(d.get("checkpoint").is_none() && d.get("resume").is_none());
-    assert_eq!(d["interrupted"], false);
-    assert_eq!(d["started_at"], stopped["started_at"]);
+    assert!(d.checkpoint.is_none() && d.resume.is_none());
+    assert!(!d.workload.interrupted);
+    assert_eq!(d.header.started_at, stopped.header.started_at);
     // The whole duration (the last commands drain after the deadline).
-    let dur = u(&d["duration_ns"]);
+    let dur = d.duration_ns;
     assert!(
         (DURATION_NS..DURATION_NS + 1_000_000_000).contains(&dur),
         "{dur}"
     );
     // The intervals kept before the stop are there as they were, and the gap after them.
-    let before = stopped["series"].as_array().unwrap();
-    assert_eq!(
-        &d["series"].as_array().unwrap()[..before.len()],
-        &before[..]
-    );
-    let gaps = d["resumed"].as_array().unwrap();
+    let before = &stopped.series;
+    assert_eq!(&d.series[..before.len()], &before[..]);
+    let gaps = &d.resumed;
     let gap = gaps.last().unwrap();
-    assert_eq!(u(&gap["at_ns"]), u(&stopped["duration_ns"]));
-    assert!(u(&gap["gap_ns"]) > 0);
-    assert_eq!(
-        gaps[..gaps.len() - 1],
-        stopped["resumed"].as_array().map_or(&[][..], |v| v)[..]
-    );
+    assert_eq!(gap.at_ns, stopped.duration_ns);
+    assert!(gap.gap_ns > 0);
+    assert_eq!(gaps[..gaps.len() - 1], stopped.resumed[..]);
     // The text report states the gap.
     let text = drivescope(&["show", "last", "--store", store.arg()]);
     let text = String::from_utf8_lossy(&text.stdout);
@@ -124,6 +117,9 @@ fn resume(store: &TempStore, stopped: &Value) -> Value {
 
 #[test]
 fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_marked() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let dev = TmpfsLoop::new(64 * MIB);
     fill_random(dev.path(), 64 * MIB);
@@ -131,7 +127,7 @@ fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_
     let store = TempStore::new("soak-kill9", "kill9");
     let kills = 3;
     let fractions = random_fractions(kills);
-    let mut last: Option<Value> = None;
+    let mut last: Option<SoakRecord> = None;
     for (i, f) in fractions.iter().enumerate() {
         let mut child = match i {
             0 => spawn("soak", &[&[target][..], &SOAK[..]].concat(), &store),
@@ -159,16 +155,16 @@ fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_
             assert_eq!(out.status.code(), Some(1), "{stderr}");
             assert!(stderr.contains("still running"), "{stderr}");
             let id = store.runs()[0].0;
-            assert_eq!(store.listed_state(id), "running");
+            assert_eq!(store.listed_state(id), RunStatus::Running);
         }
         // Kill it at a random moment of what is left of its part (each part gets about a
         // third of what the soak has left when it starts).
-        let left = (DURATION_NS - u(&first["duration_ns"])) as f64 / 1e9;
+        let left = (DURATION_NS - first.duration_ns) as f64 / 1e9;
         let wait = f * left / (kills - i + 1) as f64;
         eprintln!(
             "kill {}: first checkpoint at {:.1} s of the soak; killing {wait:.3} s later",
             i + 1,
-            u(&first["duration_ns"]) as f64 / 1e9
+            first.duration_ns as f64 / 1e9
         );
         std::thread::sleep(Duration::from_secs_f64(wait));
         child.kill().unwrap(); // SIGKILL
@@ -177,34 +173,36 @@ fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_
         assert_eq!(runs.len(), 1, "one stored run, updated in place");
         let (id, state, killed) = runs[0].clone();
         assert_eq!(state, Some(RunState::Checkpoint));
-        assert_eq!(u(&killed["checkpoint"]["pid"]), child.id() as u64);
-        assert_eq!(store.listed_state(id), "interrupted");
+        let killed: SoakRecord = typed(killed);
+        let pid = killed.checkpoint.as_ref().expect("a checkpoint").pid;
+        assert_eq!(pid, child.id());
+        assert_eq!(store.listed_state(id), RunStatus::Interrupted);
         check_stopped(&killed);
         // A checkpoint ends on an interval of the series.
-        assert_eq!(u(&killed["duration_ns"]) % INTERVAL_NS, 0);
-        assert_eq!(killed["resumed"].as_array().map_or(0, |v| v.len()), i);
+        assert_eq!(killed.duration_ns % INTERVAL_NS, 0);
+        assert_eq!(killed.resumed.len(), i);
         if let Some(prev) = &last {
             // The soak went on from the last stop: what was kept then is kept now.
-            let kept = prev["series"].as_array().unwrap();
-            assert!(u(&killed["duration_ns"]) >= u(&prev["duration_ns"]));
-            assert_eq!(
-                &killed["series"].as_array().unwrap()[..kept.len()],
-                &kept[..]
-            );
+            let kept = &prev.series;
+            assert!(killed.duration_ns >= prev.duration_ns);
+            assert_eq!(&killed.series[..kept.len()], &kept[..]);
         }
         last = Some(killed);
     }
     let killed = last.unwrap();
     let whole = resume(&store, &killed);
-    assert_eq!(whole["resumed"].as_array().unwrap().len(), kills);
+    assert_eq!(whole.resumed.len(), kills);
     let runs = store.runs();
     assert_eq!(runs.len(), 1, "one stored run");
     assert_eq!(runs[0].1, Some(RunState::Finished));
-    assert!(runs[0].2 == whole);
+    assert!(same(&runs[0].2, &whole));
 }
 
 #[test]
 fn a_soak_stopped_with_sigint_resumes_and_another_target_is_refused() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let dev = TmpfsLoop::new(64 * MIB);
     fill_random(dev.path(), 64 * MIB);
@@ -221,8 +219,9 @@ fn a_soak_stopped_with_sigint_resumes_and_another_target_is_refused() {
     assert_eq!(runs.len(), 1, "the result replaced the checkpoints");
     let (id, state, stopped) = runs[0].clone();
     assert_eq!(state, Some(RunState::Interrupted));
-    assert!(stopped.get("checkpoint").is_none());
-    assert_eq!(store.listed_state(id), "interrupted");
+    let stopped: SoakRecord = typed(stopped);
+    assert!(stopped.checkpoint.is_none());
+    assert_eq!(store.listed_state(id), RunStatus::Interrupted);
     check_stopped(&stopped);
     // Another target is not this soak's.
     let other = TmpfsLoop::new(64 * MIB);
@@ -242,7 +241,7 @@ fn a_soak_stopped_with_sigint_resumes_and_another_target_is_refused() {
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("refused"), "{stderr}");
     let whole = resume(&store, &stopped);
-    assert_eq!(whole["resumed"].as_array().unwrap().len(), 1);
+    assert_eq!(whole.resumed.len(), 1);
     let runs = store.runs();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].1, Some(RunState::Finished));

@@ -1,9 +1,10 @@
 //! End to end: a scan is saved in the store, and runs/show/compare/export/report read it back.
 
+mod common;
+use common::typed_b::{document, same};
 use drivescope_record::Document;
 use drivescope_report::sample;
 use drivescope_store::{RunId, Store};
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
@@ -62,13 +63,13 @@ fn scan_is_stored_and_reported() {
         .output()
         .unwrap());
     assert!(stderr.contains("saved as run 1"), "{stderr}");
-    let printed: Value = serde_json::from_str(&stdout).unwrap();
+    let printed = document(stdout.as_bytes());
     let grew = store_bytes(&store) - before;
     eprintln!("null:64G scan: store grew {grew} bytes");
     assert!(grew < 2 << 20, "a stored scan added {grew} bytes");
     let stored = Store::open(&store).unwrap();
     assert!(
-        stored.get_json(RunId(1)).unwrap() == printed,
+        same(&stored.get(RunId(1)).unwrap(), &printed),
         "the stored document is the printed one"
     );
     let Document::Scan(scan) = stored.get(RunId(1)).unwrap() else {
@@ -112,7 +113,7 @@ fn scan_is_stored_and_reported() {
         .args(["export", "1", "--format", "json", "--store", s])
         .output()
         .unwrap());
-    assert!(serde_json::from_str::<Value>(&json).unwrap() == printed);
+    assert!(same(&document(json.as_bytes()), &printed));
     let (csv, _) = ok(bin()
         .args(["export", "1", "--format", "csv", "--store", s])
         .output()

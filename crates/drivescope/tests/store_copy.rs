@@ -2,14 +2,15 @@
 //! SQLite store, copying each run once; the read commands work on the PostgreSQL store named by its
 //! connection string.
 
+mod common;
 #[path = "../../store/tests/pg/mod.rs"]
 mod pg;
 
+use common::typed_b::{document, listed_runs, same, StoreCopied};
 use drivescope_record::{Direction, Document};
 use drivescope_report::sample;
 use drivescope_store::{ListFilter, Store};
 use pg::Place;
-use serde_json::Value;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
@@ -36,10 +37,10 @@ fn store_copy(from: &str, to: &str) -> String {
 }
 
 /// Every document of the store at `location`, in list order.
-fn documents(location: &drivescope_store::Location) -> Vec<Value> {
+fn documents(location: &drivescope_store::Location) -> Vec<Document> {
     let s = Store::open(location).unwrap();
     let runs = s.list(&ListFilter::default()).unwrap();
-    runs.iter().map(|r| s.get_json(r.id).unwrap()).collect()
+    runs.iter().map(|r| s.get(r.id).unwrap()).collect()
 }
 
 #[test]
@@ -66,38 +67,38 @@ fn store_copy_sqlite_to_postgres_and_back() {
     );
     assert!(store_copy(from, pg).starts_with("0 copied, 3 skipped"));
     assert!(store_copy(pg, to).starts_with("3 copied, 0 skipped"));
-    let again: Value = serde_json::from_str(&ok(bin()
+    let again: StoreCopied = serde_json::from_str(&ok(bin()
         .args(["store", "copy", pg, to, "--json"])
         .output()
         .unwrap()))
     .unwrap();
-    assert_eq!(again["copied"], 0);
-    assert_eq!(again["skipped"], 3);
-    assert_eq!(again["unreadable"], serde_json::json!([]));
+    assert_eq!(again.copied, 0);
+    assert_eq!(again.skipped, 3);
+    assert!(again.unreadable.is_empty(), "{:?}", again.unreadable);
     let want = documents(&first.location);
     assert_eq!(want.len(), 3);
     assert!(
-        documents(&on_pg.location) == want,
+        same(&documents(&on_pg.location), &want),
         "PostgreSQL holds other documents"
     );
     assert!(
-        documents(&back.location) == want,
+        same(&documents(&back.location), &want),
         "the new SQLite store holds other documents"
     );
 
     // The read commands take the connection string as --store.
-    let listed: Value = serde_json::from_str(&ok(bin()
-        .args(["runs", "--json", "--store", pg])
-        .output()
-        .unwrap()))
-    .unwrap();
-    assert_eq!(listed.as_array().unwrap().len(), 3);
-    let shown: Value = serde_json::from_str(&ok(bin()
-        .args(["export", "last", "--store", pg, "--format", "json"])
-        .output()
-        .unwrap()))
-    .unwrap();
-    assert!(want.contains(&shown), "export of the newest run");
+    assert_eq!(listed_runs(&["--store", pg]).len(), 3);
+    let shown = document(
+        ok(bin()
+            .args(["export", "last", "--store", pg, "--format", "json"])
+            .output()
+            .unwrap())
+        .as_bytes(),
+    );
+    assert!(
+        want.iter().any(|d| same(d, &shown)),
+        "export of the newest run"
+    );
 
     // A source that is not there is refused, and nothing is created for it.
     let missing = back.path().with_file_name("missing.sqlite");

@@ -5,8 +5,9 @@
 
 mod common;
 
-use common::{check_scan_invariants, drivescope_cmd, require_root, unmount, Ext4Mount};
-use drivescope_record::Document;
+use common::typed_b::{check_scan, record};
+use common::{drivescope_cmd, require_root, skip_without_root, unmount, Ext4Mount};
+use drivescope_record::{BenchRecord, ScanRecord};
 use drivescope_store::{Fault, ListFilter, Store, BUSY_TIMEOUT};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -118,12 +119,8 @@ fn runs_in(path: &Path) -> usize {
 /// `drivescope: the run was not saved in PATH: WHY`.
 fn assert_scan_not_saved(out: &Output, store: &Path, why: &Fault) {
     let stdout = assert_not_saved(out, store, why);
-    let doc: serde_json::Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{stdout}"));
-    check_scan_invariants(&doc);
-    let Ok(Document::Scan(scan)) = Document::from_value(doc) else {
-        panic!("stdout reads back as a scan document");
-    };
+    let scan: ScanRecord = record(stdout.as_bytes());
+    check_scan(&scan);
     assert_eq!(scan.length, 1 << 30, "the whole range is in the document");
 }
 
@@ -154,7 +151,9 @@ fn assert_not_saved(out: &Output, store: &Path, why: &Fault) -> String {
 
 #[test]
 fn read_only_store_file_and_directory() {
-    require_root();
+    if skip_without_root("runs drivescope as another user") {
+        return;
+    }
     let d = TestDir::new("ro");
     let store = d.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -202,7 +201,9 @@ fn read_only_store_file_and_directory() {
 
 #[test]
 fn store_on_a_read_only_mount() {
-    require_root();
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let m = Ext4Mount::new(4 << 20);
     let store = m.dir.join("runs.sqlite");
     store_with_one_run(&store);
@@ -236,6 +237,9 @@ fn fill(dir: &Path) {
 
 #[test]
 fn store_on_a_full_file_system() {
+    if skip_without_root("mounts tmpfs file systems") {
+        return;
+    }
     let m = TmpfsMount::new(3 << 20);
     let store = m.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -277,11 +281,7 @@ fn store_on_a_full_file_system() {
         .output()
         .unwrap();
     let stdout = assert_not_saved(&out, &store, &Fault::Full);
-    let doc: serde_json::Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{stdout}"));
-    let Ok(Document::Bench(bench)) = Document::from_value(doc) else {
-        panic!("stdout reads back as a bench document");
-    };
+    let bench: BenchRecord = record(stdout.as_bytes());
     let names: Vec<&str> = bench.tests.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["RND4K Q1T1", "SEQ1M Q1T1"]);
     for t in &bench.tests {
@@ -294,6 +294,9 @@ fn store_on_a_full_file_system() {
 
 #[test]
 fn checkpoints_of_a_scan_on_a_full_file_system() {
+    if skip_without_root("mounts tmpfs file systems") {
+        return;
+    }
     let m = TmpfsMount::new(3 << 20);
     let store = m.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -307,10 +310,10 @@ fn checkpoints_of_a_scan_on_a_full_file_system() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    check_scan_invariants(&doc);
-    assert_eq!(doc["length"], 512u64 << 30);
-    let taken = doc["checkpoints"]["count"].as_u64().unwrap();
+    let doc: ScanRecord = record(&out.stdout);
+    check_scan(&doc);
+    assert_eq!(doc.length, 512u64 << 30);
+    let taken = doc.checkpoints.as_ref().expect("checkpoints were on").count;
     assert!(taken >= 2, "{taken} checkpoints");
     // One line for the checkpoints (not one per checkpoint), one for the result.
     let shown = std::path::absolute(&store).unwrap();
@@ -340,7 +343,6 @@ fn checkpoints_of_a_scan_on_a_full_file_system() {
 
 #[test]
 fn store_locked_by_another_process() {
-    require_root();
     let d = TestDir::new("locked");
     let store = d.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -362,7 +364,6 @@ fn store_locked_by_another_process() {
 
 #[test]
 fn corrupt_store() {
-    require_root();
     let d = TestDir::new("corrupt");
 
     // Random bytes: no SQLite database at all.

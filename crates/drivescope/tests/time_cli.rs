@@ -3,8 +3,9 @@
 //! and report.
 
 mod common;
-use common::{drivescope_cmd, require_root};
-use serde_json::Value;
+use common::typed_b::record;
+use common::{drivescope_cmd, skip_without_root};
+use drivescope_record::{ModeResult, TimeMode, TimeRecord};
 use std::path::PathBuf;
 use std::process::Output;
 
@@ -23,22 +24,18 @@ fn time(args: &[&str]) -> Output {
         .expect("run drivescope time")
 }
 
-fn json(args: &[&str]) -> Value {
+fn json(args: &[&str]) -> TimeRecord {
     let mut all = vec!["--json", "--quiet", "--no-store"];
     all.extend_from_slice(args);
     let out = time(&all);
     let (o, e) = text(&out);
     assert!(out.status.success(), "{args:?}: {e}");
-    serde_json::from_str(&o).unwrap_or_else(|err| panic!("{err}: {o}"))
+    record(o.as_bytes())
 }
 
-fn mode<'a>(d: &'a Value, name: &str) -> &'a Value {
-    d["modes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["mode"] == name)
-        .unwrap_or_else(|| panic!("no {name} mode in {d}"))
+fn mode(d: &TimeRecord, mode: TimeMode) -> &ModeResult {
+    d.mode(mode)
+        .unwrap_or_else(|| panic!("no {mode} mode in {d:?}"))
 }
 
 #[test]
@@ -64,12 +61,12 @@ fn a_failing_command_fails_the_measurement_with_its_exit_code_unless_ignored() {
     assert!(e.contains("failed with exit code 9 in warm run 1 "), "{e}");
 
     let d = json(&["--warm", "-i", "--runs", "3", "--shell", cmd]);
-    let warm = mode(&d, "warm");
-    let runs = warm["runs"].as_array().unwrap();
+    let warm = mode(&d, TimeMode::Warm);
+    let runs = &warm.runs;
     assert_eq!(runs.len(), 3);
-    assert!(runs.iter().all(|r| r["exit_code"] == 7), "{warm}");
-    assert_eq!(warm["summary"]["failed"], 3);
-    assert_eq!(warm["summary"]["count"], 3, "-i counts the failed runs");
+    assert!(runs.iter().all(|r| r.exit_code == Some(7)), "{warm:?}");
+    assert_eq!(warm.summary.failed, 3);
+    assert_eq!(warm.summary.count, 3, "-i counts the failed runs");
     // Output is hidden unless asked for.
     // (printf joins the line, so the command line printed in the summary does not hold it.)
     let says = "printf 'visible-%s\\n' line";
@@ -101,15 +98,17 @@ fn the_instruments_own_overhead_on_true_is_small() {
     // them. The bench script measures the overhead against hyperfine; this bound catches a regression
     // (a snapshot or a thread join inside the timed window) even on a loaded machine.
     let d = json(&["--warm", "--runs", "30", "--", "true"]);
-    let s = &mode(&d, "warm")["summary"]["wall_ns"];
-    let median = s["median"].as_f64().unwrap();
+    let s = &mode(&d, TimeMode::Warm).summary.wall_ns;
+    let median = s.median;
     assert!(median < 20e6, "median {median} ns per run of true");
-    assert!(s["min"].as_f64().unwrap() > 0.0);
+    assert!(s.min > 0.0);
 }
 
 #[test]
 fn cold_is_refused_in_one_line_to_a_user_who_is_not_root_and_warm_still_works() {
-    require_root();
+    if skip_without_root("runs drivescope as another user with setpriv") {
+        return;
+    }
     let bin = env!("CARGO_BIN_EXE_drivescope");
     let as_nobody = |args: &[&str]| {
         std::process::Command::new("setpriv")
@@ -143,14 +142,9 @@ fn cold_is_refused_in_one_line_to_a_user_who_is_not_root_and_warm_still_works() 
     ]);
     let (o, e) = text(&out);
     assert!(out.status.success(), "{e}");
-    let d: Value = serde_json::from_str(&o).unwrap();
-    let modes: Vec<&str> = d["modes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["mode"].as_str().unwrap())
-        .collect();
-    assert_eq!(modes, ["warm"]);
+    let d: TimeRecord = record(o.as_bytes());
+    let modes: Vec<TimeMode> = d.modes.iter().map(|m| m.mode).collect();
+    assert_eq!(modes, [TimeMode::Warm]);
     assert!(e.contains("warm runs only"), "{e}");
     let out = as_nobody(&[
         "--warm",

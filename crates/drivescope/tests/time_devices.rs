@@ -4,9 +4,10 @@
 //! FUSE.
 
 mod common;
-use common::{drivescope_cmd, unmount, Ext4Mount};
+use common::typed_b::record_of;
+use common::{drivescope_cmd, skip_without_root, unmount, Ext4Mount};
 use drivescope_lab::{check_environment, LabDevice, Model};
-use serde_json::Value;
+use drivescope_record::{FindingCode, ModeResult, TimeMode, TimeRecord};
 use std::path::Path;
 use std::process::Command;
 
@@ -18,7 +19,7 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn time(cwd: &Path, args: &[&str]) -> Value {
+fn time(cwd: &Path, args: &[&str]) -> TimeRecord {
     let out = drivescope_cmd()
         .arg("time")
         .arg("--cwd")
@@ -32,20 +33,12 @@ fn time(cwd: &Path, args: &[&str]) -> Value {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
+    record_of(&out)
 }
 
-fn mode<'a>(d: &'a Value, name: &str) -> &'a Value {
-    d["modes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["mode"] == name)
-        .unwrap_or_else(|| panic!("no {name} mode in {d}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+fn mode(d: &TimeRecord, mode: TimeMode) -> &ModeResult {
+    d.mode(mode)
+        .unwrap_or_else(|| panic!("no {mode} mode in {d:?}"))
 }
 
 /// A file of `size` random bytes in `dir`, written out to the device.
@@ -65,65 +58,59 @@ fn write_file(dir: &Path, size: u64) {
     assert!(st.success());
 }
 
-fn codes(d: &Value) -> Vec<String> {
-    d["findings"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|f| f["claim"].as_str().unwrap().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
+fn claims(d: &TimeRecord) -> Vec<String> {
+    d.header.findings.iter().map(|f| f.claim.clone()).collect()
 }
 
 #[test]
 fn a_cold_cat_reads_the_file_from_the_device_and_a_warm_one_does_not() {
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let _one = one_at_a_time();
     let fs = Ext4Mount::new(400 * MIB);
     let size = 256 * MIB;
     write_file(&fs.dir, size);
     let d = time(&fs.dir, &["--runs", "3", "--", "cat", "big"]);
-    let dev = d["devices"][0].as_str().unwrap().to_string();
+    let dev = d.devices[0].clone();
     assert!(
         dev.starts_with("loop"),
-        "the file system's device first: {d}"
+        "the file system's device first: {d:?}"
     );
 
-    let cold = mode(&d, "cold");
-    for run in cold["runs"].as_array().unwrap() {
-        let io = run["devices"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == dev.as_str())
-            .unwrap();
-        let read = f(&io["read_bytes"]);
+    let cold = mode(&d, TimeMode::Cold);
+    for run in &cold.runs {
+        let io = run.device(&dev).unwrap();
+        let read = io.read_bytes as f64;
         assert!(
             (read - size as f64).abs() <= 0.02 * size as f64,
             "cold run read {read} bytes from {dev} for a {size}-byte file"
         );
-        assert!(f(&io["busy_ns"]) > 0.0);
+        assert!(io.busy_ns > 0);
     }
-    let claims = codes(&d);
-    let verdict = d["findings"]
-        .as_array()
-        .unwrap()
+    let claims = claims(&d);
+    let verdict = d
+        .header
+        .findings
         .iter()
-        .find(|x| x["claim"].as_str().unwrap().starts_with("cold:"))
+        .find(|x| x.claim.starts_with("cold:"))
         .unwrap_or_else(|| panic!("no cold verdict: {claims:?}"));
-    assert_eq!(verdict["code"], "storage_bound", "{claims:?}");
+    assert_eq!(verdict.code, FindingCode::StorageBound, "{claims:?}");
 
-    let warm = mode(&d, "warm");
-    let read = f(&warm["summary"]["read_bytes"]["max"]);
+    let warm = mode(&d, TimeMode::Warm);
+    let read = warm.summary.read_bytes.max;
     assert!(read < 0.01 * size as f64, "a warm cat read {read} bytes");
     assert!(
-        f(&warm["summary"]["wall_ns"]["mean"]) < f(&cold["summary"]["wall_ns"]["mean"]),
+        warm.summary.wall_ns.mean < cold.summary.wall_ns.mean,
         "warm is faster than cold"
     );
 }
 
 #[test]
 fn a_cold_cat_on_a_lab_disk_takes_the_files_size_over_the_disks_rate() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
@@ -166,13 +153,17 @@ fn a_cold_cat_on_a_lab_disk_takes_the_files_size_over_the_disks_rate() {
     let _ = std::fs::remove_dir(&dir);
     drop(lab);
 
-    let cold = mode(&d, "cold");
+    let cold = mode(&d, TimeMode::Cold);
     let expected_s = size as f64 / 100e6;
-    let took_s = f(&cold["summary"]["wall_ns"]["median"]) / 1e9;
+    let took_s = cold.summary.wall_ns.median / 1e9;
     eprintln!("a cold cat of {size} bytes at 100 MB/s: {took_s:.3} s (expected {expected_s:.3} s)");
     assert!(
         (took_s - expected_s).abs() <= 0.1 * expected_s,
         "a cold cat of {size} bytes at 100 MB/s took {took_s:.2} s, expected {expected_s:.2} s ± 10 %"
     );
-    assert_eq!(d["findings"][0]["code"], "storage_bound", "{d}");
+    assert_eq!(
+        d.header.findings[0].code,
+        FindingCode::StorageBound,
+        "{d:?}"
+    );
 }

@@ -2,10 +2,10 @@
 //! holds and the state `drivescope runs` shows, pseudo-random kill moments that can be
 //! replayed, and a drivescope child started on the store.
 
+use super::typed_b::listed_runs;
 use super::{drivescope, drivescope_cmd};
-use drivescope_record::RunState;
+use drivescope_record::{Document, RunState, RunStatus};
 use drivescope_store::{ListFilter, Store};
-use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 
@@ -26,7 +26,7 @@ impl TempStore {
     }
 
     /// The runs: (number, state, document), oldest first; none before the store exists.
-    pub fn runs(&self) -> Vec<(i64, Option<RunState>, Value)> {
+    pub fn runs(&self) -> Vec<(i64, Option<RunState>, Document)> {
         if !self.0.exists() {
             return Vec::new();
         }
@@ -35,29 +35,27 @@ impl TempStore {
             .list(&ListFilter::default())
             .unwrap()
             .into_iter()
-            .map(|r| (r.id.0, r.state, store.get_json(r.id).unwrap()))
+            .map(|r| (r.id.0, r.state, store.get(r.id).unwrap()))
             .collect();
         l.sort_by_key(|r| r.0);
         l
     }
 
     /// The state `drivescope runs` shows for run `id`, as JSON and in its table alike.
-    pub fn listed_state(&self, id: i64) -> String {
-        let out = drivescope(&["runs", "--json", "--store", self.arg()]);
-        assert!(out.status.success());
-        let l: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let row = l.as_array().unwrap().iter().find(|r| r["id"] == id);
-        let state = row.unwrap_or_else(|| panic!("run {id} in {l}"))["state"]
-            .as_str()
-            .unwrap()
-            .to_string();
+    pub fn listed_state(&self, id: i64) -> RunStatus {
+        let listed = listed_runs(&["--store", self.arg()]);
+        let row = listed.iter().find(|r| r.id == id);
+        let state = row
+            .unwrap_or_else(|| panic!("run {id} in {listed:?}"))
+            .state
+            .unwrap_or_else(|| panic!("run {id} has a state: {listed:?}"));
         let out = drivescope(&["runs", "--store", self.arg()]);
         let table = String::from_utf8_lossy(&out.stdout).to_string();
         let line = table
             .lines()
             .find(|l| l.trim_start().starts_with(&format!("{id} ")))
             .unwrap_or_else(|| panic!("run {id} in {table}"));
-        assert!(line.contains(&state), "{table}");
+        assert!(line.contains(state.words()), "{table}");
         state
     }
 }
