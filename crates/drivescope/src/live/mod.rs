@@ -1,6 +1,7 @@
 //! The full-screen live view of a scan on a terminal (ratatui over crossterm): what a frame
 //! shows (`view`), how it is drawn (`render`), and the terminal it runs in (`term`); the view of
-//! `screen`'s drives at once (`screen`, drawn by `screen_render`).
+//! `screen`'s drives at once (`screen`, drawn by `screen_render`); the pieces every view draws
+//! (`widgets`).
 
 pub mod render;
 #[cfg(test)]
@@ -11,6 +12,7 @@ pub mod screen_render;
 mod screen_render_tests;
 pub mod term;
 pub mod view;
+pub mod widgets;
 pub mod workload;
 pub mod workload_render;
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! scan's own live counters: 1 GiB in 1 MiB commands, 400 MB/s over the first half and
 //! 100 MB/s after, one slow command at 300 MiB and one failed at 400 MiB, stopped at 60 %.
 
-use super::render::{self, areas, column_of_bin, FAILED_MARK, KEYS, SLOW_MARK};
+use super::render::{self, areas, KEYS};
 use super::view::{Shown, ViewState};
+use super::widgets::marks::{column_of_bin, FAILED_MARK, SLOW_MARK};
 use crate::progress::{Status, Total};
 use drivescope_core::scan::live::{Live, LIVE_BINS};
 use drivescope_core::scan::Progress;

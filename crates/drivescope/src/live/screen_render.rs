@@ -3,24 +3,21 @@
 //! failed marks, and a status line; what runs before the scans; the keys. A pure function of
 //! [`GroupShown`] and [`ViewState`].
 
-use super::render::{column_of_bin, overlay, FAILED_MARK, SLOW_MARK};
 use super::screen::{DriveShown, End, GroupShown, State};
 use super::view::ViewState;
-use crate::progress::hms;
-use drivescope_core::scan::live::Snapshot;
+use super::widgets::curve;
+use super::widgets::gutter::{self, GUTTER};
+use super::widgets::help::Help;
+use super::widgets::marks::{self, FAILED_MARK, SLOW_MARK};
+use crate::progress::{hms, Total};
 use drivescope_units::format_ns;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
-use ratatui::symbols::Marker;
-use ratatui::text::Line;
-use ratatui::widgets::canvas::{Canvas, Line as Segment};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
 /// The key line at the bottom.
 pub const KEYS: &str = "q stop all (results kept, resumable)   l log scale   ? help";
-/// Width of the curves' value labels on their left.
-const GUTTER: u16 = 7;
 /// Rows of a drive's curve at the least.
 const MIN_PLOT: u16 = 2;
 /// Rows of a drive's panel besides its curve: its name, its marks and its status.
@@ -184,79 +181,23 @@ fn panel(f: &mut Frame, d: &DriveShown, p: &Panel, top: f64, log: bool) {
             .title(format!(" {} ({scale}) ", d.device)),
         p.head,
     );
-    gutter(f, p, top, log);
-    curve(f, &d.snap, p.plot, top, log);
-    f.render_widget(
-        Paragraph::new(marks(&d.snap, p.marks.width)).style(Style::default().fg(Color::Red)),
-        p.marks,
-    );
-    f.render_widget(Paragraph::new(status(d)), p.status);
-}
-
-/// Value labels left of the plot: the top, the middle and zero of the shared scale.
-fn gutter(f: &mut Frame, p: &Panel, top: f64, log: bool) {
-    let r = Rect {
-        x: p.plot.x.saturating_sub(GUTTER),
-        width: GUTTER - 1,
-        ..p.plot
-    };
     // The rate drawn halfway up.
     let mid = if log {
         (top.ln_1p() / 2.0).exp_m1()
     } else {
         top / 2.0
     };
-    let labels = super::render::value_labels(r.height as usize, top, mid);
-    f.render_widget(Paragraph::new(labels), r);
-}
-
-/// The curve: one point per bin at its middle, joined where neighbours both have a rate.
-fn curve(f: &mut Frame, snap: &Snapshot, plot: Rect, top: f64, log: bool) {
-    let n = snap.bins.len().max(1);
-    let rates: Vec<Option<f64>> = snap
-        .bins
+    gutter::draw(f, p.plot, top, mid);
+    let bins = &d.snap.bins;
+    let rates: Vec<Option<f64>> = bins
         .iter()
         .map(|b| b.mb_s().map(|r| scaled(r, log)))
         .collect();
-    let x = move |i: usize| (i as f64 + 0.5) / n as f64;
-    let canvas = Canvas::default()
-        .marker(Marker::Braille)
-        .x_bounds([0.0, 1.0])
-        .y_bounds([0.0, scaled(top, log)])
-        .paint(move |ctx| {
-            for i in 0..n {
-                let Some(y1) = rates[i] else { continue };
-                let (x2, y2) = match rates.get(i + 1).copied().flatten() {
-                    Some(y2) => (x(i + 1), y2),
-                    None => (x(i), y1),
-                };
-                ctx.draw(&Segment {
-                    x1: x(i),
-                    y1,
-                    x2,
-                    y2,
-                    color: Color::Cyan,
-                });
-            }
-        });
-    f.render_widget(canvas, plot);
-}
-
-/// The marks row, `width` columns: failed over slow where both fall in one column.
-pub fn marks(snap: &Snapshot, width: u16) -> String {
-    let n = snap.bins.len().max(1);
-    let mut row = vec![' '; width as usize];
-    for (i, b) in snap.bins.iter().enumerate() {
-        let Some(c) = row.get_mut(column_of_bin(i, n, width) as usize) else {
-            continue;
-        };
-        if b.failed > 0 {
-            *c = FAILED_MARK;
-        } else if b.slow > 0 && *c != FAILED_MARK {
-            *c = SLOW_MARK;
-        }
-    }
-    row.into_iter().collect()
+    let quick = matches!(d.status.total, Total::Regions(_));
+    let segs = curve::by_position(bins, &rates, quick);
+    curve::draw(f, p.plot, segs, 1.0, scaled(top, log));
+    marks::draw(f, p.marks, bins);
+    f.render_widget(Paragraph::new(status(d)), p.status);
 }
 
 /// ` 60.0%  ETA 0:00:01  now 104.9  mean 98.3 MB/s  p99 10.49 ms  slow 1  failed 1`
@@ -284,16 +225,28 @@ pub fn status(d: &DriveShown) -> String {
 }
 
 fn help(f: &mut Frame) {
-    let text = vec![
-        Line::from("q, Ctrl-C  stop every drive: the results so far are printed and"),
-        Line::from("           saved, and the group can be resumed (screen --resume)"),
-        Line::from("l          log scale for the MB/s axis"),
-        Line::from("?          this help (Esc closes it)"),
-        Line::from(format!(
-            "curves     MB/s by position, one scale for all; {SLOW_MARK} slow, {FAILED_MARK} failed"
-        )),
-        Line::from("drives     as many as fit the height, first ones first; a line"),
-        Line::from("           says how many more (a taller terminal shows them)"),
-    ];
-    overlay(f, "help", text);
+    Help {
+        stop: [
+            "stop every drive: the results so far are printed and",
+            "saved, and the group can be resumed (screen --resume)",
+        ],
+        log: "log scale for the MB/s axis",
+        about: vec![
+            (
+                "curves",
+                format!(
+                    "MB/s by position, one scale for all; {SLOW_MARK} slow, {FAILED_MARK} failed"
+                ),
+            ),
+            (
+                "drives",
+                "as many as fit the height, first ones first; a line".into(),
+            ),
+            (
+                "",
+                "says how many more (a taller terminal shows them)".into(),
+            ),
+        ],
+    }
+    .draw(f);
 }

@@ -3,10 +3,10 @@
 //! 400 MB/s with one slow command at 300 MiB, stopped at 60 % while it runs; B, 512 MiB at
 //! 100 MB/s with one failed command at 100 MiB, done.
 
-use super::render::{column_of_bin, FAILED_MARK, SLOW_MARK};
 use super::screen::{DriveShown, End, GroupShown, State};
 use super::screen_render::{self, areas, Areas, KEYS};
 use super::view::ViewState;
+use super::widgets::marks::{column_of_bin, FAILED_MARK, SLOW_MARK};
 use crate::progress::{Status, Total};
 use drivescope_core::scan::live::{Live, LIVE_BINS};
 use drivescope_core::scan::Progress;
@@ -336,4 +336,53 @@ fn small_terminals_get_what_fits() {
         };
         assert_eq!(a.panels.len(), want, "{w}×{h}\n{}", text(&b));
     }
+}
+
+#[test]
+fn a_quick_scan_drive_shows_its_regions_joined() {
+    // 16 regions of 64 MiB, 4 MiB read at the head of each at 200 MB/s, counted by region.
+    let live = Live::new(0, A_LEN, 512);
+    let p = Progress::default();
+    let region = A_LEN / 16;
+    let mut t = 0;
+    for r in 0..16u64 {
+        for k in 0..4 {
+            let lat = MIB * 1000 / 200;
+            live.command(
+                r * region + k * MIB,
+                Some(MIB),
+                t,
+                t + lat,
+                lat,
+                false,
+                true,
+            );
+            t += lat;
+        }
+    }
+    p.position.store(16, Ordering::Relaxed);
+    p.bytes.store(64 * MIB, Ordering::Relaxed);
+    let quick = DriveShown {
+        device: "/dev/sdy".into(),
+        snap: live.snapshot(),
+        status: Status::of(&p, Total::Regions(16), Duration::from_nanos(t)),
+        current_mb_s: None,
+        state: State::Ended(End::Done),
+    };
+    let (b, a) = frame(80, 24, &group(vec![quick], None), &ViewState::default());
+    let all = text(&b);
+    let plot = a.panels[0].plot;
+    // The curve runs from the first region to the last, between the regions too.
+    let col = |off: u64| {
+        plot.x
+            + column_of_bin(
+                (off * LIVE_BINS as u64 / A_LEN) as usize,
+                LIVE_BINS,
+                plot.width,
+            )
+    };
+    let gaps = (col(0) + 1..col(15 * region))
+        .filter(|&x| !curve_in_column(&b, plot, x))
+        .count();
+    assert_eq!(gaps, 0, "{all}");
 }

@@ -2,23 +2,22 @@
 //! response-time bands, what has finished, the rates and percentiles of the test that runs
 //! now, and the keys. A pure function of [`WorkShown`] and [`ViewState`].
 
-use super::render::{band_panel, overlay, value_labels};
 use super::view::ViewState;
+use super::widgets::bands::{self, BANDS_W};
+use super::widgets::curve;
+use super::widgets::gutter::{self, GUTTER};
+use super::widgets::help::Help;
 use super::workload::{Done, WorkShown};
 use crate::progress::hms;
 use drivescope_units::format_ns;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
-use ratatui::symbols::Marker;
 use ratatui::text::Line;
-use ratatui::widgets::canvas::{Canvas, Line as Segment};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
 /// The key line at the bottom.
 pub const KEYS: &str = "q stop (results so far kept)   l log scale   ? help";
-const GUTTER: u16 = 7;
-const BANDS_W: u16 = 32;
 /// Rows of the finished part at most (the latest are shown).
 const DONE_ROWS: usize = 8;
 
@@ -40,7 +39,7 @@ pub fn draw(f: &mut Frame, s: &WorkShown, v: &ViewState) {
     let [chart, bands] =
         Layout::horizontal([Constraint::Min(20), Constraint::Length(BANDS_W)]).areas(body);
     rate_chart(f, s, chart);
-    band_panel(f, &s.snap.bands, v.log, bands);
+    bands::draw(f, &s.snap.bands, v.log, bands);
     finished(f, s, done);
     f.render_widget(Paragraph::new(stats_lines(s)), stats);
     f.render_widget(
@@ -48,18 +47,18 @@ pub fn draw(f: &mut Frame, s: &WorkShown, v: &ViewState) {
         keys,
     );
     if v.help {
-        overlay(
-            f,
-            "help",
-            vec![
-                Line::from("q, Ctrl-C  stop: the tests finished so far are printed"),
-                Line::from("           and saved, as on an interrupt"),
-                Line::from("l          log scale for the response-time bars"),
-                Line::from("?          this help (Esc closes it)"),
-                Line::from("chart      MB/s over time, all tests of the run"),
-                Line::from("bands      response times of the test that runs now"),
+        Help {
+            stop: [
+                "stop: the tests finished so far are printed",
+                "and saved, as on an interrupt",
             ],
-        );
+            log: "log scale for the response-time bars",
+            about: vec![
+                ("chart", "MB/s over time, all tests of the run".into()),
+                ("bands", "response times of the test that runs now".into()),
+            ],
+        }
+        .draw(f);
     }
 }
 
@@ -69,7 +68,7 @@ fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
     let inner = Block::bordered().inner(area);
     let [graph, axis_row] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
-    let [gutter, plot] =
+    let [_, plot] =
         Layout::horizontal([Constraint::Length(GUTTER), Constraint::Min(1)]).areas(graph);
     let top = s.history.iter().map(|p| p.1).fold(0.0, f64::max) * 1.1;
     let top = if top > 0.0 { top } else { 1.0 };
@@ -79,47 +78,14 @@ fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
         .unwrap_or(0.0)
         .max(s.elapsed.as_secs_f64())
         .max(1.0);
-    f.render_widget(
-        Paragraph::new(value_labels(gutter.height as usize, top, top / 2.0)),
-        gutter,
-    );
-    let pts = s.history.clone();
-    let canvas = Canvas::default()
-        .marker(Marker::Braille)
-        .x_bounds([0.0, end])
-        .y_bounds([0.0, top])
-        .paint(move |ctx| {
-            for w in pts.windows(2) {
-                ctx.draw(&Segment {
-                    x1: w[0].0,
-                    y1: w[0].1,
-                    x2: w[1].0,
-                    y2: w[1].1,
-                    color: Color::Cyan,
-                });
-            }
-            if let [p] = pts.as_slice() {
-                ctx.draw(&Segment {
-                    x1: p.0,
-                    y1: p.1,
-                    x2: p.0,
-                    y2: p.1,
-                    color: Color::Cyan,
-                });
-            }
-        });
-    f.render_widget(canvas, plot);
-    let left = "0s".to_string();
-    let right = hms(std::time::Duration::from_secs_f64(end));
-    let pad = (plot.width as usize).saturating_sub(left.len() + right.chars().count());
-    f.render_widget(
-        Paragraph::new(format!("{left}{}{right}", " ".repeat(pad))),
-        Rect {
-            x: plot.x,
-            width: plot.width,
-            ..axis_row
-        },
-    );
+    gutter::draw(f, plot, top, top / 2.0);
+    curve::draw(f, plot, curve::polyline(&s.history), end, top);
+    let axis = Rect {
+        x: plot.x,
+        width: plot.width,
+        ..axis_row
+    };
+    gutter::draw_ends(f, axis, "0s", &hms(std::time::Duration::from_secs_f64(end)));
 }
 
 /// The finished part's lines: the latest lines, or the grid.
