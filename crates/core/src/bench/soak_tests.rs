@@ -86,8 +86,10 @@ fn checkpoints_are_whole_intervals_that_the_result_keeps_and_a_resume_goes_on_fr
     assert_eq!(resumed.series[..from.series.len()], from.series[..]);
     assert_eq!(resumed.resumed.len(), 1);
     assert_eq!(resumed.resumed[0].at_ns, from.duration_ns);
+    // The whole planned second, less the moment between the part's deadline being set and its
+    // first command (a few ms on a loaded machine).
     assert!(
-        resumed.duration_ns >= 1_000_000_000,
+        resumed.duration_ns >= 990_000_000,
         "{}",
         resumed.duration_ns
     );
