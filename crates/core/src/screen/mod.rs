@@ -8,6 +8,7 @@
 //! [`checkpoint`]), so a group that is killed resumes too.
 
 pub mod checkpoint;
+pub mod group;
 #[cfg(test)]
 mod scripted_tests;
 mod shared;

@@ -74,14 +74,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     header.device = device.clone();
     let o = options(&a, &opened, writes, kind);
     let quiet = a.w.quiet;
-    let mut say = |e: drivescope_record::Experiment, what: &str| match &live {
-        Some(l) => {
-            l.watch.step(format!("experiment: {}", e.label()));
-            l.line(format!("{}: {what}", e.label()));
-        }
-        None if !quiet => eprintln!("drivescope: {}: {what}", e.label()),
-        None => {}
-    };
+    let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), quiet, e, what);
     let over = prior.as_ref().map(|(id, _)| *id);
     let (writer, checkpoints) = start_checkpoints(&a, over, device);
     let run = DiagnoseRun {
@@ -99,6 +92,23 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     rec.header.end_now();
     let how = a.w.finish(written.run.or(over), Some("diagnose"));
     finish(rec, &print_diagnose, how)
+}
+
+/// An experiment's progress: on the live view when it is up, else a line (unless --quiet).
+fn say(
+    live: Option<&workload::Watching>,
+    quiet: bool,
+    e: drivescope_record::Experiment,
+    what: &str,
+) {
+    match live {
+        Some(l) => {
+            l.watch.step(format!("experiment: {}", e.label()));
+            l.line(format!("{}: {what}", e.label()));
+        }
+        None if !quiet => eprintln!("drivescope: {}: {what}", e.label()),
+        None => {}
+    }
 }
 
 /// What the target is: a directory (a test file is made there) or a block device.

@@ -152,23 +152,24 @@ pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     let mut rec = result?;
-    if let Some(c) = rec.checkpoints.as_mut() {
-        c.writer_cpu_ns = written.cpu_ns;
-    }
+    rec.checkpoints
+        .iter_mut()
+        .for_each(|c| c.writer_cpu_ns = written.cpu_ns);
     failed_list.finish()?;
     rec.header.device = device;
     rec.resumed_from = resumed_from;
     say_how_it_ended(&rec, &spec);
     drivescope_analysis::annotate(&mut rec);
-    if let Some(path) = &args.curve_csv {
-        let run = drivescope_report::Run::new(None, rec.clone());
-        super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))?;
-    }
-    finish(
-        rec,
-        &and_findings(text::print_scan),
-        args.finish(written.run),
-    )
+    write_curve(&rec, args.curve_csv.as_deref())?;
+    let how = args.finish(written.run);
+    finish(rec, &and_findings(text::print_scan), how)
+}
+
+/// `--curve-csv FILE`: the transfer-rate curve as CSV.
+fn write_curve(rec: &scan::ScanRecord, path: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let run = drivescope_report::Run::new(None, rec.clone());
+    super::emit(&CurveCsv, std::slice::from_ref(&run), Some(path))
 }
 
 /// Say where a resumed scan continues (a resume point outside the range is refused by the scan, in

@@ -5,10 +5,10 @@
 //! result replaces when it ends.
 
 use crate::checkpoints::{self, Writer};
-use drivescope_core::scan::ScanRecord;
 use drivescope_core::screen::checkpoint::{DriveState, GroupCheckpoints, Pending};
+use drivescope_core::screen::group::set_result;
 use drivescope_probe::Identity;
-use drivescope_record::{Checkpoint, Document, Member, ScreenRecord};
+use drivescope_record::{Checkpoint, Document, ScreenRecord};
 use drivescope_store::Location;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -65,30 +65,4 @@ pub fn start(
     };
     let (writer, each) = checkpoints::start(path, every, None, "screen", stamp);
     (writer, GroupCheckpoints::new(each, resumed))
-}
-
-/// A drive's scan result (or snapshot) into its member: the scan with its device and the run
-/// it continues, or why it ended without one (a resumed drive keeps the scan it had).
-pub fn set_result(
-    m: &mut Member,
-    state: DriveState,
-    device: Option<Identity>,
-    continues: Option<i64>,
-) {
-    match state {
-        Ok(mut rec) => {
-            rec.header.device = device;
-            rec.resumed_from = continues;
-            m.run = None;
-            m.scan = Some(Box::new(rec));
-            m.error = None;
-        }
-        Err(e) => m.error = Some(e.to_string()),
-    }
-}
-
-/// The stored scan that a member's resumed scan continues: the member's own run, else the one
-/// its scan (a checkpoint's snapshot, not stored by itself) continued.
-pub fn continues(prior: Option<&ScanRecord>, m: &Member) -> Option<i64> {
-    prior.and_then(|p| m.run.or(p.resumed_from))
 }

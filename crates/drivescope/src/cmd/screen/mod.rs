@@ -14,16 +14,14 @@ use crate::opts::destructive::DestructiveOpts;
 use crate::opts::store::StoreOpts;
 use crate::progress_group::{self, Shown};
 use anyhow::Context;
-use checkpoint::set_result;
 use clap::Args;
 use drivescope_core::scan::live::Live;
 use drivescope_core::scan::{self, Progress, ScanConfig, ScanRecord};
+use drivescope_core::screen::group::{self, set_result};
 use drivescope_core::screen::{self, Drive, SharedOptions};
 use drivescope_core::target::Target;
 use drivescope_core::units;
-use drivescope_record::{
-    Criteria, Document, Header, Kind, Member, ScreenRecord, SharedPath, TargetInfo,
-};
+use drivescope_record::{Criteria, Document, Kind, Member, ScreenRecord, SharedPath};
 use drivescope_report::text;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -117,7 +115,6 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     crate::signals::stop_on_interrupt(&stop)?;
     let started = Instant::now();
     let started_at = drivescope_record::now_rfc3339();
-
     let (to_scan, drives) = g.drives(&priors);
     // The live view opens before the shared-path reads, which it names while they run.
     let (view, group) = start_live(&args, &g, &drives, &to_scan, &stop);
@@ -127,7 +124,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     };
     let mut rec = new_record(&args, &g, shared, started_at);
     let continues: Vec<Option<i64>> = (0..g.specs.len())
-        .map(|i| checkpoint::continues(priors[i], &rec.members[i]))
+        .map(|i| group::continues(priors[i], &rec.members[i]))
         .collect();
     let (writer, checkpoints) = start_checkpoints(
         &args,
@@ -151,19 +148,15 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     if let Some(v) = view {
         v.finish();
     }
-
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     let smart_after = smart::after(devices, &to_scan);
-
     merge(&mut rec, &to_scan, results, devices, &continues);
     smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
     save_members(&mut rec, &args.store);
-
-    rec.header.ended_at = drivescope_record::now_rfc3339();
+    rec.header.end_now();
     rec.duration_ns = started.elapsed().as_nanos() as u64;
     drivescope_analysis::screen::judge(&mut rec);
-
     let how = Finish {
         json: args.json,
         store: &args.store,
@@ -325,10 +318,10 @@ fn new_record(
 ) -> ScreenRecord {
     let prior = g.prior.as_ref().map(|(_, p)| p);
     ScreenRecord {
-        header: group_header(&g.specs, &g.targets, started_at),
+        header: group::header(&g.specs, &g.targets, started_at),
         members: match prior {
             Some(p) => p.members.clone(),
-            None => g.specs.iter().map(|s| new_member(s)).collect(),
+            None => g.specs.iter().map(|s| group::new_member(s)).collect(),
         },
         shared_path: shared,
         criteria: g.criteria.clone(),
@@ -423,51 +416,13 @@ fn scan_all(
 /// which the group names; the group is interrupted when a drive's scan was; each drive's model
 /// history from the store.
 fn save_members(rec: &mut ScreenRecord, store: &StoreOpts) {
-    rec.interrupted = rec.members.iter().any(|m| {
-        m.scan
-            .as_ref()
-            .is_some_and(|s| s.interrupted && s.device_lost.is_none())
-    });
+    rec.interrupted = group::interrupted(rec);
     for m in &mut rec.members {
         if let (None, Some(s)) = (m.run, &m.scan) {
             m.run = store.save(&Document::Scan(s.clone()));
         }
     }
     history::fill(&mut rec.members, store);
-}
-
-/// The group's header: every target named, their sizes summed.
-fn group_header(specs: &[String], targets: &[Target], started_at: String) -> Header {
-    let total: u64 = targets.iter().map(|t| t.size).sum();
-    Header::new(
-        Kind::Screen,
-        TargetInfo {
-            path: specs.join(", "),
-            kind: targets[0].info().kind,
-            size: total,
-            logical_block_size: targets
-                .iter()
-                .map(|t| t.logical_block_size)
-                .max()
-                .unwrap_or(512),
-        },
-        drivescope_record::hostname(),
-        started_at,
-    )
-}
-
-/// A drive of a new group, before its scan.
-fn new_member(target: &str) -> Member {
-    Member {
-        target: target.to_string(),
-        run: None,
-        scan: None,
-        error: None,
-        history: None,
-        smart_before: None,
-        smart_after: None,
-        verdict: None,
-    }
 }
 
 /// The same drive twice would be scanned twice at once, each halving the other.
