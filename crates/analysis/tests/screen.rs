@@ -2,6 +2,9 @@
 //! curves then set to a known profile where a case compares rates, so load on the machine cannot decide it), an
 //! emulated lab disk with a bad and a slow spot (a real failing device), and a write scan with its read-back.
 
+#[path = "../../drivescope/tests/common/root.rs"]
+mod root;
+
 use drivescope_analysis::screen::{judge, shared_path, verdict};
 use drivescope_core::scan::{self, Progress, ScanConfig};
 use drivescope_core::target::Target;
@@ -11,6 +14,7 @@ use drivescope_record::{
     ScanRecord, ScreenRecord, SharedPath, TargetInfo, TargetType,
 };
 use drivescope_report::sample;
+use root::skip_without_root;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -283,6 +287,9 @@ fn siblings_of_another_size_are_compared_at_the_same_fraction_of_the_drive() {
 
 #[test]
 fn a_real_bad_spot_fails_and_a_slow_spot_warns() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     // An emulated disk (FUSE + loop) of 8 MiB at 400 MB/s with a bad 4 KiB at 4 MiB and 1 MiB at 1 MiB whose
     // commands take 80 ms more: sixteen 64 KiB commands over the 50 ms slow threshold.
     let model = drivescope_lab::Model::from_toml_str(

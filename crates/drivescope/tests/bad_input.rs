@@ -370,6 +370,9 @@ fn run_names_filters_and_stored_documents() {
 /// unchanged. Needs root (a loop device).
 #[test]
 fn confirmations_that_do_not_name_the_device() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(4 << 20);
     fill_random(dev.path(), 1 << 20);
     let before = checksum(dev.path());

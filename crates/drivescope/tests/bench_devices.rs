@@ -12,6 +12,9 @@ fn tests_of(d: &Value) -> &Vec<Value> {
 
 #[test]
 fn bench_on_a_directory_creates_fills_and_removes_its_test_file() {
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let fs = Ext4Mount::new(128 * MIB);
     let d = drivescope_json(&[
         "bench",
@@ -80,6 +83,9 @@ fn bench_on_a_directory_creates_fills_and_removes_its_test_file() {
 
 #[test]
 fn custom_tests_and_mix() {
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let fs = Ext4Mount::new(64 * MIB);
     let d = drivescope_json(&[
         "bench",
@@ -108,8 +114,10 @@ fn custom_tests_and_mix() {
 
 #[test]
 fn a_file_system_without_o_direct_needs_allow_buffered_and_says_so() {
+    if skip_without_root("mounts ramfs") {
+        return;
+    }
     // ramfs has no O_DIRECT (tmpfs has had it since Linux 6.6).
-    require_root();
     let dir = std::env::temp_dir().join(format!("ds-ramfs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let st = std::process::Command::new("mount")
@@ -182,6 +190,9 @@ fn a_file_system_without_o_direct_needs_allow_buffered_and_says_so() {
 
 #[test]
 fn block_devices_are_read_only_for_bench() {
+    if skip_without_root("creates zram devices") {
+        return;
+    }
     let z = Zram::new(32 * MIB);
     fill_random(&z.path, 32 * MIB);
     let before = checksum(&z.path);
@@ -230,6 +241,9 @@ fn block_devices_are_read_only_for_bench() {
 /// each mode, and the histogram holds every command of the measured runs.
 #[test]
 fn polled_and_sleeping_reaps_keep_the_queue_full() {
+    if skip_without_root("creates zram devices") {
+        return;
+    }
     let z = Zram::new(64 * MIB);
     fill_random(&z.path, 64 * MIB);
     let p = z.path.to_str().unwrap();
@@ -280,6 +294,9 @@ fn polled_and_sleeping_reaps_keep_the_queue_full() {
 
 #[test]
 fn sweep_grid_and_gain() {
+    if skip_without_root("creates zram devices") {
+        return;
+    }
     let z = Zram::new(32 * MIB);
     fill_random(&z.path, 32 * MIB);
     let p = z.path.to_str().unwrap();
@@ -315,6 +332,9 @@ fn sweep_grid_and_gain() {
 
 #[test]
 fn soak_series_covers_the_duration() {
+    if skip_without_root("creates zram devices") {
+        return;
+    }
     let z = Zram::new(32 * MIB);
     fill_random(&z.path, 32 * MIB);
     let p = z.path.to_str().unwrap();
@@ -406,6 +426,9 @@ fn a_stored_bench_shows_as_it_printed() {
 
 #[test]
 fn an_existing_file_gets_read_tests_by_default_and_stays_unchanged() {
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let fs = Ext4Mount::new(64 * MIB);
     let file = std::path::Path::new(fs.path()).join("data.img");
     fill_random(&file, 16 * MIB);

@@ -230,6 +230,9 @@ fn rates_agree(section: &Value, ios: u64, mb_per_s: f64, what: &str) {
 
 #[test]
 fn scans_export_as_fio_reads_them() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let d = Dir::new("scan");
     let lo = TmpfsLoop::new(64 * MIB);
     fill_random(lo.path(), 64 * MIB);
@@ -275,6 +278,9 @@ fn scans_export_as_fio_reads_them() {
 
 #[test]
 fn bench_tests_export_as_fio_reads_them() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let d = Dir::new("bench");
     let lo = TmpfsLoop::new(32 * MIB);
     fill_random(lo.path(), 32 * MIB);
@@ -343,6 +349,9 @@ fn bench_tests_export_as_fio_reads_them() {
 
 #[test]
 fn sweeps_and_soaks_export_without_bins() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let d = Dir::new("sweep-soak");
     let lo = TmpfsLoop::new(32 * MIB);
     fill_random(lo.path(), 32 * MIB);

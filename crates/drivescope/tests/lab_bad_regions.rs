@@ -81,6 +81,9 @@ fn median_rate(doc: &Value, lo: u64, hi: u64) -> Option<f64> {
 
 #[test]
 fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // 256 MiB in two zones; 16 MiB from 100 MiB + 3 sectors fail, each failing read after
     // 0.5 s. A scan re-reading every sector of it would take 4.5 hours.
@@ -193,6 +196,9 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
 
 #[test]
 fn with_no_error_budget_every_bad_sector_is_mapped_and_listed() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // 24 sectors across the command boundary at 5 MiB, failing after 0.5 s each.
     let bad_at = 5 * MIB - 10 * SECTOR;
@@ -257,6 +263,9 @@ fn with_no_error_budget_every_bad_sector_is_mapped_and_listed() {
 
 #[test]
 fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // 1 MiB from 8 MiB + 5 sectors fails after 0.3 s; first pass and trimming take about
     // 2.5 s, then scraping has a 10 s budget. SIGINT at 6 s stops it in scraping.

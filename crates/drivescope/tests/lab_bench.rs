@@ -2,7 +2,7 @@
 //! commands from one that does not, and a soak finds a warm-up ending. Needs root and FUSE.
 
 mod common;
-use common::drivescope_cmd;
+use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use serde_json::Value;
 use std::path::Path;
@@ -103,6 +103,9 @@ fn tries(mut check: impl FnMut() -> Result<(), String>) {
 
 #[test]
 fn a_serial_path_shows_no_queueing_gain_and_a_parallel_one_does() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let serial = start(&device("{ mode = 'serial' }"));
     // The findings say so: one command at a time.
@@ -125,6 +128,9 @@ fn a_serial_path_shows_no_queueing_gain_and_a_parallel_one_does() {
 
 #[test]
 fn soak_finds_the_end_of_a_warm_up() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // Half speed for the first 2 s of work, then full speed: a step of +100 %.
     let dev = start(
@@ -206,6 +212,9 @@ fn seq_bench(dev: &LabDevice) -> (Vec<f64>, Value) {
 
 #[test]
 fn a_bench_capped_by_1_gbe_names_the_link_and_an_uncapped_one_does_not() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // The NAS preset: its disk reads faster than the 118 MB/s a 1 GbE link carries.
     let model = Model::preset("nas-1gbe")

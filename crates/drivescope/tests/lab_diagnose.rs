@@ -4,7 +4,7 @@
 //! Needs root and FUSE (fails loudly without them).
 
 mod common;
-use common::drivescope_cmd;
+use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::truth::expected_range_mb_s;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use serde_json::Value;
@@ -245,6 +245,9 @@ const PLAIN: &[&str] = &[
 /// Every preset and the plain models: each behaviour found with its numbers, nothing else, in under a minute.
 #[test]
 fn diagnose_finds_what_each_model_has_and_nothing_else() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let mut models: Vec<Model> = drivescope_lab::presets::PRESETS
         .iter()
@@ -295,6 +298,9 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
 /// A budget too small to conclude: findings are inconclusive or right, never wrong.
 #[test]
 fn a_budget_too_small_gives_inconclusive_findings_not_wrong_ones() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let m = Model::preset("raid-cache").unwrap();
     let dev = start(&m);
@@ -328,6 +334,9 @@ fn a_budget_too_small_gives_inconclusive_findings_not_wrong_ones() {
 /// A disk pulled mid-diagnosis: the run ends with what it found so far, exit code 4, and is saved.
 #[test]
 fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let m = Model::preset("raid-cache").unwrap();
     let dev = start(&m);
@@ -377,6 +386,9 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
 /// cache does not.
 #[test]
 fn a_bench_inside_a_diagnosed_cache_says_its_reads_are_the_caches() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let m = Model::preset("raid-cache").unwrap();
     let dev = start(&m);

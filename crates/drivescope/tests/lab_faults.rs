@@ -60,6 +60,9 @@ fn newest_run(store: &drivescope_store::Store) -> (i64, Value) {
 
 #[test]
 fn bad_sectors_are_listed_at_their_exact_lbas_and_the_scan_completes() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // Two bad spots: 3 sectors inside a command, and 8 sectors across a command boundary.
     let spots = [(5 * MIB + 1024, 1536u64), (20 * MIB - 2048, 4096u64)];
@@ -102,6 +105,9 @@ fn bad_sectors_are_listed_at_their_exact_lbas_and_the_scan_completes() {
 
 #[test]
 fn damage_that_grows_as_it_is_read_is_mapped_and_never_taken_for_a_lost_disk() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // 1 MiB unreadable at 20 MiB, and 128 KiB (256 sectors) on each side that read once and
     // fail after: a probe of the last sector read fine before the damage fails, as on a
@@ -150,6 +156,9 @@ fn damage_that_grows_as_it_is_read_is_mapped_and_never_taken_for_a_lost_disk() {
 
 #[test]
 fn a_disk_pulled_mid_scan_ends_the_run_with_partial_results_saved() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // 64 MiB at 20 MB/s: a scan takes about 3.4 s; the disk is pulled after 1 s.
     let dev = start(
@@ -197,6 +206,9 @@ fn a_disk_pulled_mid_scan_ends_the_run_with_partial_results_saved() {
 
 #[test]
 fn verify_reports_exactly_the_dropped_writes() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let lost = [(3 * MIB, 65536u64), (20 * MIB + 512, 1024u64)];
     let toml = format!(
@@ -266,6 +278,9 @@ fn curve_geometry(d: &Value) -> Vec<(u64, u64)> {
 
 #[test]
 fn sigint_then_resume_covers_the_range_as_one_scan_would() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // 48 MiB at 40 MB/s: about 1.3 s per scan.
     let dev = start(
@@ -364,6 +379,9 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
 
 #[test]
 fn failed_extents_are_the_bad_spots_and_the_failed_list_has_every_sector() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // A bad MiB across 17 commands, 8 sectors across a command boundary, one lone sector,
     // and a slow spot of four commands; read at QD4, so failures arrive out of order.

@@ -4,7 +4,7 @@
 //! commands. Needs root and FUSE.
 
 mod common;
-use common::drivescope_cmd;
+use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{BenchRecord, Truth};
 
@@ -110,17 +110,26 @@ fn gain_near_truth(gain: f64, t: &Truth) -> bool {
 
 #[test]
 fn a_disk_with_ncq_reorders_its_queue() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     // 7200 rpm, 0.8-16 ms seeks: ~13 ms per random read, far above the host round trip.
     check(&preset("hdd-7200"), |g, t| g > 1.4 && gain_near_truth(g, t));
 }
 
 #[test]
 fn a_usb_bridge_without_queueing_gains_nothing() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     check(&preset("usb-bridge-hdd"), |g, _| g < 1.15);
 }
 
 #[test]
 fn flash_overlaps_its_commands() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     // The SSD's shape at a pace the FUSE path can follow: 3 ms per command that overlaps,
     // 1 ms of media per 4 KiB that does not (QD1 ~250 IOPS, QD32 ~980).
     let mut m = preset("ssd-slc").with_rate_scale(4.0 / 480.0).unwrap();

@@ -1,6 +1,8 @@
 //! `drivescope scan` on emulated lab disks (FUSE + loop), checked against `lab truth`.
 //! Needs root and FUSE; fails loudly without them.
 
+mod common;
+use common::skip_without_root;
 use drivescope_lab::{check_environment, LabDevice, Model, Truth};
 use serde_json::Value;
 use std::path::Path;
@@ -172,6 +174,9 @@ fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
 
 #[test]
 fn scan_matches_truth_on_hdd_presets() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     for name in ["hdd-7200", "hdd-5400-laptop"] {
         // The presets' shape (zones, spots, seeks) at rates a small VM's FUSE + loop path can
@@ -218,6 +223,9 @@ fn scan_matches_truth_on_hdd_presets() {
 
 #[test]
 fn scan_finds_no_false_alarms_on_a_clean_disk() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let model = Model::preset("nas-1gbe")
         .unwrap()
@@ -258,6 +266,9 @@ fn scan_finds_no_false_alarms_on_a_clean_disk() {
 
 #[test]
 fn queue_depth_helps_a_parallel_device_not_a_serial_one() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // A 1 ms per-command overhead: well above the emulator's own round trip on a loaded
     // 2-vCPU VM (up to ~0.5 ms), so QD1 shows the model's overhead, not the host's.
@@ -295,6 +306,9 @@ fn queue_depth_helps_a_parallel_device_not_a_serial_one() {
 
 #[test]
 fn a_second_pass_measures_the_cache_not_the_disk() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let model = Model::preset("raid-cache").unwrap();
     let dev = start(&model);
@@ -334,6 +348,9 @@ fn children_cpu_ns() -> u64 {
 /// the CPU of a sleeping one (a poll on every command would add 50 µs of CPU to each).
 #[test]
 fn polling_backs_off_on_a_slow_disk() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let text = "name = 's'\nsize = '64M'\nzones = { rates_mb_s = [240] }\noverhead = '1ms'\nqueue = { mode = 'serial' }\n";
     let model = Model::from_toml_str(text, "test").unwrap();

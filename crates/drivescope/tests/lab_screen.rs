@@ -65,6 +65,9 @@ fn within(got: f64, want: f64, tol: f64) -> bool {
 
 #[test]
 fn a_shared_bus_shows_as_a_shared_path_with_its_ceiling_and_independent_disks_do_not() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // Four disks of 60 MB/s: behind a 120 MB/s bus together they move the bus's rate.
     let disks: Vec<Model> = (0..4).map(|_| model("", 60.0, "256M")).collect();
@@ -124,6 +127,9 @@ fn a_shared_bus_shows_as_a_shared_path_with_its_ceiling_and_independent_disks_do
 
 #[test]
 fn verdicts_pass_pass_warn_fail_land_on_their_drives() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // Twelve slow spots (more than the default 10 slow commands) on the third disk; one bad
     // sector on the fourth.
@@ -220,6 +226,9 @@ fn verdicts_pass_pass_warn_fail_land_on_their_drives() {
 
 #[test]
 fn a_drive_that_goes_away_does_not_stop_the_others() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     // 64 MiB at 20 MB/s: about 3.4 s a scan; the third disk is pulled after 1 s.
     let disks: Vec<Model> = (0..3).map(|_| model("", 20.0, "64M")).collect();
@@ -285,6 +294,9 @@ fn test_store() -> drivescope_store::Store {
 
 #[test]
 fn sigint_stops_the_group_and_resume_finishes_every_drive() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let disks: Vec<Model> = (0..3).map(|_| model("", 20.0, "64M")).collect();
     let devs = start(&disks, None);

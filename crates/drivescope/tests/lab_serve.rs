@@ -160,6 +160,9 @@ fn serve_then_signal(sig: libc::c_int, name: &str) {
 
 #[test]
 fn lab_serve_stops_and_tears_down_on_each_signal_even_when_repeated() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     serve_then_signal(libc::SIGINT, "int");
     serve_then_signal(libc::SIGTERM, "term");
     serve_then_signal(libc::SIGHUP, "hup");
@@ -167,6 +170,9 @@ fn lab_serve_stops_and_tears_down_on_each_signal_even_when_repeated() {
 
 #[test]
 fn lab_serve_several_models_behind_a_bus_and_tears_all_down() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     if let Err(e) = drivescope_lab::check_environment(true) {
         panic!("lab serve tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
     }

@@ -79,6 +79,9 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 
 #[test]
 fn screen_shows_a_curve_per_drive_marks_the_slow_one_and_q_stops_both_resumably() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     lab_ready();
     let devs = [lab_disk(false), lab_disk(true)];
@@ -187,6 +190,9 @@ fn screen_shows_a_curve_per_drive_marks_the_slow_one_and_q_stops_both_resumably(
 /// summary.
 #[test]
 fn no_live_keeps_the_progress_lines() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     lab_ready();
     let devs = [lab_disk_of("64M", false), lab_disk_of("64M", false)];

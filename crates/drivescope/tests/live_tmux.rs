@@ -58,6 +58,9 @@ fn session(name: &str, shell: &str) -> Tmux {
 
 #[test]
 fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let dev = lab_disk();
     let path = dev.loop_device().unwrap().to_path_buf();
@@ -152,6 +155,9 @@ fn scan_shows_the_curve_and_slow_spot_and_q_stops_it_resumably() {
 /// screen, and stderr gets the plain progress lines, in their format, with no control codes.
 #[test]
 fn stderr_off_the_terminal_keeps_the_plain_progress_lines() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let dev = lab_disk();
     let path = dev.loop_device().unwrap().to_path_buf();

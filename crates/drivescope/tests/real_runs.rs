@@ -101,6 +101,9 @@ fn a_scan_of_a_file_is_listed_and_reported_with_its_disk() {
 
 #[test]
 fn a_write_scan_compares_and_draws_as_a_write() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(16 << 20);
     let path = dev.path().to_str().unwrap().to_string();
     let name = dev

@@ -170,6 +170,9 @@ impl Drop for PartitionedLoop {
 
 #[test]
 fn refusal_matrix() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     // A blank device: the confirmation is what stands between the user and the data.
     let blank = TmpfsLoop::new(16 * MIB);
     fill_random(blank.path(), MIB); // first MiB random, so a write would show
@@ -328,6 +331,9 @@ fn refusal_matrix() {
 
 #[test]
 fn reads_never_need_the_gate() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(8 * MIB);
     mkfs_ext4(dev.path());
     let before = checksum(dev.path());
@@ -354,6 +360,9 @@ fn help_example() -> (String, String) {
 
 #[test]
 fn the_help_example_is_accepted_on_a_device_of_its_size() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let (name, size_text) = help_example();
     // The example names a loop device; ours has another number, and the size exactly as
     // the help spells it.

@@ -7,6 +7,9 @@ const MIB: u64 = 1 << 20;
 
 #[test]
 fn full_scan_of_a_tmpfs_loop_device_is_exact() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(64 * MIB);
     let p = dev.path().to_str().unwrap();
     let cpus = std::thread::available_parallelism().unwrap().get();
@@ -35,6 +38,9 @@ fn full_scan_of_a_tmpfs_loop_device_is_exact() {
 
 #[test]
 fn partial_ranges_have_right_offsets_and_lbas() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(32 * MIB);
     let p = dev.path().to_str().unwrap();
     // 1 MiB in, 10 MiB + 4 KiB long: the last command is 4 KiB.
@@ -84,6 +90,9 @@ fn partial_ranges_have_right_offsets_and_lbas() {
 
 #[test]
 fn psync_engine_and_block_sizes() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(16 * MIB);
     let p = dev.path().to_str().unwrap();
     let d = drivescope_json(&["scan", p, "--engine", "psync", "--block-size", "1M"]);
@@ -103,6 +112,9 @@ fn psync_engine_and_block_sizes() {
 
 #[test]
 fn zram_is_scanned_with_psync_at_qd1() {
+    if skip_without_root("creates zram devices") {
+        return;
+    }
     let z = Zram::new(64 * MIB);
     let p = z.path.to_str().unwrap();
     let d = drivescope_json(&["scan", p]);
@@ -119,6 +131,9 @@ fn zram_is_scanned_with_psync_at_qd1() {
 
 #[test]
 fn quick_scan_visits_256_regions() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(64 * MIB);
     let p = dev.path().to_str().unwrap();
     let d = drivescope_json(&["scan", "--quick", p, "--dwell", "2ms"]);
@@ -144,6 +159,9 @@ fn quick_scan_visits_256_regions() {
 
 #[test]
 fn curve_csv_matches_json() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let dev = TmpfsLoop::new(8 * MIB);
     let p = dev.path().to_str().unwrap();
     let csv = std::env::temp_dir().join(format!("ds-curve-{}.csv", std::process::id()));

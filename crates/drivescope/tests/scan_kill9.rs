@@ -310,6 +310,9 @@ fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
 
 #[test]
 fn kill_9_then_resume_last_on_a_lab_disk_with_bad_sectors_counts_every_command_once() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");

@@ -37,6 +37,9 @@ fn scan_json(dev: &str) -> ScanRecord {
 
 #[test]
 fn four_loops_scanned_together_read_exactly_what_each_reads_alone() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let sizes = [32 * MIB, 48 * MIB, 64 * MIB, 40 * MIB];
     let loops: Vec<TmpfsLoop> = sizes.iter().map(|&s| TmpfsLoop::new(s)).collect();
     for l in &loops {
@@ -136,6 +139,9 @@ impl Drop for ReadOnlyMount {
 
 #[test]
 fn one_refusal_refuses_the_whole_group_and_nothing_is_written_anywhere() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let loops: Vec<TmpfsLoop> = (0..4).map(|_| TmpfsLoop::new(16 * MIB)).collect();
     for l in &loops[..3] {
         fill_random(l.path(), MIB);
@@ -206,6 +212,9 @@ fn one_refusal_refuses_the_whole_group_and_nothing_is_written_anywhere() {
 
 #[test]
 fn a_confirmed_group_is_written_and_verified_on_every_drive() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let loops: Vec<TmpfsLoop> = (0..3).map(|_| TmpfsLoop::new(16 * MIB)).collect();
     let paths: Vec<&str> = loops.iter().map(|l| l.path().to_str().unwrap()).collect();
     let confirms: Vec<String> = loops.iter().map(|l| confirmation(l.path())).collect();

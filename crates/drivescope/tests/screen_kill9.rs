@@ -144,6 +144,9 @@ fn check_same_scan(s: &Value, w: &Value, what: &str) {
 
 #[test]
 fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
     }

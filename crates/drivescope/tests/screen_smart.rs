@@ -50,6 +50,9 @@ fn row(text: &str, label: &str) -> Vec<String> {
 
 #[test]
 fn smart_that_cannot_reach_a_loop_device_is_said_once_and_changes_no_verdict() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     assert!(
         smartctl_path().is_some(),
         "smartctl is needed (apt-get install -y smartmontools)"
@@ -84,6 +87,9 @@ fn smart_that_cannot_reach_a_loop_device_is_said_once_and_changes_no_verdict() {
 
 #[test]
 fn without_smartctl_each_drive_says_so_once() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let lo = TmpfsLoop::new(16 * MIB);
     let p = lo.path().to_str().unwrap();
     let empty = std::env::temp_dir().join(format!("drivescope-no-tools-{}", std::process::id()));

@@ -124,6 +124,9 @@ fn resume(store: &TempStore, stopped: &Value) -> Value {
 
 #[test]
 fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_marked() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let dev = TmpfsLoop::new(64 * MIB);
     fill_random(dev.path(), 64 * MIB);
@@ -205,6 +208,9 @@ fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_
 
 #[test]
 fn a_soak_stopped_with_sigint_resumes_and_another_target_is_refused() {
+    if skip_without_root("creates loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     let dev = TmpfsLoop::new(64 * MIB);
     fill_random(dev.path(), 64 * MIB);

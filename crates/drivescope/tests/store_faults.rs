@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{check_scan_invariants, drivescope_cmd, require_root, unmount, Ext4Mount};
+use common::{
+    check_scan_invariants, drivescope_cmd, require_root, skip_without_root, unmount, Ext4Mount,
+};
 use drivescope_record::Document;
 use drivescope_store::{Fault, ListFilter, Store, BUSY_TIMEOUT};
 use std::io::Write;
@@ -154,7 +156,9 @@ fn assert_not_saved(out: &Output, store: &Path, why: &Fault) -> String {
 
 #[test]
 fn read_only_store_file_and_directory() {
-    require_root();
+    if skip_without_root("runs drivescope as another user") {
+        return;
+    }
     let d = TestDir::new("ro");
     let store = d.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -202,7 +206,9 @@ fn read_only_store_file_and_directory() {
 
 #[test]
 fn store_on_a_read_only_mount() {
-    require_root();
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let m = Ext4Mount::new(4 << 20);
     let store = m.dir.join("runs.sqlite");
     store_with_one_run(&store);
@@ -236,6 +242,9 @@ fn fill(dir: &Path) {
 
 #[test]
 fn store_on_a_full_file_system() {
+    if skip_without_root("mounts tmpfs file systems") {
+        return;
+    }
     let m = TmpfsMount::new(3 << 20);
     let store = m.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -294,6 +303,9 @@ fn store_on_a_full_file_system() {
 
 #[test]
 fn checkpoints_of_a_scan_on_a_full_file_system() {
+    if skip_without_root("mounts tmpfs file systems") {
+        return;
+    }
     let m = TmpfsMount::new(3 << 20);
     let store = m.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -340,7 +352,6 @@ fn checkpoints_of_a_scan_on_a_full_file_system() {
 
 #[test]
 fn store_locked_by_another_process() {
-    require_root();
     let d = TestDir::new("locked");
     let store = d.0.join("runs.sqlite");
     store_with_one_run(&store);
@@ -362,7 +373,6 @@ fn store_locked_by_another_process() {
 
 #[test]
 fn corrupt_store() {
-    require_root();
     let d = TestDir::new("corrupt");
 
     // Random bytes: no SQLite database at all.

@@ -4,7 +4,7 @@
 //! FUSE.
 
 mod common;
-use common::{drivescope_cmd, unmount, Ext4Mount};
+use common::{drivescope_cmd, skip_without_root, unmount, Ext4Mount};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use serde_json::Value;
 use std::path::Path;
@@ -78,6 +78,9 @@ fn codes(d: &Value) -> Vec<String> {
 
 #[test]
 fn a_cold_cat_reads_the_file_from_the_device_and_a_warm_one_does_not() {
+    if skip_without_root("mounts ext4 on a loop device") {
+        return;
+    }
     let _one = one_at_a_time();
     let fs = Ext4Mount::new(400 * MIB);
     let size = 256 * MIB;
@@ -124,6 +127,9 @@ fn a_cold_cat_reads_the_file_from_the_device_and_a_warm_one_does_not() {
 
 #[test]
 fn a_cold_cat_on_a_lab_disk_takes_the_files_size_over_the_disks_rate() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _one = one_at_a_time();
     if let Err(e) = check_environment(true) {
         panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");

@@ -14,6 +14,9 @@ fn within(measured: f64, expected: f64, tol: f64) -> bool {
 
 #[test]
 fn sequential_rates_follow_the_zone_profile() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _serial = one_at_a_time();
     // Paced below a small VM's FUSE + loop round trip under load (see docs/lab.md, Accuracy).
     let model = Model::preset("hdd-7200").unwrap().paced(60.0).unwrap();
@@ -44,6 +47,9 @@ fn sequential_rates_follow_the_zone_profile() {
 
 #[test]
 fn interface_cap_and_serial_queue() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _serial = one_at_a_time();
     let model = Model::preset("usb-bridge-hdd").unwrap();
     let dev = start(&model);
@@ -67,6 +73,9 @@ fn interface_cap_and_serial_queue() {
 
 #[test]
 fn parallel_device_gains_from_queue_depth_serial_does_not() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _serial = one_at_a_time();
     // The same device twice, once able to overlap its 1 ms per-command latency (well above
     // the emulator's own round trip on a loaded 2-vCPU VM, so QD1 shows the model's latency).
@@ -105,6 +114,9 @@ fn parallel_device_gains_from_queue_depth_serial_does_not() {
 
 #[test]
 fn data_reads_back_bad_spots_fail_lost_writes_vanish() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _serial = one_at_a_time();
     let text = r#"
 name = "spots"
@@ -145,6 +157,9 @@ lost_writes = [{ offset = "8M", length = "64K" }]
 
 #[test]
 fn cleanup_happens_even_when_a_test_panics() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _serial = one_at_a_time();
     let model = Model::preset("ssd-slc")
         .unwrap()

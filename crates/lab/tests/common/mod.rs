@@ -1,7 +1,13 @@
-//! Helpers for tests that serve lab devices through loop devices. They need root and FUSE and
-//! FAIL (never skip) without them.
+//! Helpers for tests that serve lab devices through loop devices. They need root and FUSE: each
+//! test starts with `skip_without_root` (skipped outside CI when not root, a failure in CI), and
+//! as root a missing FUSE or losetup fails it.
 
 #![allow(dead_code)]
+
+#[path = "../../../drivescope/tests/common/root.rs"]
+mod root;
+#[allow(unused_imports)] // not every test file has a test that needs root
+pub use root::skip_without_root;
 
 use drivescope_lab::{check_environment, LabDevice, Model};
 use std::fs::File;
