@@ -3,9 +3,7 @@
 mod common;
 use common::typed::{drivescope_record, record_of};
 use common::*;
-use drivescope_record::{
-    BenchRecord, Direction, EngineKind, Kind, Reap, SoakRecord, SweepRecord,
-};
+use drivescope_record::{BenchRecord, Direction, EngineKind, Kind, Reap, SoakRecord, SweepRecord};
 
 const MIB: u64 = 1 << 20;
 

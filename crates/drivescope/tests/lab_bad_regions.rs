@@ -287,7 +287,11 @@ fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
     );
     let d: ScanRecord = record_of(&out);
     assert!(!d.interrupted);
-    assert!(d.resumed_from.is_some_and(|r| r >= 0), "{:?}", d.resumed_from);
+    assert!(
+        d.resumed_from.is_some_and(|r| r >= 0),
+        "{:?}",
+        d.resumed_from
+    );
     let e = &d.failed_extents[0];
     assert_eq!(
         (e.first_lba, e.last_lba),

@@ -54,8 +54,7 @@ fn findings(d: &DiagnoseRecord) -> &[Finding] {
 }
 
 fn number(f: &Finding, name: &str) -> f64 {
-    f.number(name)
-        .unwrap_or_else(|| panic!("{name} in {f:?}"))
+    f.number(name).unwrap_or_else(|| panic!("{name} in {f:?}"))
 }
 
 fn near(what: &str, got: f64, want: f64, tol: f64, errors: &mut Vec<String>) {

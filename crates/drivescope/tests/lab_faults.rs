@@ -383,7 +383,16 @@ fn failed_extents_are_the_bad_spots_and_the_failed_list_has_every_sector() {
     let extents: Vec<(u64, u64, u64, u64, i32, u64)> = d
         .failed_extents
         .iter()
-        .map(|e| (e.offset, e.length, e.first_lba, e.last_lba, e.errno, e.count))
+        .map(|e| {
+            (
+                e.offset,
+                e.length,
+                e.first_lba,
+                e.last_lba,
+                e.errno,
+                e.count,
+            )
+        })
         .collect();
     let want: Vec<_> = model
         .bad

@@ -194,10 +194,7 @@ fn scan_matches_truth_on_hdd_presets() {
                 return Err(format!("{name}: findings {findings:?}"));
             }
             if zones.number("zone_ratio") != doc.zone_ratio {
-                return Err(format!(
-                    "{name}: finding {zones:?} vs {:?}",
-                    doc.zone_ratio
-                ));
+                return Err(format!("{name}: finding {zones:?} vs {:?}", doc.zone_ratio));
             }
             check_scan(&doc, &truth).map_err(|e| {
                 format!(

@@ -96,9 +96,12 @@ fn wait_delivered(pid: u32, sig: libc::c_int) {
 
 /// A line `lab serve --json` printed: one served disk.
 fn served(line: &str) -> LabServed {
-    let doc: LabServed = serde_json::from_str(line)
-        .unwrap_or_else(|e| panic!("not a served disk ({e}): {line:?}"));
-    assert_eq!((doc.schema.as_str(), doc.kind.as_str()), ("drivescope/1", "lab_serve"));
+    let doc: LabServed =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not a served disk ({e}): {line:?}"));
+    assert_eq!(
+        (doc.schema.as_str(), doc.kind.as_str()),
+        ("drivescope/1", "lab_serve")
+    );
     doc
 }
 

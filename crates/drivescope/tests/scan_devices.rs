@@ -92,8 +92,7 @@ fn psync_engine_and_block_sizes() {
     }
     let dev = TmpfsLoop::new(16 * MIB);
     let p = dev.path().to_str().unwrap();
-    let d: ScanRecord =
-        drivescope_record(&["scan", p, "--engine", "psync", "--block-size", "1M"]);
+    let d: ScanRecord = drivescope_record(&["scan", p, "--engine", "psync", "--block-size", "1M"]);
     check_scan(&d);
     assert_eq!(d.engine, EngineKind::Psync);
     assert_eq!(d.reap, Reap::Sleep, "psync blocks in its own call");
