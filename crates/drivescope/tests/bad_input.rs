@@ -4,8 +4,9 @@
 //! panic or a backtrace. Runs with RUST_BACKTRACE=1, so a panic would show one.
 
 mod common;
+use common::typed::{listed_runs_in, record_of};
 use common::*;
-use drivescope_record::{Direction, Document};
+use drivescope_record::{Direction, Document, ScanRecord};
 use drivescope_report::sample;
 use drivescope_store::Store;
 use serde_json::{json, Value};
@@ -209,7 +210,8 @@ fn bad_model_files() {
     }
 }
 
-/// A real record as JSON, changed by `change`.
+/// A real record as JSON, changed by `change`: the odd shapes are made in the JSON itself,
+/// since the record types cannot hold them.
 fn changed(doc: impl Into<Document>, change: impl FnOnce(&mut Value)) -> Document {
     let mut v = doc.into().to_value();
     change(&mut v);
@@ -335,8 +337,7 @@ fn run_names_filters_and_stored_documents() {
             "{args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(list.len(), listed, "{args:?}");
+        assert_eq!(listed_runs_in(&out).len(), listed, "{args:?}");
     }
 
     // every stored document shows, exports and compares, or says in one line why not
@@ -481,6 +482,6 @@ fn damaged_resume_points() {
     let out = run(&["scan", "--resume", &id, "--store", s, "--quiet", "--json"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["covered"], 1u64 << 30, "{err}");
+    let doc: ScanRecord = record_of(&out);
+    assert_eq!(doc.covered, 1u64 << 30, "{err}");
 }

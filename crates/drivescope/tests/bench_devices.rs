@@ -1,14 +1,11 @@
 //! bench, sweep and soak end to end on devices the tests create.
 
 mod common;
+use common::typed::{drivescope_record, record_of};
 use common::*;
-use serde_json::Value;
+use drivescope_record::{BenchRecord, Direction, EngineKind, Kind, Reap, SoakRecord, SweepRecord};
 
 const MIB: u64 = 1 << 20;
-
-fn tests_of(d: &Value) -> &Vec<Value> {
-    d["tests"].as_array().unwrap()
-}
 
 #[test]
 fn bench_on_a_directory_creates_fills_and_removes_its_test_file() {
@@ -16,7 +13,7 @@ fn bench_on_a_directory_creates_fills_and_removes_its_test_file() {
         return;
     }
     let fs = Ext4Mount::new(128 * MIB);
-    let d = drivescope_json(&[
+    let d: BenchRecord = drivescope_record(&[
         "bench",
         fs.path(),
         "--size",
@@ -26,48 +23,41 @@ fn bench_on_a_directory_creates_fills_and_removes_its_test_file() {
         "--duration",
         "200ms",
     ]);
-    assert_eq!(d["kind"], "bench");
-    assert_eq!(d["direct"], true);
-    assert_eq!(d["profile"], "default");
-    let tests = tests_of(&d);
-    let names: Vec<(&str, &str)> = tests
-        .iter()
-        .map(|t| (t["name"].as_str().unwrap(), t["rw"].as_str().unwrap()))
-        .collect();
+    assert_eq!(d.header.kind, Kind::Bench);
+    assert!(d.workload.direct);
+    assert_eq!(d.profile, "default");
+    let tests = &d.tests;
+    let names: Vec<(&str, Direction)> = tests.iter().map(|t| (t.name.as_str(), t.rw)).collect();
+    use Direction::{Read, Write};
     assert_eq!(
         names,
         [
-            ("SEQ1M Q8T1", "read"),
-            ("SEQ1M Q8T1", "write"),
-            ("SEQ1M Q1T1", "read"),
-            ("SEQ1M Q1T1", "write"),
-            ("RND4K Q32T1", "read"),
-            ("RND4K Q32T1", "write"),
-            ("RND4K Q1T1", "read"),
-            ("RND4K Q1T1", "write"),
+            ("SEQ1M Q8T1", Read),
+            ("SEQ1M Q8T1", Write),
+            ("SEQ1M Q1T1", Read),
+            ("SEQ1M Q1T1", Write),
+            ("RND4K Q32T1", Read),
+            ("RND4K Q32T1", Write),
+            ("RND4K Q1T1", Read),
+            ("RND4K Q1T1", Write),
         ]
     );
     for t in tests {
-        assert_eq!(t["runs"].as_array().unwrap().len(), 2);
-        assert!(t["mb_per_s"].as_f64().unwrap() > 0.0);
-        assert!(t["iops"].as_f64().unwrap() > 0.0);
-        assert_eq!(t["errors"], 0);
-        let best = t["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["mb_per_s"].as_f64().unwrap())
-            .fold(0.0, f64::max);
-        assert_eq!(t["mb_per_s"].as_f64().unwrap(), best, "best run reported");
+        assert_eq!(t.runs.len(), 2);
+        assert!(t.mb_per_s > 0.0);
+        assert!(t.iops > 0.0);
+        assert_eq!(t.errors, 0);
+        let best = t.runs.iter().map(|r| r.mb_per_s).fold(0.0, f64::max);
+        assert_eq!(t.mb_per_s, best, "best run reported");
         // MB/s = IOPS × block size
-        let bs = t["block_size"].as_f64().unwrap();
-        let r0 = &t["runs"][0];
-        let ratio = r0["mb_per_s"].as_f64().unwrap() * 1e6 / (r0["iops"].as_f64().unwrap() * bs);
+        let bs = t.load.block_size as f64;
+        let r0 = &t.runs[0];
+        let ratio = r0.mb_per_s * 1e6 / (r0.iops * bs);
         assert!((ratio - 1.0).abs() < 1e-6, "MB/s and IOPS agree: {ratio}");
-        assert!(t["latency"]["percentiles_ns"]["99"].as_u64().unwrap() > 0);
+        assert!(t.latency.percentiles_ns["99"] > 0);
     }
-    assert_eq!(tests[4]["queue_depth"], 32);
-    assert_eq!(tests[4]["block_size"], 4096);
+    assert_eq!(tests[4].load.queue_depth, 32);
+    assert_eq!(tests[4].load.block_size, 4096);
     // the test file is gone
     let left: Vec<_> = std::fs::read_dir(fs.path())
         .unwrap()
@@ -87,7 +77,7 @@ fn custom_tests_and_mix() {
         return;
     }
     let fs = Ext4Mount::new(64 * MIB);
-    let d = drivescope_json(&[
+    let d: BenchRecord = drivescope_record(&[
         "bench",
         fs.path(),
         "--size",
@@ -103,13 +93,13 @@ fn custom_tests_and_mix() {
         "--mix",
         "60",
     ]);
-    let tests = tests_of(&d);
+    let tests = &d.tests;
     assert_eq!(tests.len(), 2);
-    assert_eq!(tests[0]["name"], "RND16K Q4T2");
-    assert_eq!(tests[0]["threads"], 2);
-    assert_eq!(tests[0]["queue_depth"], 4);
-    assert_eq!(tests[1]["rw"], "mix");
-    assert_eq!(tests[1]["read_pct"], 60);
+    assert_eq!(tests[0].name, "RND16K Q4T2");
+    assert_eq!(tests[0].load.threads, 2);
+    assert_eq!(tests[0].load.queue_depth, 4);
+    assert_eq!(tests[1].rw, Direction::Mix);
+    assert_eq!(tests[1].read_pct, Some(60));
 }
 
 #[test]
@@ -213,7 +203,7 @@ fn block_devices_are_read_only_for_bench() {
         "write tests on a device are refused"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("refused"));
-    let d = drivescope_json(&[
+    let d: BenchRecord = drivescope_record(&[
         "bench",
         p,
         "--rw",
@@ -225,14 +215,14 @@ fn block_devices_are_read_only_for_bench() {
         "--duration",
         "100ms",
     ]);
-    assert_eq!(tests_of(&d).len(), 4);
-    assert!(tests_of(&d).iter().all(|t| t["rw"] == "read"));
+    assert_eq!(d.tests.len(), 4);
+    assert!(d.tests.iter().all(|t| t.rw == Direction::Read));
     assert_eq!(
-        tests_of(&d)[3]["engine"],
-        "psync",
+        d.tests[3].load.engine,
+        EngineKind::Psync,
         "auto picks psync at QD1 on zram"
     );
-    assert_eq!(tests_of(&d)[2]["engine"], "io_uring");
+    assert_eq!(d.tests[2].load.engine, EngineKind::IoUring);
     assert_eq!(checksum(&z.path), before, "the device is unchanged");
 }
 
@@ -249,11 +239,11 @@ fn polled_and_sleeping_reaps_keep_the_queue_full() {
     let p = z.path.to_str().unwrap();
     let cpus = std::thread::available_parallelism().unwrap().get();
     for (reap, expect) in [
-        ("sleep", "sleep"),
-        ("poll", "poll"),
-        ("auto", if cpus > 1 { "poll" } else { "sleep" }),
+        ("sleep", Reap::Sleep),
+        ("poll", Reap::Poll),
+        ("auto", if cpus > 1 { Reap::Poll } else { Reap::Sleep }),
     ] {
-        let d = drivescope_json(&[
+        let d: BenchRecord = drivescope_record(&[
             "bench",
             p,
             "--rw",
@@ -271,24 +261,20 @@ fn polled_and_sleeping_reaps_keep_the_queue_full() {
             "--reap",
             reap,
         ]);
-        let t = &tests_of(&d)[0];
-        assert_eq!(t["reap"], expect, "--reap {reap}");
-        assert_eq!(t["errors"], 0);
-        let runs = t["runs"].as_array().unwrap();
-        let commands: u64 = runs.iter().map(|r| r["commands"].as_u64().unwrap()).sum();
-        assert_eq!(t["latency"]["count"].as_u64().unwrap(), commands);
-        let busy_ns: u64 = runs
-            .iter()
-            .map(|r| r["duration_ns"].as_u64().unwrap())
-            .sum();
+        let t = &d.tests[0];
+        assert_eq!(t.load.reap, expect, "--reap {reap}");
+        assert_eq!(t.errors, 0);
+        let commands: u64 = t.runs.iter().map(|r| r.commands).sum();
+        assert_eq!(t.latency.count, commands);
+        let busy_ns: u64 = t.runs.iter().map(|r| r.duration_ns).sum();
         let iops = commands as f64 * 1e9 / busy_ns as f64;
-        let in_flight = iops * t["latency"]["mean_ns"].as_f64().unwrap() / 1e9;
+        let in_flight = iops * t.latency.mean_ns as f64 / 1e9;
         assert!(
             (16.0..=32.5).contains(&in_flight),
             "--reap {reap}: IOPS {iops:.0} × mean latency = {in_flight:.1} in flight, not ~32"
         );
         // QD1 never polls; on zram it is psync's.
-        assert_eq!(tests_of(&d)[1]["reap"], "sleep", "--reap {reap} at QD1");
+        assert_eq!(d.tests[1].load.reap, Reap::Sleep, "--reap {reap} at QD1");
     }
 }
 
@@ -300,7 +286,7 @@ fn sweep_grid_and_gain() {
     let z = Zram::new(32 * MIB);
     fill_random(&z.path, 32 * MIB);
     let p = z.path.to_str().unwrap();
-    let d = drivescope_json(&[
+    let d: SweepRecord = drivescope_record(&[
         "sweep",
         p,
         "--size",
@@ -312,20 +298,16 @@ fn sweep_grid_and_gain() {
         "--duration",
         "100ms",
     ]);
-    assert_eq!(d["kind"], "sweep");
-    let cells = d["cells"].as_array().unwrap();
+    assert_eq!(d.header.kind, Kind::Sweep);
+    let cells = &d.cells;
     assert_eq!(cells.len(), 6);
     let q1 = cells
         .iter()
-        .find(|c| c["queue_depth"] == 1 && c["threads"] == 1)
-        .unwrap()["iops"]
-        .as_f64()
-        .unwrap();
-    let best = cells
-        .iter()
-        .map(|c| c["iops"].as_f64().unwrap())
-        .fold(0.0, f64::max);
-    let gain = d["queueing_gain"].as_f64().unwrap();
+        .find(|c| c.queue_depth == 1 && c.threads == 1)
+        .unwrap()
+        .iops;
+    let best = cells.iter().map(|c| c.iops).fold(0.0, f64::max);
+    let gain = d.queueing_gain.unwrap();
     assert!((gain - best / q1).abs() < 1e-9);
     assert!(gain >= 1.0);
 }
@@ -338,7 +320,7 @@ fn soak_series_covers_the_duration() {
     let z = Zram::new(32 * MIB);
     fill_random(&z.path, 32 * MIB);
     let p = z.path.to_str().unwrap();
-    let d = drivescope_json(&[
+    let d: SoakRecord = drivescope_record(&[
         "soak",
         p,
         "--size",
@@ -350,17 +332,17 @@ fn soak_series_covers_the_duration() {
         "--interval",
         "200ms",
     ]);
-    assert_eq!(d["kind"], "soak");
-    let series = d["series"].as_array().unwrap();
+    assert_eq!(d.header.kind, Kind::Soak);
+    let series = &d.series;
     assert!(
         (9..=11).contains(&series.len()),
         "{} intervals",
         series.len()
     );
-    let total: u64 = series.iter().map(|p| p["bytes"].as_u64().unwrap()).sum();
-    assert_eq!(total, d["bytes"].as_u64().unwrap());
-    assert!(d["steady_mb_per_s"].as_f64().unwrap() > 0.0);
-    assert!(d["first_to_steady"].as_f64().is_some());
+    let total: u64 = series.iter().map(|p| p.bytes).sum();
+    assert_eq!(total, d.bytes);
+    assert!(d.steady_mb_per_s > 0.0);
+    assert!(d.first_to_steady.is_some());
 }
 
 #[test]
@@ -439,9 +421,9 @@ fn an_existing_file_gets_read_tests_by_default_and_stays_unchanged() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("read tests only"), "one line says why: {err}");
-    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(tests_of(&d).len(), 4);
-    assert!(tests_of(&d).iter().all(|t| t["rw"] == "read"));
+    let d: BenchRecord = record_of(&out);
+    assert_eq!(d.tests.len(), 4);
+    assert!(d.tests.iter().all(|t| t.rw == Direction::Read));
     // Write tests asked for by name are still refused, and nothing is written either way.
     let out = drivescope(&[&["bench", f, "--rw", "write"][..], &args[..]].concat());
     assert_eq!(out.status.code(), Some(3));

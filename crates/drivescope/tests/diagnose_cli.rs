@@ -2,7 +2,7 @@
 //! existing file (read only). Needs root for the loop-mounted file system.
 
 mod common;
-use common::typed_b::typed;
+use common::typed::record_in;
 use common::*;
 use drivescope_record::{DiagnoseRecord, Document, Experiment, Kind, Verdict};
 
@@ -18,7 +18,7 @@ fn diagnose(args: &[&str]) -> (DiagnoseRecord, std::process::Output) {
     let d: Document = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one document ({e}); stderr: {err}"));
     assert_eq!(d.kind(), Kind::Diagnose);
-    (typed(d), out)
+    (record_in(d), out)
 }
 
 fn verdict(d: &DiagnoseRecord, experiment: Experiment) -> Verdict {

@@ -9,7 +9,7 @@
 
 mod common;
 use common::kill9::*;
-use common::typed_b::{record, same, typed};
+use common::typed::{record, record_in, same};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{DiagnoseRecord, Experiment, FindingCode, RunState, RunStatus};
@@ -123,7 +123,7 @@ fn await_checkpoint(child: &mut Child, store: &TempStore, done: usize) -> Diagno
             "the diagnosis ended before a checkpoint with {done} experiments finished was seen"
         );
         if let Some((_, Some(RunState::Checkpoint), doc)) = store.runs().pop() {
-            let doc: DiagnoseRecord = typed(doc);
+            let doc: DiagnoseRecord = record_in(doc);
             let pid = doc.checkpoint.as_ref().expect("a checkpoint").pid;
             if pid == child.id() && finished(&doc).len() >= done {
                 return doc;
@@ -254,7 +254,7 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
         assert_eq!(runs.len(), 1, "one stored run, updated in place");
         let (id, state, killed) = runs[0].clone();
         assert_eq!(state, Some(RunState::Checkpoint));
-        let killed: DiagnoseRecord = typed(killed);
+        let killed: DiagnoseRecord = record_in(killed);
         let pid = killed.checkpoint.as_ref().expect("a checkpoint").pid;
         assert_eq!(pid, child.id());
         assert_eq!(store.listed_state(id), RunStatus::Interrupted);
@@ -319,7 +319,7 @@ fn a_diagnosis_stopped_with_sigint_resumes_and_another_target_is_refused() {
     assert_eq!(runs.len(), 1, "the result replaced the checkpoints");
     let (id, state, stopped) = runs[0].clone();
     assert_eq!(state, Some(RunState::Interrupted));
-    let stopped: DiagnoseRecord = typed(stopped);
+    let stopped: DiagnoseRecord = record_in(stopped);
     assert!(stopped.checkpoint.is_none());
     assert_eq!(store.listed_state(id), RunStatus::Interrupted);
     let kept = finished(&stopped);

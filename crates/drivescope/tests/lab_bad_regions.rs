@@ -4,9 +4,10 @@
 //! without them.
 
 mod common;
+use common::typed::record_of;
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model, Truth};
-use serde_json::Value;
+use drivescope_record::{Pass, ScanRecord};
 use std::collections::BTreeSet;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -46,34 +47,16 @@ fn realtime(args: &[&str]) -> Output {
     cmd.args(args).output().expect("run drivescope")
 }
 
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}); stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("number: {v}"))
-}
-
 /// Bytes over time of the curve points wholly inside `[lo, hi)` (a zone's mean rate, as a
 /// host stall slowing one point and the emulator's catch-up speeding the next cancel out).
 /// The median rate of the curve's bins within [lo, hi): the rate most of the stretch was read
 /// at, which a stall of the machine in one bin or two does not move.
-fn median_rate(doc: &Value, lo: u64, hi: u64) -> Option<f64> {
-    let mut rates: Vec<f64> = doc["curve"]
-        .as_array()
-        .expect("curve")
+fn median_rate(doc: &ScanRecord, lo: u64, hi: u64) -> Option<f64> {
+    let mut rates: Vec<f64> = doc
+        .curve
         .iter()
-        .filter(|p| u(&p["offset"]) >= lo && u(&p["offset"]) + u(&p["length"]) <= hi)
-        .map(|p| f(&p["mb_per_s"]))
+        .filter(|p| p.offset >= lo && p.offset + p.length <= hi)
+        .map(|p| p.mb_per_s)
         .collect();
     rates.sort_by(f64::total_cmp);
     rates.get(rates.len() / 2).copied()
@@ -102,22 +85,22 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{err}");
     assert!(took < Duration::from_secs(120), "took {took:?}\n{err}");
-    let d = json_of(&out);
-    assert_eq!(d["interrupted"], false);
-    let s = &d["surface"];
+    let d: ScanRecord = record_of(&out);
+    assert!(!d.interrupted);
+    let s = d.surface.as_ref().expect("a surface");
     eprintln!(
         "bad range: scan {took:?}, first pass {} ms, error handling {} ms, untried {} B",
-        u(&s["first_pass_ns"]) / 1_000_000,
-        u(&s["error_handling_ns"]) / 1_000_000,
-        u(&s["untried"])
+        s.first_pass_ns / 1_000_000,
+        s.error_handling_ns / 1_000_000,
+        s.untried
     );
 
     // One failed extent, its edges within a sector of the truth's.
     let spot = &truth.bad[0];
-    let extents = d["failed_extents"].as_array().unwrap();
+    let extents = &d.failed_extents;
     assert_eq!(extents.len(), 1, "{extents:?}");
     let e = &extents[0];
-    let (first, last) = (u(&e["first_lba"]), u(&e["last_lba"]));
+    let (first, last) = (e.first_lba, e.last_lba);
     let last_truth = spot.lba + spot.length / SECTOR - 1;
     assert!(
         first.abs_diff(spot.lba) <= 1,
@@ -130,17 +113,16 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
     );
     // Everything else read fine; what was not read inside the range is said to be untried.
     let size = 256 * MIB;
-    let (good, failed, untried) = (u(&s["good"]), u(&s["failed"]), u(&s["untried"]));
+    let (good, failed, untried) = (s.good, s.failed, s.untried);
     assert_eq!(good + failed + untried, size);
-    assert_eq!(failed + untried, u(&e["length"]));
-    assert_eq!(good, size - u(&e["length"]));
-    let listed: u64 = d["untried_extents"]
-        .as_array()
-        .unwrap()
+    assert_eq!(failed + untried, e.length);
+    assert_eq!(good, size - e.length);
+    let listed: u64 = d
+        .untried_extents
         .iter()
         .map(|x| {
-            let (o, l) = (u(&x["offset"]), u(&x["length"]));
-            assert!(o > u(&e["offset"]) && o + l < u(&e["offset"]) + u(&e["length"]));
+            let (o, l) = (x.offset, x.length);
+            assert!(o > e.offset && o + l < e.offset + e.length);
             l
         })
         .sum();
@@ -160,12 +142,7 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
     // within 25 % from the range to the end of its zone: the first pass skipped ahead from
     // the range (how far depends on how long the failing reads took) and a later pass read
     // that stretch, not in one sequential run with the rest of the zone.
-    let points: Vec<(u64, u64)> = d["curve"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (u(&p["offset"]), u(&p["length"])))
-        .collect();
+    let points: Vec<(u64, u64)> = d.curve.iter().map(|p| (p.offset, p.length)).collect();
     assert_eq!(points.first().map(|p| p.0), Some(0));
     assert_eq!(points.last().map(|p| p.0 + p.1), Some(size));
     let (lo, hi) = (spot.offset - 65536, spot.offset + spot.length + 65536);
@@ -229,26 +206,24 @@ fn with_no_error_budget_every_bad_sector_is_mapped_and_listed() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let d = json_of(&out);
+    let d: ScanRecord = record_of(&out);
     let want: BTreeSet<u64> = (bad_at / SECTOR..bad_at / SECTOR + 24).collect();
-    let extents = d["failed_extents"].as_array().unwrap();
+    let extents = &d.failed_extents;
     assert_eq!(extents.len(), 1, "{extents:?}");
     let e = &extents[0];
     assert_eq!(
-        (u(&e["first_lba"]), u(&e["last_lba"]), u(&e["count"])),
+        (e.first_lba, e.last_lba, e.count),
         (bad_at / SECTOR, bad_at / SECTOR + 23, 24)
     );
-    assert!(
-        e.get("unscraped").is_none() && e.get("untried").is_none(),
-        "{e}"
-    );
-    let s = &d["surface"];
-    assert_eq!((u(&s["failed"]), u(&s["untried"])), (24 * SECTOR, 0));
-    assert_eq!(u(&s["unscraped"]), 0);
-    assert_eq!(s["budget_ran_out"], false);
-    assert!(s.get("budget_ns").is_none(), "no limit: {s}");
-    assert!(d["untried_extents"].as_array().unwrap().is_empty());
-    assert_eq!(u(&d["failed_total"]), 24);
+    // Written only when not zero: nothing left to scrape or untried in the extent.
+    assert!(e.unscraped == 0 && e.untried == 0, "{e:?}");
+    let s = d.surface.as_ref().expect("a surface");
+    assert_eq!((s.failed, s.untried), (24 * SECTOR, 0));
+    assert_eq!(s.unscraped, 0);
+    assert!(!s.budget_ran_out);
+    assert!(s.budget_ns.is_none(), "no limit: {s:?}");
+    assert!(d.untried_extents.is_empty());
+    assert_eq!(d.failed_total, 24);
     // The failed list has each of them once.
     let text = std::fs::read_to_string(&list).unwrap();
     let rows: Vec<u64> = text
@@ -293,13 +268,15 @@ fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let first = json_of(&out);
-    assert_eq!(first["interrupted"], true);
+    let first: ScanRecord = record_of(&out);
+    assert!(first.interrupted);
     // The first pass and trimming were over: the edges are known already.
-    assert_eq!(u(&first["covered"]), 32 * MIB);
-    assert_eq!(u(&first["resume"]["next_offset"]), 32 * MIB);
-    assert_eq!(first["resume"]["passes"]["pass"], "scrape");
-    let used = u(&first["resume"]["passes"]["budget_used_ns"]);
+    assert_eq!(first.covered, 32 * MIB);
+    let resume = first.resume.as_ref().expect("a resume point");
+    assert_eq!(resume.next_offset, 32 * MIB);
+    let p = resume.passes.as_ref().expect("the passes' state");
+    assert_eq!(p.pass, Pass::Scrape);
+    let used = p.budget_used_ns;
     assert!(used > 0 && used < 10_000_000_000, "{used}");
 
     let out = drivescope(&["scan", "--resume", "last", "--json", "--quiet"]);
@@ -308,26 +285,29 @@ fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let d = json_of(&out);
-    assert_eq!(d["interrupted"], false);
-    assert!(d["resumed_from"].is_u64());
-    let e = &d["failed_extents"].as_array().unwrap()[0];
+    let d: ScanRecord = record_of(&out);
+    assert!(!d.interrupted);
+    assert!(
+        d.resumed_from.is_some_and(|r| r >= 0),
+        "{:?}",
+        d.resumed_from
+    );
+    let e = &d.failed_extents[0];
     assert_eq!(
-        (u(&e["first_lba"]), u(&e["last_lba"])),
+        (e.first_lba, e.last_lba),
         (bad_at / SECTOR, (bad_at + MIB) / SECTOR - 1)
     );
-    let s = &d["surface"];
-    assert_eq!(u(&s["good"]) + u(&s["failed"]) + u(&s["untried"]), 32 * MIB);
-    assert_eq!(u(&s["good"]), 31 * MIB);
+    let s = d.surface.as_ref().expect("a surface");
+    assert_eq!(s.good + s.failed + s.untried, 32 * MIB);
+    assert_eq!(s.good, 31 * MIB);
     // Both parts together kept to the budget (to within a failing read and its probe).
-    assert_eq!(u(&s["budget_ns"]), 10_000_000_000);
-    assert_eq!(s["budget_ran_out"], true);
-    let p = &first["resume"]["passes"];
-    let trimming = u(&p["error_handling_ns"]) - u(&p["budget_used_ns"]);
-    let spent = u(&s["error_handling_ns"]) - trimming;
+    assert_eq!(s.budget_ns, Some(10_000_000_000));
+    assert!(s.budget_ran_out);
+    let trimming = p.error_handling_ns - p.budget_used_ns;
+    let spent = s.error_handling_ns - trimming;
     assert!(
         (10_000_000_000..10_800_000_000).contains(&spent),
         "{spent} ns within the budget"
     );
-    assert_eq!(u(&s["first_pass_ns"]), u(&p["first_pass_ns"]));
+    assert_eq!(s.first_pass_ns, p.first_pass_ns);
 }

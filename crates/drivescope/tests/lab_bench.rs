@@ -2,9 +2,12 @@
 //! commands from one that does not, and a soak finds a warm-up ending. Needs root and FUSE.
 
 mod common;
+use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
-use serde_json::Value;
+use drivescope_record::{
+    BenchRecord, Finding, FindingCode, FromDocument, Header, SoakRecord, SweepRecord,
+};
 use std::path::Path;
 
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
@@ -23,7 +26,7 @@ fn start(toml: &str) -> LabDevice {
     LabDevice::start_temp(&model, true).expect("start lab device")
 }
 
-fn run(dev: &Path, args: &[&str]) -> Value {
+fn run<T: FromDocument>(dev: &Path, args: &[&str]) -> T {
     let out = drivescope_cmd()
         .args(args)
         .arg(dev)
@@ -35,7 +38,7 @@ fn run(dev: &Path, args: &[&str]) -> Value {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
+    record_of(&out)
 }
 
 /// A device whose commands each take 5 ms whatever their position (latency-bound, like an
@@ -51,20 +54,16 @@ fn device(queue: &str) -> String {
 }
 
 /// The finding codes of a run's document.
-fn codes(d: &Value) -> Vec<String> {
-    d["findings"]
-        .as_array()
-        .map(|f| {
-            f.iter()
-                .map(|x| x["code"].as_str().unwrap_or("?").to_string())
-                .collect()
-        })
-        .unwrap_or_default()
+fn codes(h: &Header) -> Vec<String> {
+    h.findings
+        .iter()
+        .map(|x| x.code.as_str().to_string())
+        .collect()
 }
 
 /// The queueing gain of a RND4K Q1/Q8 sweep, and its findings.
 fn gain(dev: &LabDevice) -> (f64, Vec<String>) {
-    let d = run(
+    let d: SweepRecord = run(
         dev.loop_device().unwrap(),
         &[
             "sweep",
@@ -80,9 +79,8 @@ fn gain(dev: &LabDevice) -> (f64, Vec<String>) {
             "64M",
         ],
     );
-    let cells = d["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 2);
-    (d["queueing_gain"].as_f64().expect("gain"), codes(&d))
+    assert_eq!(d.cells.len(), 2);
+    (d.queueing_gain.expect("gain"), codes(&d.header))
 }
 
 /// Up to three tries of a timing check (a busy 2-core host can stall the loop worker);
@@ -137,7 +135,7 @@ fn soak_finds_the_end_of_a_warm_up() {
         "name = 'w'\nsize = '256M'\nzones = { rates_mb_s = [100] }\noverhead = '20us'\n\
          queue = { mode = 'serial' }\nwarmup = { factor = 0.5, duration = '2s' }\n",
     );
-    let d = run(
+    let d: SoakRecord = run(
         dev.loop_device().unwrap(),
         &[
             "soak",
@@ -151,39 +149,39 @@ fn soak_finds_the_end_of_a_warm_up() {
             "256M",
         ],
     );
-    let steps = d["steps"].as_array().unwrap();
-    assert!(!steps.is_empty(), "no step found: {:?}", d["series"]);
+    let steps = &d.steps;
+    assert!(!steps.is_empty(), "no step found: {:?}", d.series);
     let s = &steps[0];
-    let t = s["t_ns"].as_f64().unwrap() / 1e9;
+    let t = s.t_ns as f64 / 1e9;
     assert!(
         (1.5..=2.6).contains(&t),
         "step at {t:.2} s, expected near 2 s"
     );
-    let change = s["change"].as_f64().unwrap();
+    let change = s.change;
     assert!(
         (0.6..=1.4).contains(&change),
         "step of {:+.0} %, expected about +100 %",
         change * 100.0
     );
-    let first = d["first_to_steady"].as_f64().unwrap();
+    let first = d.first_to_steady.unwrap();
     assert!(
         (0.4..=0.6).contains(&first),
         "first interval / steady = {first:.2}"
     );
     // The warm-up is a finding: its length and its factor, as the model has them.
-    assert_eq!(codes(&d), ["warm_up"], "{}", d["findings"]);
-    let n = &d["findings"][0]["evidence"]["numbers"];
+    let findings = &d.header.findings;
+    assert_eq!(codes(&d.header), ["warm_up"], "{findings:?}");
     let (secs, factor) = (
-        n["warm_up_s"].as_f64().unwrap(),
-        n["factor"].as_f64().unwrap(),
+        findings[0].number("warm_up_s").unwrap(),
+        findings[0].number("factor").unwrap(),
     );
     assert!((1.5..=2.6).contains(&secs), "warm-up of {secs:.2} s");
     assert!((0.4..=0.6).contains(&factor), "warm-up factor {factor:.2}");
 }
 
 /// Sequential reads of 1 MiB at QD8 and 512 KiB at QD16, with the run's findings.
-fn seq_bench(dev: &LabDevice) -> (Vec<f64>, Value) {
-    let d = run(
+fn seq_bench(dev: &LabDevice) -> (Vec<f64>, Vec<Finding>) {
+    let d: BenchRecord = run(
         dev.loop_device().unwrap(),
         &[
             "bench",
@@ -201,13 +199,8 @@ fn seq_bench(dev: &LabDevice) -> (Vec<f64>, Value) {
             "64M",
         ],
     );
-    let rates = d["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["mb_per_s"].as_f64().unwrap())
-        .collect();
-    (rates, d["findings"].clone())
+    let rates = d.tests.iter().map(|t| t.mb_per_s).collect();
+    (rates, d.header.findings)
 }
 
 #[test]
@@ -227,10 +220,11 @@ fn a_bench_capped_by_1_gbe_names_the_link_and_an_uncapped_one_does_not() {
     let nas = LabDevice::start_temp(&model, true).expect("start lab device");
     tries(|| {
         let (rates, f) = seq_bench(&nas);
-        let claim = f[0]["claim"].as_str().unwrap_or_default();
-        match (f[0]["code"].as_str(), f.as_array().map_or(0, Vec::len)) {
-            (Some("link_cap"), 1) if claim.contains("matches 1 GbE") => Ok(()),
-            _ => Err(format!("rates {rates:?}: findings {f}")),
+        match &f[..] {
+            [one] if one.code == FindingCode::LinkCap && one.claim.contains("matches 1 GbE") => {
+                Ok(())
+            }
+            _ => Err(format!("rates {rates:?}: findings {f:?}")),
         }
     });
     drop(nas);
@@ -238,7 +232,7 @@ fn a_bench_capped_by_1_gbe_names_the_link_and_an_uncapped_one_does_not() {
     let slow = start(&device("{ mode = 'serial' }"));
     let (rates, f) = seq_bench(&slow);
     assert!(
-        f.is_null(),
-        "rates {rates:?}: no findings expected, got {f}"
+        f.is_empty(),
+        "rates {rates:?}: no findings expected, got {f:?}"
     );
 }

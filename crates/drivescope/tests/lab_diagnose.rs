@@ -4,10 +4,11 @@
 //! Needs root and FUSE (fails loudly without them).
 
 mod common;
+use common::typed::{record_in, record_of};
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::truth::expected_range_mb_s;
 use drivescope_lab::{check_environment, LabDevice, Model};
-use serde_json::Value;
+use drivescope_record::{Confidence, DiagnoseRecord, Finding, FindingCode, Verdict};
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -28,7 +29,7 @@ fn start(model: &Model) -> LabDevice {
 
 /// `diagnose` of the lab disk with its write experiments allowed, as one JSON document, the exit code and the
 /// seconds it took.
-fn diagnose(dev: &LabDevice, extra: &[&str]) -> (Value, Option<i32>, f64) {
+fn diagnose(dev: &LabDevice, extra: &[&str]) -> (DiagnoseRecord, Option<i32>, f64) {
     let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
     let name = path.trim_start_matches("/dev/").to_string();
     let confirm = format!(
@@ -45,22 +46,15 @@ fn diagnose(dev: &LabDevice, extra: &[&str]) -> (Value, Option<i32>, f64) {
     let secs = t0.elapsed().as_secs_f64();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
-    let d: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {err}"));
-    (d, out.status.code(), secs)
+    (record_of(&out), out.status.code(), secs)
 }
 
-fn findings(d: &Value) -> Vec<&Value> {
-    d["findings"]
-        .as_array()
-        .map(|a| a.iter().collect())
-        .unwrap_or_default()
+fn findings(d: &DiagnoseRecord) -> &[Finding] {
+    &d.header.findings
 }
 
-fn number(f: &Value, name: &str) -> f64 {
-    f["evidence"]["numbers"][name]
-        .as_f64()
-        .unwrap_or_else(|| panic!("{name} in {f}"))
+fn number(f: &Finding, name: &str) -> f64 {
+    f.number(name).unwrap_or_else(|| panic!("{name} in {f:?}"))
 }
 
 fn near(what: &str, got: f64, want: f64, tol: f64, errors: &mut Vec<String>) {
@@ -104,23 +98,20 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
 
 /// Checks one diagnosis against its model: the findings are exactly the model's behaviours (none inconclusive
 /// with the whole budget), their numbers near the model's.
-fn check(m: &Model, d: &Value) -> Result<(), String> {
+fn check(m: &Model, d: &DiagnoseRecord) -> Result<(), String> {
     let fs = findings(d);
-    let got: BTreeSet<&str> = fs.iter().filter_map(|f| f["code"].as_str()).collect();
+    let got: BTreeSet<&str> = fs.iter().map(|f| f.code.as_str()).collect();
     let want = expected(m);
     let mut errors = Vec::new();
     if got != want.iter().copied().collect() {
         errors.push(format!("findings {got:?}, the model has {want:?}"));
     }
-    for f in &fs {
-        if f["confidence"] == "inconclusive" {
-            errors.push(format!(
-                "inconclusive with the whole budget: {}",
-                f["claim"]
-            ));
+    for f in fs {
+        if f.confidence == Confidence::Inconclusive {
+            errors.push(format!("inconclusive with the whole budget: {}", f.claim));
         }
-        match f["code"].as_str().unwrap_or_default() {
-            "read_cache" => {
+        match f.code {
+            FindingCode::ReadCache => {
                 let c = m.read_cache.as_ref().unwrap();
                 near(
                     "cache size",
@@ -146,7 +137,7 @@ fn check(m: &Model, d: &Value) -> Result<(), String> {
                     &mut errors,
                 );
             }
-            "write_burst" => {
+            FindingCode::WriteBurst => {
                 let c = m.write_cache.as_ref().unwrap();
                 let media =
                     expected_range_mb_s(m, 0, m.size, 1 << 20, 4, 1.0) * m.write_rate_factor;
@@ -175,7 +166,7 @@ fn check(m: &Model, d: &Value) -> Result<(), String> {
                     &mut errors,
                 );
             }
-            "warm_up" => {
+            FindingCode::WarmUp => {
                 let w = m.warmup.as_ref().unwrap();
                 near(
                     "warm-up length",
@@ -192,7 +183,7 @@ fn check(m: &Model, d: &Value) -> Result<(), String> {
                     &mut errors,
                 );
             }
-            "link_cap" => {
+            FindingCode::LinkCap => {
                 let cap = m.interface_mb_s.unwrap();
                 near(
                     "link ceiling",
@@ -202,7 +193,7 @@ fn check(m: &Model, d: &Value) -> Result<(), String> {
                     &mut errors,
                 );
             }
-            "zones" => {
+            FindingCode::Zones => {
                 let cap = m.interface_mb_s.unwrap_or(f64::INFINITY);
                 let ratio = m.media_mb_s(m.size - 1).min(cap) / m.media_mb_s(0).min(cap);
                 near(
@@ -270,7 +261,7 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
                 m.name,
                 findings(&d)
                     .iter()
-                    .map(|f| f["claim"].as_str().unwrap_or(""))
+                    .map(|f| f.claim.as_str())
                     .collect::<Vec<_>>()
             );
             let r = if code != Some(0) {
@@ -310,20 +301,20 @@ fn a_budget_too_small_gives_inconclusive_findings_not_wrong_ones() {
     let want = expected(&m);
     let mut inconclusive = 0;
     for f in findings(&d) {
-        let code = f["code"].as_str().unwrap();
-        if f["confidence"] == "inconclusive" {
+        let code = f.code.as_str();
+        if f.confidence == Confidence::Inconclusive {
             inconclusive += 1;
             continue;
         }
         assert!(
             want.contains(code),
-            "a finding the model does not have: {f}"
+            "a finding the model does not have: {f:?}"
         );
     }
-    let outcomes = d["outcomes"].as_array().unwrap();
+    let outcomes = &d.outcomes;
     let unsettled = outcomes
         .iter()
-        .filter(|o| o["verdict"] == "inconclusive" || o["verdict"] == "skipped")
+        .filter(|o| matches!(o.verdict, Verdict::Inconclusive | Verdict::Skipped))
         .count();
     assert!(
         inconclusive + unsettled > 0,
@@ -354,16 +345,14 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(4), "device-lost exit code: {err}");
-    let d: Value = serde_json::from_slice(&out.stdout).expect("the document");
-    assert!(d["device_error"].is_string(), "{}", d["device_error"]);
-    assert!(d["warm_up"]["points"]
-        .as_array()
-        .is_some_and(|p| !p.is_empty()));
+    let d: DiagnoseRecord = record_of(&out);
+    assert!(d.device_error.is_some(), "{:?}", d.device_error);
+    assert!(d.warm_up.as_ref().is_some_and(|w| !w.points.is_empty()));
     // The zones were found before the pull.
     assert!(
-        findings(&d).iter().any(|f| f["code"] == "zones"),
+        findings(&d).iter().any(|f| f.code == FindingCode::Zones),
         "{:?}",
-        d["outcomes"]
+        d.outcomes
     );
     let store = drivescope_store::Store::open(
         std::env::temp_dir()
@@ -377,9 +366,8 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
             ..Default::default()
         })
         .unwrap();
-    let saved = store.get_json(list.first().expect("saved").id).unwrap();
-    assert_eq!(saved["kind"], "diagnose");
-    assert_eq!(saved["device_error"], d["device_error"]);
+    let saved: DiagnoseRecord = record_in(store.get(list.first().expect("saved").id).unwrap());
+    assert_eq!(saved.device_error, d.device_error);
 }
 
 /// A bench whose test fits in the read cache a stored diagnosis found says so under its table; one larger than the
@@ -403,13 +391,13 @@ fn a_bench_inside_a_diagnosed_cache_says_its_reads_are_the_caches() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d: DiagnoseRecord = record_of(&out);
     assert!(
         findings(&d)
             .iter()
-            .any(|f| f["code"] == "read_cache" && f["confidence"] == "high"),
+            .any(|f| f.code == FindingCode::ReadCache && f.confidence == Confidence::High),
         "the diagnosis must find the cache first: {:?}",
-        d["outcomes"]
+        d.outcomes
     );
     let bench = |size: &str| {
         drivescope_cmd()

@@ -3,9 +3,10 @@
 //! and SIGINT followed by `scan --resume`. Needs root and FUSE; fails loudly without them.
 
 mod common;
+use common::typed::{check_scan, record_in, record_of};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
-use serde_json::Value;
+use drivescope_record::ScanRecord;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Stdio;
@@ -26,19 +27,6 @@ fn start(toml: &str) -> LabDevice {
     LabDevice::start_temp(&model, true).expect("start lab device")
 }
 
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("integer: {v}"))
-}
-
-fn json_of(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}); stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
 /// The results store of a drivescope child started with `drivescope_cmd()`.
 fn store() -> drivescope_store::Store {
     let path = std::env::temp_dir()
@@ -47,7 +35,8 @@ fn store() -> drivescope_store::Store {
     drivescope_store::Store::open(&path).expect("open the test store")
 }
 
-fn newest_run(store: &drivescope_store::Store) -> (i64, Value) {
+/// The newest stored run, a scan.
+fn newest_run(store: &drivescope_store::Store) -> (i64, ScanRecord) {
     let list = store
         .list(&drivescope_store::ListFilter {
             limit: Some(1),
@@ -55,7 +44,7 @@ fn newest_run(store: &drivescope_store::Store) -> (i64, Value) {
         })
         .unwrap();
     let id = list.first().expect("a stored run").id;
-    (id.0, store.get_json(id).unwrap())
+    (id.0, record_in(store.get(id).unwrap()))
 }
 
 #[test]
@@ -79,17 +68,16 @@ fn bad_sectors_are_listed_at_their_exact_lbas_and_the_scan_completes() {
         "the scan completes: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let d = json_of(&out);
-    assert_eq!(d["interrupted"], false);
-    assert_eq!(u(&d["covered"]), 32 * MIB);
-    let listed: BTreeSet<u64> = d["failed"]
-        .as_array()
-        .unwrap()
+    let d: ScanRecord = record_of(&out);
+    assert!(!d.interrupted);
+    assert_eq!(d.covered, 32 * MIB);
+    let listed: BTreeSet<u64> = d
+        .failed
         .iter()
         .map(|e| {
-            assert_eq!(u(&e["errno"]), 5, "EIO: {e}");
-            assert_eq!(u(&e["lba"]) * 512, u(&e["offset"]));
-            u(&e["lba"])
+            assert_eq!(e.errno, Some(5), "EIO: {e:?}");
+            assert_eq!(e.lba * 512, e.offset);
+            e.lba
         })
         .collect();
     let expected: BTreeSet<u64> = spots
@@ -97,10 +85,10 @@ fn bad_sectors_are_listed_at_their_exact_lbas_and_the_scan_completes() {
         .flat_map(|&(o, l)| (o / 512..(o + l) / 512).collect::<Vec<_>>())
         .collect();
     assert_eq!(listed, expected, "failed LBAs are exactly the bad sectors");
-    assert_eq!(u(&d["failed_total"]), expected.len() as u64);
+    assert_eq!(d.failed_total, expected.len() as u64);
     // 3 commands failed: one for the first spot, two for the one across a boundary
-    assert_eq!(u(&d["failed_commands"]), 3);
-    assert_eq!(u(&d["bytes"]), 32 * MIB - 3 * 65536);
+    assert_eq!(d.failed_commands, 3);
+    assert_eq!(d.bytes, 32 * MIB - 3 * 65536);
 }
 
 #[test]
@@ -129,16 +117,11 @@ fn damage_that_grows_as_it_is_read_is_mapped_and_never_taken_for_a_lost_disk() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the scan completes: {err}");
-    let d = json_of(&out);
-    assert!(d["device_lost"].is_null(), "{}", d["device_lost"]);
-    assert_eq!(d["interrupted"], false);
-    assert_eq!(u(&d["covered"]), 64 * MIB);
-    let listed: BTreeSet<u64> = d["failed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| u(&e["lba"]))
-        .collect();
+    let d: ScanRecord = record_of(&out);
+    assert!(d.device_lost.is_none(), "{:?}", d.device_lost);
+    assert!(!d.interrupted);
+    assert_eq!(d.covered, 64 * MIB);
+    let listed: BTreeSet<u64> = d.failed.iter().map(|e| e.lba).collect();
     let spot: BTreeSet<u64> = (at / 512..(at + len) / 512).collect();
     assert!(
         listed.is_superset(&spot),
@@ -150,7 +133,7 @@ fn damage_that_grows_as_it_is_read_is_mapped_and_never_taken_for_a_lost_disk() {
         .filter(|&l| l * 512 + margin < at || l * 512 >= at + len + margin)
         .collect();
     assert!(outside.is_empty(), "listed beyond the margins: {outside:?}");
-    assert_eq!(u(&d["failed_total"]), listed.len() as u64);
+    assert_eq!(d.failed_total, listed.len() as u64);
     drop(dev);
 }
 
@@ -184,23 +167,23 @@ fn a_disk_pulled_mid_scan_ends_the_run_with_partial_results_saved() {
     assert_eq!(out.status.code(), Some(4), "device-lost exit code: {err}");
     assert!(err.contains("stopped responding"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    let d = json_of(&out);
-    assert_eq!(d["interrupted"], true);
-    assert!(d["device_lost"].is_string());
-    let covered = u(&d["covered"]);
+    let d: ScanRecord = record_of(&out);
+    assert!(d.interrupted);
+    assert!(d.device_lost.is_some());
+    let covered = d.covered;
     assert!(covered > 0 && covered < 64 * MIB, "covered {covered}");
     // What was read before the pull is there; no sector list for a dead disk.
-    assert!(u(&d["bytes"]) > 0);
+    assert!(d.bytes > 0);
     assert!(
-        u(&d["failed_total"]) <= 1,
-        "no bad-sector list for a pulled disk: {}",
-        d["failed"]
+        d.failed_total <= 1,
+        "no bad-sector list for a pulled disk: {:?}",
+        d.failed
     );
     // ... and it was saved.
     let (_, saved) = newest_run(&store());
-    assert_eq!(saved["interrupted"], true);
-    assert_eq!(saved["device_lost"], d["device_lost"]);
-    assert_eq!(saved["bytes"], d["bytes"]);
+    assert!(saved.interrupted);
+    assert_eq!(saved.device_lost, d.device_lost);
+    assert_eq!(saved.bytes, d.bytes);
     drop(dev);
 }
 
@@ -242,38 +225,28 @@ fn verify_reports_exactly_the_dropped_writes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let d = json_of(&out);
-    assert_eq!(d["write"], true);
-    assert_eq!(u(&d["bytes"]), 32 * MIB);
-    let v = &d["verify"];
-    assert_eq!(v["complete"], true);
-    assert_eq!(u(&v["blocks"]), 32 * MIB / 512);
-    let extents: Vec<(u64, u64)> = v["lost"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| (u(&e["offset"]), u(&e["length"])))
-        .collect();
+    let d: ScanRecord = record_of(&out);
+    assert!(d.write);
+    assert_eq!(d.bytes, 32 * MIB);
+    let v = d.verify.as_ref().expect("a verify report");
+    assert!(v.complete);
+    assert_eq!(v.blocks, 32 * MIB / 512);
+    let extents: Vec<(u64, u64)> = v.lost.iter().map(|e| (e.offset, e.length)).collect();
     assert_eq!(
         extents,
         lost.to_vec(),
         "lost extents are the dropped writes"
     );
     let lost_sectors: u64 = lost.iter().map(|l| l.1 / 512).sum();
-    assert_eq!(u(&v["totals"]["lost"]), lost_sectors);
-    assert_eq!(u(&v["totals"]["wrong"]), 0);
-    assert_eq!(u(&v["totals"]["misplaced"]), 0);
-    assert_eq!(u(&v["totals"]["unreadable"]), 0);
-    assert_eq!(u(&v["totals"]["ok"]), 32 * MIB / 512 - lost_sectors);
+    assert_eq!(v.totals.lost, lost_sectors);
+    assert_eq!(v.totals.wrong, 0);
+    assert_eq!(v.totals.misplaced, 0);
+    assert_eq!(v.totals.unreadable, 0);
+    assert_eq!(v.totals.ok, 32 * MIB / 512 - lost_sectors);
 }
 
-fn curve_geometry(d: &Value) -> Vec<(u64, u64)> {
-    d["curve"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (u(&p["offset"]), u(&p["length"])))
-        .collect()
+fn curve_geometry(d: &ScanRecord) -> Vec<(u64, u64)> {
+    d.curve.iter().map(|p| (p.offset, p.length)).collect()
 }
 
 #[test]
@@ -302,8 +275,8 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
         .output()
         .unwrap();
     assert!(whole.status.success());
-    let whole = json_of(&whole);
-    check_scan_invariants(&whole);
+    let whole: ScanRecord = record_of(&whole);
+    check_scan(&whole);
 
     let child = drivescope_cmd()
         .args(["scan", &path])
@@ -319,13 +292,13 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
     let out = child.wait_with_output().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(1), "stopped within 1 s");
     assert_eq!(out.status.code(), Some(130));
-    let first = json_of(&out);
-    assert_eq!(first["interrupted"], true);
-    let covered = u(&first["covered"]);
+    let first: ScanRecord = record_of(&out);
+    assert!(first.interrupted);
+    let covered = first.covered;
     assert!(covered > 0 && covered < 48 * MIB, "covered {covered}");
     let (id, saved) = newest_run(&store());
-    assert_eq!(saved["interrupted"], true, "the partial run is stored");
-    assert_eq!(saved["covered"], first["covered"]);
+    assert!(saved.interrupted, "the partial run is stored");
+    assert_eq!(saved.covered, first.covered);
 
     let out = drivescope_cmd()
         .args(["scan", "--resume", &id.to_string(), "--json", "--quiet"])
@@ -336,37 +309,30 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let resumed = json_of(&out);
-    check_scan_invariants(&resumed);
-    assert_eq!(u(&resumed["resumed_from"]), id as u64);
+    let resumed: ScanRecord = record_of(&out);
+    check_scan(&resumed);
+    assert_eq!(resumed.resumed_from, Some(id));
     assert_eq!(curve_geometry(&resumed), curve_geometry(&whole));
-    for key in [
-        "bytes",
-        "commands",
-        "covered",
-        "length",
-        "offset",
-        "block_size",
-    ] {
-        assert_eq!(resumed[key], whole[key], "{key}");
+    let totals = |d: &ScanRecord| {
+        [
+            ("bytes", d.bytes),
+            ("commands", d.commands),
+            ("covered", d.covered),
+            ("length", d.length),
+            ("offset", d.offset),
+            ("block_size", d.block_size),
+        ]
+    };
+    for ((key, r), (_, w)) in totals(&resumed).into_iter().zip(totals(&whole)) {
+        assert_eq!(r, w, "{key}");
     }
-    assert!(u(&resumed["duration_ns"]) > u(&first["duration_ns"]));
-    let t: Vec<u64> = resumed["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| u(&p["t_ns"]))
-        .collect();
+    assert!(resumed.duration_ns > first.duration_ns);
+    let t: Vec<u64> = resumed.series.iter().map(|p| p.t_ns).collect();
     assert!(
         t.windows(2).all(|w| w[0] < w[1]),
         "series in time order: {t:?}"
     );
-    let series_bytes: u64 = resumed["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| u(&p["bytes"]))
-        .sum();
+    let series_bytes: u64 = resumed.series.iter().map(|p| p.bytes).sum();
     assert_eq!(series_bytes, 48 * MIB);
     // The resumed run is stored as a new run, and a finished run cannot be resumed.
     let (id2, _) = newest_run(&store());
@@ -413,19 +379,18 @@ fn failed_extents_are_the_bad_spots_and_the_failed_list_has_every_sector() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let d = json_of(&out);
-    let extents: Vec<(u64, u64, u64, u64, u64, u64)> = d["failed_extents"]
-        .as_array()
-        .unwrap()
+    let d: ScanRecord = record_of(&out);
+    let extents: Vec<(u64, u64, u64, u64, i32, u64)> = d
+        .failed_extents
         .iter()
         .map(|e| {
             (
-                u(&e["offset"]),
-                u(&e["length"]),
-                u(&e["first_lba"]),
-                u(&e["last_lba"]),
-                u(&e["errno"]),
-                u(&e["count"]),
+                e.offset,
+                e.length,
+                e.first_lba,
+                e.last_lba,
+                e.errno,
+                e.count,
             )
         })
         .collect();
@@ -438,16 +403,16 @@ fn failed_extents_are_the_bad_spots_and_the_failed_list_has_every_sector() {
         })
         .collect();
     assert_eq!(extents, want, "the extents are the model's bad spots");
-    assert!(d.get("failed_extents_cut").is_none());
+    assert!(d.failed_extents_cut.is_none());
     let sectors: u64 = want.iter().map(|w| w.5).sum();
-    assert_eq!(u(&d["failed_total"]), sectors);
+    assert_eq!(d.failed_total, sectors);
     // Every command touching the slow spot is in one slow region.
     let spot = &model.slow[0];
-    let regions = d["slow_regions"].as_array().unwrap();
+    let regions = &d.slow_regions;
     assert!(
-        regions.iter().any(|g| u(&g["offset"]) <= spot.offset
-            && u(&g["offset"]) + u(&g["length"]) >= spot.offset + spot.length
-            && u(&g["count"]) >= spot.length / 65536),
+        regions.iter().any(|g| g.offset <= spot.offset
+            && g.offset + g.length >= spot.offset + spot.length
+            && g.count >= spot.length / 65536),
         "{regions:?}"
     );
 

@@ -4,6 +4,7 @@
 //! commands. Needs root and FUSE.
 
 mod common;
+use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{BenchRecord, Truth};
@@ -61,7 +62,7 @@ fn measure(model: &Model) -> (f64, f64) {
         "bench: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rec: BenchRecord = serde_json::from_slice(&out.stdout).expect("a bench document");
+    let rec: BenchRecord = record_of(&out);
     let iops = |name: &str| {
         let t = rec
             .tests

@@ -3,8 +3,9 @@
 
 mod common;
 use common::skip_without_root;
+use common::typed::record_of;
 use drivescope_lab::{check_environment, LabDevice, Model, Truth};
-use serde_json::Value;
+use drivescope_record::{FindingCode, Reap, ScanRecord};
 use std::path::Path;
 use std::process::Command;
 
@@ -24,7 +25,7 @@ fn start(model: &Model) -> LabDevice {
 
 /// Run `drivescope scan DEV ARGS --json`. Under `chrt -f 10` when available, so that other
 /// processes on a small machine do not stall the scanner between commands.
-fn scan(dev: &Path, args: &[&str]) -> Value {
+fn scan(dev: &Path, args: &[&str]) -> ScanRecord {
     let bin = env!("CARGO_BIN_EXE_drivescope");
     let rt = Command::new("chrt")
         .args(["-f", "10", "true"])
@@ -49,19 +50,7 @@ fn scan(dev: &Path, args: &[&str]) -> Value {
         "scan failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "scan JSON: {e}\n{}",
-            String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(2000)])
-        )
-    })
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().expect("number")
-}
-fn u(v: &Value) -> u64 {
-    v.as_u64().expect("integer")
+    record_of(&out)
 }
 
 /// Try a timing check up to eight times: a shared 2-core VM has bursts in which the host or
@@ -83,10 +72,10 @@ fn retried(mut check: impl FnMut() -> Result<(), String>) {
 }
 
 /// Compare one scan document with the truth; Err lists every miss.
-fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
+fn check_scan(doc: &ScanRecord, truth: &Truth) -> Result<(), String> {
     let mut misses = vec![];
     // Zone ratio within 3 %.
-    let zr = f(&doc["zone_ratio"]);
+    let zr = doc.zone_ratio.expect("a zone ratio");
     if (zr / truth.zone_ratio - 1.0).abs() > 0.03 {
         misses.push(format!("zone_ratio {zr:.4} vs {:.4}", truth.zone_ratio));
     }
@@ -100,19 +89,18 @@ fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
         .map(|s| (s.offset, s.length))
         .collect();
     for z in &truth.zones {
-        let bins: Vec<(f64, f64)> = doc["curve"]
-            .as_array()
-            .expect("curve")
+        let bins: Vec<(f64, f64)> = doc
+            .curve
             .iter()
             .filter(|bin| {
-                let (o, l) = (u(&bin["offset"]), u(&bin["length"]));
+                let (o, l) = (bin.offset, bin.length);
                 o >= z.offset
                     && o + l <= z.offset + z.length
                     && spots
                         .iter()
                         .all(|(so, sl)| o + l + BS <= *so || so + sl + BS <= o)
             })
-            .map(|bin| (u(&bin["length"]) as f64, f(&bin["mb_per_s"])))
+            .map(|bin| (bin.length as f64, bin.mb_per_s))
             .collect();
         if bins.len() < 3 {
             misses.push(format!("zone {}: too few clean curve bins", z.index));
@@ -129,40 +117,34 @@ fn check_scan(doc: &Value, truth: &Truth) -> Result<(), String> {
         }
     }
     // Every slow spot found within one command, and nothing else reported slow.
-    let slow = doc["slow"].as_array().expect("slow");
+    let slow = &doc.slow;
     let near = |o: u64, spot_o: u64, spot_l: u64| o + BS > spot_o && o < spot_o + spot_l;
     for s in &truth.slow {
-        if !slow
-            .iter()
-            .any(|e| near(u(&e["offset"]), s.offset, s.length))
-        {
+        if !slow.iter().any(|e| near(e.offset, s.offset, s.length)) {
             misses.push(format!("slow spot at {} not found", s.offset));
         }
     }
     for e in slow {
-        let o = u(&e["offset"]);
+        let o = e.offset;
         if !truth.slow.iter().any(|s| near(o, s.offset, s.length)) {
             misses.push(format!("false slow alarm at {o}"));
         }
     }
     // Every bad spot found within one command, and no other failures.
-    let failed = doc["failed"].as_array().expect("failed");
+    let failed = &doc.failed;
     let bad_reads: Vec<_> = truth.bad.iter().filter(|b| b.read == Some(true)).collect();
     for b in &bad_reads {
-        if !failed
-            .iter()
-            .any(|e| near(u(&e["offset"]), b.offset, b.length))
-        {
+        if !failed.iter().any(|e| near(e.offset, b.offset, b.length)) {
             misses.push(format!("bad spot at {} not found", b.offset));
         }
     }
     for e in failed {
-        let o = u(&e["offset"]);
+        let o = e.offset;
         if !bad_reads.iter().any(|b| near(o, b.offset, b.length)) {
             misses.push(format!("false failure at {o}"));
         }
-        if e["errno"] != libc::EIO {
-            misses.push(format!("failure at {o} with errno {} not EIO", e["errno"]));
+        if e.errno != Some(libc::EIO) {
+            misses.push(format!("failure at {o} with errno {:?} not EIO", e.errno));
         }
     }
     if misses.is_empty() {
@@ -200,16 +182,19 @@ fn scan_matches_truth_on_hdd_presets() {
             let dev = start(&model);
             let path = dev.loop_device().unwrap().to_path_buf();
             let doc = scan(&path, &["--points", "256"]);
-            assert_eq!(u(&doc["block_size"]), BS);
-            assert_eq!(u(&doc["target"]["size"]), model.size);
+            assert_eq!(doc.block_size, BS);
+            assert_eq!(doc.header.target.size, model.size);
             let st = dev.stats();
             // A zoned disk's scan says so, with the ratio it measured.
-            let zones = &doc["findings"][0];
-            if zones["code"] != "zones" || doc["findings"].as_array().unwrap().len() != 1 {
-                return Err(format!("{name}: findings {}", doc["findings"]));
+            let findings = &doc.header.findings;
+            let [zones] = &findings[..] else {
+                return Err(format!("{name}: findings {findings:?}"));
+            };
+            if zones.code != FindingCode::Zones {
+                return Err(format!("{name}: findings {findings:?}"));
             }
-            if zones["evidence"]["numbers"]["zone_ratio"] != doc["zone_ratio"] {
-                return Err(format!("{name}: finding {zones} vs {}", doc["zone_ratio"]));
+            if zones.number("zone_ratio") != doc.zone_ratio {
+                return Err(format!("{name}: finding {zones:?} vs {:?}", doc.zone_ratio));
             }
             check_scan(&doc, &truth).map_err(|e| {
                 format!(
@@ -240,16 +225,14 @@ fn scan_finds_no_false_alarms_on_a_clean_disk() {
     retried(|| {
         let doc = scan(&path, &["--points", "32", "--block-size", "1M"]);
         let mut e = vec![];
-        if !doc["slow"].as_array().unwrap().is_empty()
-            || !doc["failed"].as_array().unwrap().is_empty()
-        {
-            e.push(format!("false alarms: {} {}", doc["slow"], doc["failed"]));
+        if !doc.slow.is_empty() || !doc.failed.is_empty() {
+            e.push(format!("false alarms: {:?} {:?}", doc.slow, doc.failed));
         }
         // A link cap flattens the zones: no zone finding, nor any other.
-        if doc.get("findings").is_some() {
-            e.push(format!("false findings: {}", doc["findings"]));
+        if !doc.header.findings.is_empty() {
+            e.push(format!("false findings: {:?}", doc.header.findings));
         }
-        let mean = f(&doc["mb_per_s"]["mean"]);
+        let mean = doc.mb_per_s.mean;
         // Two 512 KiB halves per 1 MiB command, each paying the overhead, on a parallel
         // device: bounded by the 118 MB/s cap.
         let expect = truth_1m.mb_per_s.mean.max(truth.mb_per_s.mean);
@@ -283,9 +266,10 @@ fn queue_depth_helps_a_parallel_device_not_a_serial_one() {
         let dev = start(&model);
         let path = dev.loop_device().unwrap().to_path_buf();
         retried(|| {
-            let qd1 = f(&scan(&path, &["--length", "16M"])["mb_per_s"]["mean"]);
-            let qd32 =
-                f(&scan(&path, &["--length", "16M", "--queue-depth", "32"])["mb_per_s"]["mean"]);
+            let qd1 = scan(&path, &["--length", "16M"]).mb_per_s.mean;
+            let qd32 = scan(&path, &["--length", "16M", "--queue-depth", "32"])
+                .mb_per_s
+                .mean;
             let t = model.truth_with(BS, 4);
             let (e1, e32) = (t.positions[0].mb_per_s, t.positions[0].mb_per_s_qd32);
             let ok = if parallel {
@@ -318,10 +302,7 @@ fn a_second_pass_measures_the_cache_not_the_disk() {
     let args = ["--length", "32M", "--block-size", "256K"];
     let first = scan(&path, &args);
     let second = scan(&path, &args);
-    let (a, b) = (
-        f(&first["mb_per_s"]["mean"]),
-        f(&second["mb_per_s"]["mean"]),
-    );
+    let (a, b) = (first.mb_per_s.mean, second.mb_per_s.mean);
     let disk = model.truth_with(256 << 10, 8).positions[0].mb_per_s;
     assert!(
         (a / disk - 1.0).abs() < 0.10,
@@ -356,15 +337,15 @@ fn polling_backs_off_on_a_slow_disk() {
     let model = Model::from_toml_str(text, "test").unwrap();
     let dev = start(&model);
     let path = dev.loop_device().unwrap().to_path_buf();
-    let cpu_of = |reap: &str| {
+    let cpu_of = |reap: Reap| {
         let t0 = children_cpu_ns();
-        let doc = scan(&path, &["--length", "32M", "--reap", reap]);
-        assert_eq!(doc["reap"], reap);
-        (children_cpu_ns() - t0, u(&doc["commands"]))
+        let doc = scan(&path, &["--length", "32M", "--reap", &reap.to_string()]);
+        assert_eq!(doc.reap, reap);
+        (children_cpu_ns() - t0, doc.commands)
     };
     retried(|| {
-        let (sleep_ns, commands) = cpu_of("sleep");
-        let (poll_ns, _) = cpu_of("poll");
+        let (sleep_ns, commands) = cpu_of(Reap::Sleep);
+        let (poll_ns, _) = cpu_of(Reap::Poll);
         let extra = poll_ns.saturating_sub(sleep_ns) / commands;
         if extra < 20_000 {
             Ok(())

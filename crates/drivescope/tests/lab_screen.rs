@@ -4,6 +4,7 @@
 //! stops the group and `--resume` finishes it. Needs root and FUSE; fails loudly without them.
 
 mod common;
+use common::typed::record_of;
 use common::*;
 use drivescope_lab::{check_environment, Bus, LabDevice, Model};
 use drivescope_record::{Document, FindingCode, Grade, Rule, ScreenRecord};
@@ -49,7 +50,10 @@ fn screen(devs: &[LabDevice], extra: &[&str]) -> (Output, Option<ScreenRecord>) 
     args.extend_from_slice(&["--json", "--quiet"]);
     args.extend_from_slice(extra);
     let out = drivescope(&args);
-    let doc = serde_json::from_slice(&out.stdout).ok();
+    // A screen document when stdout holds one; `ok` says what came instead.
+    let doc = serde_json::from_slice::<Document>(&out.stdout)
+        .ok()
+        .and_then(|d| ScreenRecord::try_from(d).ok());
     (out, doc)
 }
 
@@ -255,7 +259,7 @@ fn a_drive_that_goes_away_does_not_stop_the_others() {
     drop(devs);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "device-lost exit code: {err}");
-    let g: ScreenRecord = serde_json::from_slice(&out.stdout).expect("a document");
+    let g: ScreenRecord = record_of(&out);
     for m in &g.members[..2] {
         let s = m.scan.as_ref().unwrap();
         assert_eq!(
@@ -329,7 +333,7 @@ fn sigint_stops_the_group_and_resume_finishes_every_drive() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("screen --resume"), "{err}");
-    let first: ScreenRecord = serde_json::from_slice(&out.stdout).unwrap();
+    let first: ScreenRecord = record_of(&out);
     assert!(first.interrupted);
     for m in &first.members {
         let s = m.scan.as_ref().unwrap();
@@ -346,7 +350,7 @@ fn sigint_stops_the_group_and_resume_finishes_every_drive() {
     drop(devs);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    let done: ScreenRecord = serde_json::from_slice(&out.stdout).unwrap();
+    let done: ScreenRecord = record_of(&out);
     assert!(!done.interrupted);
     assert!(done.resumed_from.is_some());
     assert_eq!(done.members.len(), 3);

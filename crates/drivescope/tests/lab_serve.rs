@@ -5,6 +5,7 @@
 
 mod common;
 use common::*;
+use drivescope_record::{Kind, LabServed, Truth};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -93,6 +94,17 @@ fn wait_delivered(pid: u32, sig: libc::c_int) {
     panic!("signal {sig} still pending for process {pid} after 5 s");
 }
 
+/// A line `lab serve --json` printed: one served disk.
+fn served(line: &str) -> LabServed {
+    let doc: LabServed =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not a served disk ({e}): {line:?}"));
+    assert_eq!(
+        (doc.schema.as_str(), doc.kind.as_str()),
+        ("drivescope/1", "lab_serve")
+    );
+    doc
+}
+
 fn serve_then_signal(sig: libc::c_int, name: &str) {
     if let Err(e) = drivescope_lab::check_environment(true) {
         panic!("lab serve tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
@@ -124,10 +136,9 @@ fn serve_then_signal(sig: libc::c_int, name: &str) {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let doc: serde_json::Value = serde_json::from_str(&line)
-        .unwrap_or_else(|e| panic!("{name}: the first line is not JSON ({e}): {line:?}"));
-    let image = PathBuf::from(doc["image"].as_str().unwrap());
-    let loop_dev = PathBuf::from(doc["loop_device"].as_str().expect("a loop device"));
+    let doc = served(&line);
+    let image = doc.image;
+    let loop_dev = doc.loop_device.expect("a loop device");
     left.loop_devs.push(loop_dev.clone());
     assert!(image.exists() && mounted(&dir), "{name}: serving");
     assert!(
@@ -194,18 +205,14 @@ fn lab_serve_several_models_behind_a_bus_and_tears_all_down() {
     for (i, model) in ["usb-bridge-hdd", "ssd-slc"].iter().enumerate() {
         let mut line = String::new();
         stdout.read_line(&mut line).unwrap();
-        let doc: serde_json::Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("line {i} is not JSON ({e}): {line:?}"));
-        let loop_dev = PathBuf::from(doc["loop_device"].as_str().expect("a loop device"));
+        let doc = served(&line);
+        let loop_dev = doc.loop_device.clone().expect("a loop device");
         left.loop_devs.push(loop_dev.clone());
-        assert_eq!(doc["model"], *model, "{line}");
-        assert_eq!(doc["size"], 64 << 20, "{line}");
-        assert_eq!(doc["bus_mb_per_s"], 75.0, "{line}");
+        assert_eq!(doc.model, *model, "{line}");
+        assert_eq!(doc.size, 64 << 20, "{line}");
+        assert_eq!(doc.bus_mb_per_s, Some(75.0), "{line}");
         let sub = dir.join(i.to_string());
-        assert_eq!(
-            Path::new(doc["image"].as_str().unwrap()),
-            sub.join("disk.img")
-        );
+        assert_eq!(doc.image, sub.join("disk.img"), "line {i}");
         assert!(mounted(&sub), "{} is served", sub.display());
         assert!(attached_under(&loop_dev, &sub), "{}", loop_dev.display());
     }
@@ -236,21 +243,23 @@ fn lab_serve_several_models_behind_a_bus_and_tears_all_down() {
 
 #[test]
 fn lab_truth_states_the_bus() {
-    let truth = |extra: &[&str]| -> serde_json::Value {
+    let truth = |extra: &[&str]| -> Truth {
         let out = drivescope_cmd()
             .args(["lab", "truth", "hdd-7200"])
             .args(extra)
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
-        serde_json::from_slice(&out.stdout).unwrap()
+        let t: Truth = serde_json::from_slice(&out.stdout).expect("a lab truth document");
+        assert_eq!(t.kind, Kind::LabTruth);
+        t
     };
     let own = truth(&[]);
     let on_bus = truth(&["--bus", "120"]);
-    assert!(own.get("bus_mb_per_s").is_none());
-    assert_eq!(on_bus["bus_mb_per_s"], 120.0);
+    assert!(own.bus_mb_per_s.is_none());
+    assert_eq!(on_bus.bus_mb_per_s, Some(120.0));
     // Alone on the bus: the outer zones (above 120 MB/s) are held to it, the inner are not.
-    let rate = |t: &serde_json::Value, z: usize| t["zones"][z]["mb_per_s"].as_f64().unwrap();
+    let rate = |t: &Truth, z: usize| t.zones[z].mb_per_s;
     assert!(rate(&own, 0) > 150.0 && rate(&on_bus, 0) <= 120.0);
     assert_eq!(rate(&own, 15), rate(&on_bus, 15));
 }

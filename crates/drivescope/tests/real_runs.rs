@@ -3,7 +3,7 @@
 //! The write scan needs root (a loop device); it fails loudly without it.
 
 mod common;
-use common::typed_b::{document, listed_runs};
+use common::typed::{document, listed_runs};
 use common::*;
 use drivescope_record::{DeviceSummary, Document, InfoRecord};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! Needs root (loop devices, mount, swapon); fails loudly without it.
 
 mod common;
-use common::typed_b::{check_scan, drivescope_record};
+use common::typed::{check_scan, drivescope_record};
 use common::*;
 use drivescope_record::ScanRecord;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The scan's behaviour at its edges: null target, memory, bad input, interruption.
 
 mod common;
-use common::typed_b::{check_scan, document, typed};
+use common::typed::{check_scan, document, record_in};
 use common::*;
 use drivescope_record::{Document, EngineKind, RunState, ScanRecord};
 use std::process::Stdio;
@@ -27,7 +27,7 @@ fn null_target_totals_and_flat_memory() {
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid);
     assert_eq!(status, 0);
-    let d: ScanRecord = typed(reader.join().unwrap().unwrap());
+    let d: ScanRecord = record_in(reader.join().unwrap().unwrap());
     check_scan(&d);
     assert_eq!(d.commands, 4u64 << 20);
     assert_eq!(d.engine, EngineKind::Null);
@@ -122,7 +122,7 @@ fn sigint_stops_and_keeps_partial_results() {
     assert_eq!(out.status.code(), Some(130));
     let doc = document(&out.stdout);
     assert_eq!(doc.state(), Some(RunState::Interrupted));
-    let d: ScanRecord = typed(doc);
+    let d: ScanRecord = record_in(doc);
     let covered = d.covered;
     assert!(covered > 0 && covered < d.length);
     assert_eq!(d.bytes, covered);

@@ -5,7 +5,7 @@
 
 mod common;
 use common::kill9::random_fractions;
-use common::typed_b::{check_scan, listed_runs, record_of, same, scan_of};
+use common::typed::{check_scan, listed_runs, record_of_ok, same, scan_of};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{Document, RunState, RunStatus, ScanRecord};
@@ -78,7 +78,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
         .args(args)
         .output()
         .unwrap();
-    let whole: ScanRecord = record_of(&whole);
+    let whole: ScanRecord = record_of_ok(&whole);
     check_scan(&whole);
     let whole_s = whole.duration_ns as f64 / 1e9;
     assert!(whole_s > 0.5, "the scan must last several checkpoints");
@@ -179,7 +179,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let resumed: ScanRecord = record_of(&out);
+    let resumed: ScanRecord = record_of_ok(&out);
     assert!(
         stderr.contains(&format!("resuming run {killed_id} at")) && stderr.contains("checkpoint"),
         "{stderr}"

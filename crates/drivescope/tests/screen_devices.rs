@@ -4,6 +4,7 @@
 //! without it.
 
 mod common;
+use common::typed::record_of;
 use common::*;
 use drivescope_record::{Grade, ScanRecord, ScreenRecord};
 use std::path::Path;
@@ -22,7 +23,7 @@ fn screen_json(args: &[&str]) -> ScreenRecord {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("one screen document")
+    record_of(&out)
 }
 
 fn scan_json(dev: &str) -> ScanRecord {
@@ -32,7 +33,7 @@ fn scan_json(dev: &str) -> ScanRecord {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("one scan document")
+    record_of(&out)
 }
 
 #[test]

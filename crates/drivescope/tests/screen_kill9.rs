@@ -6,7 +6,7 @@
 
 mod common;
 use common::kill9::*;
-use common::typed_b::{check_scan, record, same, typed};
+use common::typed::{check_scan, record, record_in, same};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{Grade, Kind, RunState, RunStatus, ScanRecord, ScreenRecord};
@@ -32,7 +32,7 @@ fn screens(store: &TempStore) -> Vec<(i64, Option<RunState>, ScreenRecord)> {
         .runs()
         .into_iter()
         .filter(|r| r.2.kind() == Kind::Screen)
-        .map(|(id, state, doc)| (id, state, typed(doc)))
+        .map(|(id, state, doc)| (id, state, record_in(doc)))
         .collect()
 }
 

@@ -4,6 +4,7 @@
 //! without them.
 
 mod common;
+use common::typed::record_of;
 use common::*;
 use drivescope_probe::smart::{smartctl_path, NOT_INSTALLED};
 use drivescope_record::{Grade, ScreenRecord};
@@ -22,10 +23,7 @@ fn screen(paths: &[&str], path_env: Option<&str>) -> (ScreenRecord, String) {
     let out: Output = c.output().expect("run drivescope");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{:?}: {stderr}", out.status);
-    (
-        serde_json::from_slice(&out.stdout).expect("one screen document"),
-        stderr,
-    )
+    (record_of(&out), stderr)
 }
 
 /// How many times the summary says `what`, a sentence that may be wrapped over lines.

@@ -9,7 +9,7 @@ mod common;
 mod pg;
 
 use common::serve::{chart_lines as series_in, ds, filled, get, serve};
-use common::typed_b::{document, listed_runs};
+use common::typed::{document, listed_runs};
 use drivescope_record::Kind;
 use std::path::Path;
 use std::process::Command;

@@ -5,7 +5,7 @@
 
 mod common;
 use common::kill9::*;
-use common::typed_b::{record, same, typed};
+use common::typed::{record, record_in, same};
 use common::*;
 use drivescope_record::{RunState, RunStatus, SoakRecord};
 use std::process::Child;
@@ -44,7 +44,7 @@ fn await_checkpoint(child: &mut Child, store: &TempStore) -> SoakRecord {
             "the soak ended before a checkpoint was seen"
         );
         if let Some((_, Some(RunState::Checkpoint), doc)) = store.runs().pop() {
-            let doc: SoakRecord = typed(doc);
+            let doc: SoakRecord = record_in(doc);
             if doc.checkpoint.as_ref().expect("a checkpoint").pid == child.id() {
                 return doc;
             }
@@ -173,7 +173,7 @@ fn kill_9_at_random_moments_then_resume_covers_the_whole_duration_with_the_gaps_
         assert_eq!(runs.len(), 1, "one stored run, updated in place");
         let (id, state, killed) = runs[0].clone();
         assert_eq!(state, Some(RunState::Checkpoint));
-        let killed: SoakRecord = typed(killed);
+        let killed: SoakRecord = record_in(killed);
         let pid = killed.checkpoint.as_ref().expect("a checkpoint").pid;
         assert_eq!(pid, child.id());
         assert_eq!(store.listed_state(id), RunStatus::Interrupted);
@@ -219,7 +219,7 @@ fn a_soak_stopped_with_sigint_resumes_and_another_target_is_refused() {
     assert_eq!(runs.len(), 1, "the result replaced the checkpoints");
     let (id, state, stopped) = runs[0].clone();
     assert_eq!(state, Some(RunState::Interrupted));
-    let stopped: SoakRecord = typed(stopped);
+    let stopped: SoakRecord = record_in(stopped);
     assert!(stopped.checkpoint.is_none());
     assert_eq!(store.listed_state(id), RunStatus::Interrupted);
     check_stopped(&stopped);

@@ -1,7 +1,7 @@
 //! End to end: a scan is saved in the store, and runs/show/compare/export/report read it back.
 
 mod common;
-use common::typed_b::{document, same};
+use common::typed::{document, same};
 use drivescope_record::Document;
 use drivescope_report::sample;
 use drivescope_store::{RunId, Store};

@@ -6,7 +6,7 @@ mod common;
 #[path = "../../store/tests/pg/mod.rs"]
 mod pg;
 
-use common::typed_b::{document, listed_runs, same, StoreCopied};
+use common::typed::{document, listed_runs, same, StoreCopied};
 use drivescope_record::{Direction, Document};
 use drivescope_report::sample;
 use drivescope_store::{ListFilter, Store};

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::typed_b::{check_scan, record};
+use common::typed::{check_scan, record};
 use common::{drivescope_cmd, require_root, skip_without_root, unmount, Ext4Mount};
 use drivescope_record::{BenchRecord, ScanRecord};
 use drivescope_store::{Fault, ListFilter, Store, BUSY_TIMEOUT};

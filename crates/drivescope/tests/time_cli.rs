@@ -3,7 +3,7 @@
 //! and report.
 
 mod common;
-use common::typed_b::record;
+use common::typed::record;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_record::{ModeResult, TimeMode, TimeRecord};
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! FUSE.
 
 mod common;
-use common::typed_b::record_of;
+use common::typed::record_of_ok;
 use common::{drivescope_cmd, skip_without_root, unmount, Ext4Mount};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{FindingCode, ModeResult, TimeMode, TimeRecord};
@@ -33,7 +33,7 @@ fn time(cwd: &Path, args: &[&str]) -> TimeRecord {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    record_of(&out)
+    record_of_ok(&out)
 }
 
 fn mode(d: &TimeRecord, mode: TimeMode) -> &ModeResult {

@@ -2,7 +2,7 @@
 //! holds and the state `drivescope runs` shows, pseudo-random kill moments that can be
 //! replayed, and a drivescope child started on the store.
 
-use super::typed_b::listed_runs;
+use super::typed::listed_runs;
 use super::{drivescope, drivescope_cmd};
 use drivescope_record::{Document, RunState, RunStatus};
 use drivescope_store::{ListFilter, Store};

@@ -10,7 +10,7 @@ pub mod kill9;
 mod root;
 pub mod serve;
 pub mod tmux;
-pub mod typed_b;
+pub mod typed;
 
 #[allow(unused_imports)] // not every test file has a test that needs root
 pub use root::skip_without_root;

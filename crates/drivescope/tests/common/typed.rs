@@ -1,7 +1,8 @@
-//! drivescope's output read back into the record types: a command's document as its record, the
+//! drivescope's output read back into the record types: a command's document as the record of the kind
+//! the test expects (a document of another kind, or of a shape its type cannot read, fails the test), the
 //! invariants of a complete scan checked on a [`ScanRecord`], and the rows of `runs --json` and
-//! `store copy --json`, which no library type describes (read here with unknown fields refused,
-//! so a drifted shape fails).
+//! `store copy --json`, which no library type describes (read here with unknown fields refused, so a
+//! drifted shape fails).
 
 use super::drivescope;
 use drivescope_record::{Document, FromDocument, Kind, RunStatus, ScanRecord, SCHEMA};
@@ -13,40 +14,76 @@ pub fn document(stdout: &[u8]) -> Document {
     serde_json::from_slice(stdout).unwrap_or_else(|e| {
         panic!(
             "stdout is not one drivescope/1 document ({e}): {}",
-            String::from_utf8_lossy(stdout)
+            String::from_utf8_lossy(&stdout[..stdout.len().min(2000)])
         )
     })
 }
 
-/// The record of type `T` on a command's stdout; panics with what was found instead.
-pub fn record<T: FromDocument>(stdout: &[u8]) -> T {
-    typed(document(stdout))
-}
-
-/// The record of type `T` that `doc` is; panics with what it is instead.
-pub fn typed<T: FromDocument>(doc: Document) -> T {
-    T::from_document(doc).unwrap_or_else(|doc| match doc {
-        Document::Unknown { kind, why, .. } => panic!("a {kind:?} document not read: {why}"),
-        other => panic!("a {:?} document, not {:?}", other.kind(), T::kind()),
+/// The document on a command's stdout; its stderr is shown when it is none.
+pub fn document_of(out: &Output) -> Document {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one drivescope/1 document ({e}); stderr: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(2000)])
+        )
     })
 }
 
-/// The record of a command that succeeded; panics with its stderr otherwise.
+/// The record of type `T` that `doc` is; panics naming the kind it is instead, or why its shape
+/// does not read.
+pub fn record_in<T: FromDocument>(doc: Document) -> T {
+    T::from_document(doc).unwrap_or_else(|other| match other {
+        Document::Unknown { kind, why, .. } => {
+            panic!("a {kind} document this version cannot read: {why}")
+        }
+        other => panic!(
+            "a {} document, not the {} expected",
+            other.kind(),
+            T::kind().map_or("record".into(), |k| k.to_string())
+        ),
+    })
+}
+
+/// The record of type `T` on a command's stdout.
+pub fn record<T: FromDocument>(stdout: &[u8]) -> T {
+    record_in(document(stdout))
+}
+
+/// The record of type `T` on a command's stdout, whatever its exit code.
 pub fn record_of<T: FromDocument>(out: &Output) -> T {
+    record_in(document_of(out))
+}
+
+/// The record of a command that succeeded; panics with its stderr otherwise.
+pub fn record_of_ok<T: FromDocument>(out: &Output) -> T {
     assert!(
         out.status.success(),
         "drivescope failed ({:?}): {}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    record(&out.stdout)
+    record_of(out)
+}
+
+/// Run drivescope with `--json --quiet`; panics with stderr on failure; stdout as a document.
+pub fn drivescope_doc(args: &[&str]) -> Document {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--json", "--quiet"]);
+    let out = drivescope(&all);
+    assert!(
+        out.status.success(),
+        "drivescope {:?} failed ({:?}): {}",
+        args,
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    document_of(&out)
 }
 
 /// Run drivescope with `--json --quiet`; the record it printed (it must succeed).
 pub fn drivescope_record<T: FromDocument>(args: &[&str]) -> T {
-    let mut all: Vec<&str> = args.to_vec();
-    all.extend(["--json", "--quiet"]);
-    record_of(&drivescope(&all))
+    record_in(drivescope_doc(args))
 }
 
 /// True when two records hold the same values, as they are written out (and stored).
@@ -159,6 +196,11 @@ pub fn listed_runs(args: &[&str]) -> Vec<ListedRun> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    listed_runs_in(&out)
+}
+
+/// The rows a `drivescope runs --json` printed.
+pub fn listed_runs_in(out: &Output) -> Vec<ListedRun> {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "runs --json is not a list of runs ({e}): {}",
