@@ -12,8 +12,9 @@ use drivescope_units::format_rate;
 pub const USUAL_CEILINGS: &[(f64, f64, &str, &str)] = &[
     // 480 Mb/s signalling (60 MB/s); bulk transfers over the mass-storage protocols reach 30–42 MB/s.
     (30.0, 42.0, "USB 2.0", "usb"),
-    // 125 MB/s line rate; TCP payload at a 1500-byte MTU is at most 118.7 MB/s; SMB, NFS and iSCSI reach 105–118.
-    (105.0, 119.0, "1 GbE", "nic"),
+    // 125 MB/s line rate; TCP payload is at most 118.7 MB/s at a 1500-byte MTU and 123.8 with 9000-byte jumbo
+    // frames; SMB, NFS and iSCSI reach 105–118 (up to 123 with jumbo frames).
+    (105.0, 123.0, "1 GbE", "nic"),
     // 1.5 Gb/s with 8b/10b coding: 150 MB/s of payload; disks and bridges on it reach 125–145.
     (125.0, 150.0, "SATA 1.5 Gb/s", "sata"),
     // 3 Gb/s with 8b/10b coding: 300 MB/s; SSDs on it reach 250–285 (command and frame overhead).
