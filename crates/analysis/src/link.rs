@@ -209,7 +209,8 @@ pub fn of_rates(
             } else {
                 (
                     lower(Confidence::Medium),
-                    "a ceiling on the path or in the device (no usual link delivers that)".to_string(),
+                    "a ceiling on the path or in the device (no usual link delivers that)"
+                        .to_string(),
                 )
             }
         }

@@ -110,12 +110,13 @@ fn a_disk_flat_at_a_rate_no_link_delivers_is_capped_on_the_path_or_in_the_device
     let d = diagnosis(capped_disk(250.0, 160.0, 180.0), &shapes_at(180.0));
     let (f, o) = link(&d);
     let f = f.expect("a ceiling");
-    near("ceiling", f.number("ceiling_mb_per_s").unwrap(), 180.0, 0.01);
-    assert!(
-        f.claim.starts_with("reads top out at 180."),
-        "{}",
-        f.claim
+    near(
+        "ceiling",
+        f.number("ceiling_mb_per_s").unwrap(),
+        180.0,
+        0.01,
     );
+    assert!(f.claim.starts_with("reads top out at 180."), "{}", f.claim);
     assert!(
         f.claim
             .contains("whatever the block size, queue depth or position"),
@@ -127,7 +128,11 @@ fn a_disk_flat_at_a_rate_no_link_delivers_is_capped_on_the_path_or_in_the_device
         "{}",
         f.claim
     );
-    assert!(f.claim.contains("no usual link delivers that"), "{}", f.claim);
+    assert!(
+        f.claim.contains("no usual link delivers that"),
+        "{}",
+        f.claim
+    );
     assert!(!f.claim.contains("matches"), "{}", f.claim);
     // The inner zone falls under the cap: a hard disk, whose media is never flat over most of it.
     assert!(f.claim.contains("a hard disk is not flat"), "{}", f.claim);
@@ -145,7 +150,11 @@ fn a_disk_flat_at_1_gbe_in_practice_is_named_after_it() {
         let d = diagnosis(capped_disk(180.0, 100.0, cap), &shapes_at(cap));
         let (f, o) = link(&d);
         let f = f.expect("a ceiling");
-        assert!(f.claim.contains("matches 1 GbE (105–123 MB/s"), "{}", f.claim);
+        assert!(
+            f.claim.contains("matches 1 GbE (105–123 MB/s"),
+            "{}",
+            f.claim
+        );
         assert!(!f.claim.contains("no usual link"), "{}", f.claim);
         near("ceiling", f.number("ceiling_mb_per_s").unwrap(), cap, 0.01);
         assert_eq!(f.number("link_low_mb_per_s"), Some(105.0));
@@ -163,7 +172,11 @@ fn rates_between_the_ranges_of_usual_links_name_none() {
         let (f, _) = link(&d);
         let f = f.expect("a ceiling");
         assert!(!f.claim.contains("matches"), "{cap}: {}", f.claim);
-        assert!(f.claim.contains("no usual link delivers that"), "{}", f.claim);
+        assert!(
+            f.claim.contains("no usual link delivers that"),
+            "{}",
+            f.claim
+        );
         near("ceiling", f.number("ceiling_mb_per_s").unwrap(), cap, 0.01);
     }
 }
@@ -175,7 +188,11 @@ fn flat_flash_is_a_ceiling_in_the_device_with_less_confidence() {
     let (f, _) = link(&d);
     let f = f.expect("a ceiling");
     assert_eq!(f.confidence, Confidence::Medium);
-    assert!(f.claim.contains("a ceiling on the path or in the device"), "{}", f.claim);
+    assert!(
+        f.claim.contains("a ceiling on the path or in the device"),
+        "{}",
+        f.claim
+    );
     assert!(!f.claim.contains("hard disk"), "{}", f.claim);
 }
 
@@ -186,7 +203,11 @@ fn one_block_size_gives_less_confidence() {
     let (f, _) = link(&diagnosis(capped_disk(250.0, 160.0, 180.0), &one));
     let f = f.expect("a ceiling");
     assert_eq!(f.confidence, Confidence::Medium);
-    assert!(f.claim.contains("whatever the queue depth or position"), "{}", f.claim);
+    assert!(
+        f.claim.contains("whatever the queue depth or position"),
+        "{}",
+        f.claim
+    );
     let (f, _) = link(&diagnosis(|_| 480.0, &[(MIB, 16, 480.0), (MIB, 32, 481.0)]));
     assert_eq!(f.expect("a ceiling").confidence, Confidence::Low);
     let one = [(MIB, 16, 110.5), (MIB, 32, 109.5)];
@@ -222,10 +243,7 @@ fn a_top_zone_flat_over_a_third_of_a_disk_that_no_link_fits_is_the_media() {
 
 #[test]
 fn flash_whose_rate_changes_with_the_block_size_is_no_ceiling() {
-    let d = diagnosis(
-        |_| 500.0,
-        &[(512 * KIB, 16, 420.0), (256 * KIB, 32, 330.0)],
-    );
+    let d = diagnosis(|_| 500.0, &[(512 * KIB, 16, 420.0), (256 * KIB, 32, 330.0)]);
     let (f, o) = link(&d);
     assert!(f.is_none(), "{f:?}");
     assert_eq!(o.verdict, Verdict::NotFound);

@@ -99,7 +99,8 @@ fn a_flat_sequential_cap_is_named_after_the_usual_link_it_matches() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].code, FindingCode::LinkCap);
     assert!(
-        f[0].claim.contains("matches 1 GbE (105–123 MB/s in practice)"),
+        f[0].claim
+            .contains("matches 1 GbE (105–123 MB/s in practice)"),
         "{}",
         f[0].claim
     );

@@ -21,7 +21,12 @@ fn capped(m: Model, rate: f64) -> String {
     let d = diagnose(m, &options(60));
     let code = FindingCode::LinkCap;
     let f = d.found(code.clone());
-    near("ceiling", d.number(code.clone(), "ceiling_mb_per_s"), rate, 0.01);
+    near(
+        "ceiling",
+        d.number(code.clone(), "ceiling_mb_per_s"),
+        rate,
+        0.01,
+    );
     near("min", d.number(code.clone(), "min_mb_per_s"), rate, 0.01);
     near("max", d.number(code, "max_mb_per_s"), rate, 0.01);
     let l = d.rec.link.as_ref().unwrap();
