@@ -6,7 +6,7 @@ use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord, 
 const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.85;
 
 /// True when the target's bottom device says it rotates.
-fn rotational(id: Option<&Identity>) -> Option<bool> {
+pub(crate) fn rotational(id: Option<&Identity>) -> Option<bool> {
     let mut devices = id?.devices();
     devices.next().and_then(|d| {
         d.hardware

@@ -90,10 +90,42 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
     {
         e.insert("zones");
     }
-    if cap < outer {
+    if ceiling(m).is_some() {
         e.insert("link_cap");
     }
     e
+}
+
+/// The flat ceiling a model's sequential reads top out at: the top of its media rate under its link cap, when
+/// the positions within 5 % of that top are most of the device (a flat device, or a disk capped over most of it).
+fn ceiling(m: &Model) -> Option<f64> {
+    let cap = m.interface_mb_s.unwrap_or(f64::INFINITY);
+    let rates: Vec<f64> = (0..64)
+        .map(|i| m.media_mb_s(m.size / 64 * i).min(cap))
+        .collect();
+    let top = rates.iter().copied().fold(0.0, f64::max);
+    let on_top = rates.iter().filter(|r| **r >= 0.95 * top).count();
+    (on_top * 2 >= rates.len()).then_some(top)
+}
+
+/// Whether a ceiling of `rate` MB/s must be named after a usual link (`Some(true)`), must not be (`Some(false)`),
+/// or may be either (`None`: within 2 % of a range's end, where a measurement may fall either side).
+fn named(rate: f64) -> Option<bool> {
+    const EDGE: f64 = 0.02;
+    let links = drivescope_analysis::USUAL_CEILINGS;
+    if links
+        .iter()
+        .any(|(lo, hi, _, _)| rate >= lo * (1.0 + EDGE) && rate <= hi * (1.0 - EDGE))
+    {
+        Some(true)
+    } else if links
+        .iter()
+        .all(|(lo, hi, _, _)| rate < lo * (1.0 - EDGE) || rate > hi * (1.0 + EDGE))
+    {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Checks one diagnosis against its model: the findings are exactly the model's behaviours (none inconclusive
@@ -184,14 +216,28 @@ fn check(m: &Model, d: &DiagnoseRecord) -> Result<(), String> {
                 );
             }
             FindingCode::LinkCap => {
-                let cap = m.interface_mb_s.unwrap();
+                let Some(top) = ceiling(m) else {
+                    continue;
+                };
                 near(
-                    "link ceiling",
+                    "ceiling",
                     number(f, "ceiling_mb_per_s"),
-                    cap,
+                    top,
                     0.05,
                     &mut errors,
                 );
+                let says = f.claim.contains("matches ");
+                match named(top) {
+                    Some(true) if !says => errors.push(format!(
+                        "a usual link's range holds {top} MB/s, but none is named: {}",
+                        f.claim
+                    )),
+                    Some(false) if says => errors.push(format!(
+                        "no usual link's range holds {top} MB/s, but one is named: {}",
+                        f.claim
+                    )),
+                    _ => {}
+                }
             }
             FindingCode::Zones => {
                 let cap = m.interface_mb_s.unwrap_or(f64::INFINITY);

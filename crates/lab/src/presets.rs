@@ -116,6 +116,34 @@ interface_mb_s = 118
 "#,
     },
     Preset {
+        name: "nas-smb",
+        summary: "NAS disk shared over SMB on 1 GbE: 180-100 MB/s disk capped at 110 MB/s, 200 us round trip, 8 commands queued and reordered",
+        toml: r#"name = "nas-smb"
+description = "a disk in a NAS shared over SMB on 1 GbE: the network and the protocol cap it at 110 MB/s"
+size = "256M"
+zones = { count = 8, outer_mb_s = 180, inner_mb_s = 100 }
+overhead = "200us"
+seek = { min = "0.8ms", max = "16ms" }
+rotation = { rpm = 7200 }
+queue = { mode = "parallel", depth = 8 }
+interface_mb_s = 110
+"#,
+    },
+    Preset {
+        name: "capped-180",
+        summary: "7200 rpm disk (250-170 MB/s) behind a bridge that tops out at 180 MB/s, a rate no usual link delivers; NCQ (32, reordered by position)",
+        toml: r#"name = "capped-180"
+description = "3.5-inch 7200 rpm disk, 250 MB/s outer to 170 MB/s inner, behind a bridge or controller that caps it at 180 MB/s"
+size = "256M"
+zones = { count = 8, outer_mb_s = 250, inner_mb_s = 170 }
+overhead = "30us"
+seek = { min = "0.8ms", max = "16ms" }
+rotation = { rpm = 7200 }
+queue = { mode = "parallel", depth = 32 }
+interface_mb_s = 180
+"#,
+    },
+    Preset {
         name: "cold-start",
         summary: "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode), NCQ (32, reordered by position)",
         toml: r#"name = "cold-start"
@@ -186,6 +214,8 @@ mod tests {
             "raid-cache",
             "ssd-slc",
             "nas-1gbe",
+            "nas-smb",
+            "capped-180",
             "cold-start",
         ] {
             assert!(preset(required).is_some(), "{required}");
@@ -201,6 +231,23 @@ mod tests {
     }
 
     #[test]
+    fn the_capped_presets_are_flat_at_their_cap_over_most_positions_and_fall_inside() {
+        // (name, cap, share of the positions whose media is at or above the cap's 95 %)
+        for (name, cap, share) in [("nas-smb", 110.0, 0.875), ("capped-180", 180.0, 0.875)] {
+            let m = preset(name).unwrap();
+            assert_eq!(m.interface_mb_s, Some(cap), "{name}");
+            let points = 64;
+            let on_top = (0..points)
+                .filter(|i| m.media_mb_s(m.size / points * i) >= 0.95 * cap)
+                .count();
+            assert_eq!(on_top as f64 / points as f64, share, "{name}");
+            // The inner zone reads under the cap: a disk, though not falling enough to show zones.
+            let inner = m.media_mb_s(m.size - 1) / cap;
+            assert!((0.86..0.95).contains(&inner), "{name}: {inner}");
+        }
+    }
+
+    #[test]
     fn the_presets_cover_each_way_of_queueing() {
         use crate::model::QueueMode;
         use crate::timing::Timeline;
@@ -212,6 +259,8 @@ mod tests {
             ("raid-cache", true, true),
             ("ssd-slc", false, true),
             ("nas-1gbe", true, true),
+            ("nas-smb", true, true),
+            ("capped-180", true, true),
             ("cold-start", true, true),
         ] {
             let m = preset(name).unwrap();

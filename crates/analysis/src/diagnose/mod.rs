@@ -74,6 +74,21 @@ fn zones(z: &ZoneData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
     )
 }
 
+/// The rate falls inward of the flat top: the inner tenth of the positions reads under this share of the top.
+const FALLS: f64 = 0.92;
+
+/// The curve's inner tenth (by position) reads clearly under its top: the rate falls with position there, as a
+/// hard disk's does toward its inner zones.
+fn falls_inward(curve: &[PositionRate], top: f64) -> bool {
+    let mut c = curve.to_vec();
+    c.sort_by_key(|p| p.offset);
+    if c.len() < 10 {
+        return false;
+    }
+    let n = c.len() / 10;
+    median(c[c.len() - n..].iter().map(|p| p.mb_per_s).collect()).is_some_and(|m| m <= FALLS * top)
+}
+
 fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
     if l.shapes.is_empty() {
         return (
@@ -95,12 +110,13 @@ fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
     sizes.push(1 << 20);
     sizes.sort_unstable();
     sizes.dedup();
-    let f = crate::link::of_rates(
-        &rates,
-        sizes.len(),
-        d.header.device.as_ref(),
-        "every read test",
-    );
+    let device = d.header.device.as_ref();
+    let at = crate::link::Positions {
+        top_share: l.top_share,
+        hard_disk: crate::zones::rotational(device) == Some(true)
+            || falls_inward(&media_curve(d), l.top_mb_per_s),
+    };
+    let f = crate::link::of_rates(&rates, sizes.len(), device, "reads", Some(at));
     let text = match &f {
         Some(f) => f.claim.clone(),
         None => {
@@ -116,12 +132,20 @@ fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
                     )
                 })
                 .collect();
-            format!(
-                "none: {} over {:.0} % of positions, {} (no usual link matches)",
-                format_rate(l.top_mb_per_s),
-                l.top_share * 100.0,
-                shapes.join(", ")
-            )
+            if crate::link::is_flat(&rates) {
+                format!(
+                    "none: {} ({}) over only {:.0} % of positions, a rate no usual link delivers: the media's own",
+                    format_rate(l.top_mb_per_s),
+                    shapes.join(", "),
+                    l.top_share * 100.0
+                )
+            } else {
+                format!(
+                    "none: the rate changes with the shape (the warm-up stream's top {}, {})",
+                    format_rate(l.top_mb_per_s),
+                    shapes.join(", ")
+                )
+            }
         }
     };
     let verdict = if f.is_some() {
