@@ -4,6 +4,7 @@
 //! `fio_jsonplus_clat2csv` this test FAILS: CI installs the `fio` package.
 
 mod common;
+use common::typed::drivescope_doc;
 use common::*;
 use drivescope_record::{Direction, Document};
 use drivescope_stats::LatencySummary;
@@ -47,7 +48,7 @@ impl Dir {
         let store = self.store();
         let mut all = args.to_vec();
         all.extend(["--store", &store]);
-        Document::from_value(drivescope_json(&all)).expect("a drivescope document")
+        drivescope_doc(&all)
     }
 
     /// The last stored run exported as fio json+; returns the file and its JSON.
