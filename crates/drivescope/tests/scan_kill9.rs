@@ -4,7 +4,7 @@
 //! Needs root (the lab disk); fails loudly without it.
 
 mod common;
-use common::kill9::random_fractions;
+use common::kill9::{assert_same_totals, random_fractions};
 use common::typed::{check_scan, listed_runs, record_of_ok, same, scan_of};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
@@ -189,22 +189,8 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
     assert!(resumed.checkpoint.is_none());
     assert_eq!(resumed.header.started_at, killed.header.started_at);
     assert!(resumed.duration_ns > killed.duration_ns);
-    let totals = |d: &ScanRecord| {
-        [
-            ("bytes", d.bytes),
-            ("commands", d.commands),
-            ("failed_commands", d.failed_commands),
-            ("covered", d.covered),
-            ("length", d.length),
-            ("offset", d.offset),
-            ("block_size", d.block_size),
-            ("queue_depth", u64::from(d.queue_depth)),
-            ("failed_total", d.failed_total),
-        ]
-    };
-    for ((key, r), (_, w)) in totals(&resumed).into_iter().zip(totals(&whole)) {
-        assert_eq!(r, w, "{key}");
-    }
+    assert_same_totals(&resumed, &whole, "");
+    assert_eq!(resumed.queue_depth, whole.queue_depth, "queue_depth");
     assert_eq!(
         resumed.failed_extents, whole.failed_extents,
         "failed_extents"

@@ -119,21 +119,7 @@ fn check_killed(d: &ScreenRecord, whole: &ScreenRecord) {
 /// The same coverage and totals as the uninterrupted scan `w`: every command counted once.
 fn check_same_scan(s: &ScanRecord, w: &ScanRecord, what: &str) {
     check_scan(s);
-    let totals = |d: &ScanRecord| {
-        [
-            ("bytes", d.bytes),
-            ("commands", d.commands),
-            ("failed_commands", d.failed_commands),
-            ("covered", d.covered),
-            ("length", d.length),
-            ("offset", d.offset),
-            ("block_size", d.block_size),
-            ("failed_total", d.failed_total),
-        ]
-    };
-    for ((key, a), (_, b)) in totals(s).into_iter().zip(totals(w)) {
-        assert_eq!(a, b, "{what}: {key}");
-    }
+    assert_same_totals(s, w, &format!("{what}: "));
     assert_eq!(s.failed_extents, w.failed_extents, "{what}: failed_extents");
     assert!(!s.interrupted, "{what}");
     let geometry = |d: &ScanRecord| -> Vec<(u64, u64)> {

@@ -256,8 +256,15 @@ pub fn run(
     sink: Option<FailedSink>,
     checkpoints: Option<Checkpoints>,
 ) -> Result<ScanRecord, ScanError> {
-    let hooks = Hooks { sink, checkpoints };
-    run_hooked(&Live(target), target, cfg, None, progress, stop, hooks)
+    run_on_hooked(
+        &Live(target),
+        target,
+        cfg,
+        progress,
+        stop,
+        sink,
+        checkpoints,
+    )
 }
 
 /// [`run`] with the commands run on `dev` (a scripted device in tests; `target` then is the

@@ -101,3 +101,27 @@ pub fn spawn(command: &str, args: &[&str], store: &TempStore) -> Child {
         .spawn()
         .unwrap()
 }
+
+/// The totals of two scans that must cover the same range the same way, compared key by key
+/// (`what` names the comparison in a failure).
+pub fn assert_same_totals(
+    a: &drivescope_record::ScanRecord,
+    b: &drivescope_record::ScanRecord,
+    what: &str,
+) {
+    let totals = |d: &drivescope_record::ScanRecord| {
+        [
+            ("bytes", d.bytes),
+            ("commands", d.commands),
+            ("failed_commands", d.failed_commands),
+            ("covered", d.covered),
+            ("length", d.length),
+            ("offset", d.offset),
+            ("block_size", d.block_size),
+            ("failed_total", d.failed_total),
+        ]
+    };
+    for ((key, x), (_, y)) in totals(a).into_iter().zip(totals(b)) {
+        assert_eq!(x, y, "{what}{key}");
+    }
+}
