@@ -1,5 +1,5 @@
-//! The one way out of every measuring command: print the record (its text on stdout, or on stderr with
-//! the JSON document on stdout), save it in the store (in place of the run its checkpoints wrote, or
+//! The one way out of every measuring command: print the record (its text, or with `--json` its JSON
+//! document, on stdout), save it in the store (in place of the run its checkpoints wrote, or
 //! of the run it continues), say how to continue a run that stopped early, and exit with the code its
 //! outcome calls for.
 
@@ -22,7 +22,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// How a finished record leaves.
 pub struct Finish<'a> {
-    /// `--json`: the document on stdout, the text on stderr.
+    /// `--json`: the document on stdout instead of the text.
     pub json: bool,
     pub store: &'a StoreOpts,
     /// The stored run the record takes the place of: the checkpoint it wrote, or the run it continues.
@@ -39,13 +39,11 @@ pub fn finish<T>(rec: T, print: Print<T>, f: Finish) -> anyhow::Result<ExitCode>
 where
     T: drivescope_record::Record,
 {
-    let human = |out: &mut dyn Write| print(&rec, out);
     if f.json {
-        human(&mut std::io::stderr())?;
         print_json(&rec)?;
     } else {
         let mut text = Vec::new();
-        human(&mut text)?;
+        print(&rec, &mut text)?;
         print_all(&text)?;
     }
     let doc: Document = rec.into();

@@ -13,6 +13,7 @@ mod plan;
 mod progress;
 mod progress_group;
 mod resume;
+mod say;
 mod signals;
 mod version;
 
@@ -74,6 +75,25 @@ enum Command {
     Manpage(cmd::manpage::ManpageArgs),
 }
 
+impl Command {
+    /// `--json` or `--quiet`: stderr carries only warnings and errors.
+    fn quiet(&self) -> bool {
+        match self {
+            Command::Scan(a) => a.json || a.quiet,
+            Command::Bench(cmd::bench::BenchArgs { w, .. })
+            | Command::Sweep(cmd::sweep::SweepArgs { w, .. })
+            | Command::Soak(cmd::soak::SoakArgs { w, .. })
+            | Command::Diagnose(cmd::diagnose::DiagnoseArgs { w, .. }) => w.json || w.quiet,
+            Command::Screen(a) => a.json || a.quiet,
+            Command::Time(a) => a.json || a.quiet,
+            Command::Info(a) => a.json,
+            Command::Runs(a) => a.json,
+            Command::Show(a) => a.json,
+            _ => false,
+        }
+    }
+}
+
 /// Run a plan in this process, or, under an MPI launcher, on every rank (decided here, once).
 #[cfg(feature = "mpi")]
 macro_rules! ranks {
@@ -90,6 +110,7 @@ macro_rules! ranks {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    say::set_quiet(cli.command.quiet());
     let result = match cli.command {
         Command::Scan(a) => ranks!(cmd::scan::plan(a), cmd::scan::run, mpi::scan::run),
         Command::Bench(a) => ranks!(cmd::bench::plan(a), cmd::bench::run, mpi::bench::run),

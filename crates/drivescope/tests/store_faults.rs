@@ -137,7 +137,7 @@ fn assert_not_saved(out: &Output, store: &Path, why: &Fault) -> String {
         "drivescope: the run was not saved in {}: {why}",
         shown.display()
     );
-    // The summary goes to stderr with --json; every message of drivescope's own starts `drivescope: `.
+    // Every message of drivescope's own starts `drivescope: `; with --json the failure to save is the only one.
     let messages: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("drivescope:") || l.contains("saved"))

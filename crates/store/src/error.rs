@@ -25,6 +25,9 @@ pub enum Error {
     Corrupt(i64, String),
     #[error("store: schema version {found} is newer than this drivescope knows ({known}); upgrade drivescope")]
     TooNew { found: i64, known: i64 },
+    /// A store of an older schema, opened without the right to upgrade it.
+    #[error("store: {at} has schema version {found}, older than this drivescope's {known}; a command that saves a run upgrades it")]
+    TooOld { at: String, found: i64, known: i64 },
     #[error("store: {0}")]
     Unsupported(String),
     /// `last` asked of a store that holds no runs (of the kind asked for, when one was).

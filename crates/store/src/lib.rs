@@ -91,13 +91,24 @@ impl Store {
             });
         }
         if found < SCHEMA_VERSION {
-            return Err(Error::Unsupported(format!(
-                "{} has schema version {found}, older than this drivescope's {SCHEMA_VERSION}; \
-                 upgrade it by opening it once for writing (e.g. `drivescope runs --store …`)",
-                store.location
-            )));
+            return Err(Error::TooOld {
+                at: store.location.to_string(),
+                found,
+                known: SCHEMA_VERSION,
+            });
         }
         Ok(store)
+    }
+
+    /// Renews what a store opened with [`Store::open_read_only`] sees: a SQLite store read as a snapshot is opened
+    /// again (a long reader, such as `serve`, calls it before each request). Other stores see every commit already.
+    pub fn refresh(&mut self) -> Result<()> {
+        if let (Backend::Sqlite(conn), Location::Sqlite(path)) = (&self.backend, &self.location) {
+            if conn.is_readonly(rusqlite::MAIN_DB)? {
+                self.backend = Backend::Sqlite(open_sqlite_read_only(path)?);
+            }
+        }
+        Ok(())
     }
 
     /// `$XDG_DATA_HOME/drivescope/runs.sqlite`, else `~/.local/share/drivescope/runs.sqlite`.
@@ -122,6 +133,10 @@ impl Store {
     }
 }
 
+/// A SQLite store opened for reading creates no file and changes none. While a writer has the store open (its
+/// `-wal` file exists) the connection is `mode=ro` and sees every commit; otherwise the whole store is in its main
+/// file and is opened `immutable` (SQLite then needs neither a `-shm` file nor a writable directory), a snapshot
+/// that [`Store::refresh`] renews.
 fn open_sqlite_read_only(path: &Path) -> Result<Connection> {
     use rusqlite::OpenFlags;
     if !path.is_file() {
@@ -130,13 +145,37 @@ fn open_sqlite_read_only(path: &Path) -> Result<Connection> {
             std::io::Error::new(std::io::ErrorKind::NotFound, "no store there"),
         ));
     }
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let mode = if Path::new(&wal).exists() {
+        "mode=ro"
+    } else {
+        "immutable=1"
+    };
+    let uri = format!("{}?{mode}", file_uri(path));
     let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.execute_batch("PRAGMA query_only=ON;")?;
     Ok(conn)
+}
+
+/// `path` as an SQLite `file:` URI: absolute, with the characters a URI gives meaning to escaped.
+fn file_uri(path: &Path) -> String {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut uri = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'%' | b'?' | b'#' | b'&' | b'=' | b'+' | b' ' => uri.push_str(&format!("%{b:02X}")),
+            _ if b.is_ascii_graphic() => uri.push(*b as char),
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri
 }
 
 fn open_sqlite(path: &Path) -> Result<Connection> {

@@ -57,7 +57,7 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     let rw = match a.rw {
         Some(rw) => rw,
         None if workload::is_existing_file(&a.w.target) => {
-            if !a.w.quiet {
+            if !crate::say::quiet() {
                 eprintln!(
                     "drivescope: {} is an existing file: read tests only (drivescope writes only \
                      to test files it creates; give a directory for write tests)",
@@ -92,7 +92,7 @@ pub fn run(p: BenchPlan) -> anyhow::Result<ExitCode> {
         title: "finished tests".into(),
         lines: Vec::new(),
     };
-    let quiet = p.w.quiet;
+    let quiet = crate::say::quiet();
     let rec = workload::measured(
         &p.w,
         &p.rws,

@@ -73,7 +73,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     let mut header = Header::now(Kind::Diagnose, target.info());
     header.device = device.clone();
     let o = options(&a, &opened, writes, kind);
-    let quiet = a.w.quiet;
+    let quiet = crate::say::quiet();
     let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), quiet, e, what);
     let over = prior.as_ref().map(|(id, _)| *id);
     let (writer, checkpoints) = start_checkpoints(&a, over, device);

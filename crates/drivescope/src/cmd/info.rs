@@ -13,7 +13,7 @@ pub struct InfoArgs {
     /// Block device, partition, file or directory (a bare kernel name such as `sda` works too).
     /// Without it, the block devices are listed.
     pub target: Option<PathBuf>,
-    /// Print one JSON document on stdout (schema drivescope/1, kind "info"); text goes to stderr.
+    /// Print one JSON document on stdout (schema drivescope/1, kind "info") instead of the text.
     #[arg(long)]
     pub json: bool,
     /// Do not run smartctl.
@@ -46,15 +46,13 @@ pub fn run(args: InfoArgs) -> Result<ExitCode> {
         }
         None => InfoRecord::of_devices(list_block_devices(&roots)?),
     };
-    let text = drivescope_report::text::info(&rec);
     if args.json {
-        eprint!("{text}");
         let mut out = std::io::stdout().lock();
         // Through a JSON value, whose keys are sorted: the document reads as it always has.
         serde_json::to_writer_pretty(&mut out, &serde_json::to_value(&rec)?)?;
         writeln!(out)?;
     } else {
-        print!("{text}");
+        print!("{}", drivescope_report::text::info(&rec));
     }
     Ok(ExitCode::SUCCESS)
 }

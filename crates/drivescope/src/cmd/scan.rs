@@ -59,7 +59,8 @@ pub struct ScanArgs {
     #[arg(long, value_name = "INTERVAL", default_value = "60s", value_parser = parse_checkpoint,
           conflicts_with_all = ["quick", "verify", "no_store"])]
     pub checkpoint: Every,
-    /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
+    /// Print one JSON document (schema drivescope/1) on stdout instead of the text; stderr then
+    /// carries only warnings and errors.
     #[arg(long)]
     pub json: bool,
     /// Write the transfer-rate curve as CSV to FILE.
@@ -71,7 +72,7 @@ pub struct ScanArgs {
     pub failed_list: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub store: crate::opts::store::StoreOpts,
-    /// No progress display.
+    /// Only warnings and errors on stderr (no progress, no `saved as run N`).
     #[arg(long, short)]
     pub quiet: bool,
     /// On a terminal, plain progress lines instead of the full-screen live view.
@@ -323,7 +324,7 @@ impl Display {
                     Display::Plain(progress::start(prog.clone(), total))
                 }
             }
-        } else if args.quiet {
+        } else if crate::say::quiet() {
             Display::Nothing
         } else {
             Display::Plain(progress::start(prog.clone(), total))

@@ -62,7 +62,7 @@ pub fn run(p: SweepPlan) -> anyhow::Result<ExitCode> {
         threads: p.threads.clone(),
         cells: Vec::new(),
     };
-    let quiet = p.w.quiet;
+    let quiet = crate::say::quiet();
     let rec = workload::measured(
         &p.w,
         &[p.rw],

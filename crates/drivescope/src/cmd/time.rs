@@ -49,10 +49,11 @@ pub struct TimeArgs {
     /// The command as one shell line, run with `sh -c`.
     #[arg(long, value_name = "CMD")]
     pub shell: Option<String>,
-    /// Print the run's JSON document on stdout (the text goes to stderr).
+    /// Print the run's JSON document on stdout instead of the text; stderr then carries only warnings
+    /// and errors.
     #[arg(long)]
     pub json: bool,
-    /// No progress lines.
+    /// Only warnings and errors on stderr (no progress lines, no `saved as run N`).
     #[arg(long, short = 'q')]
     pub quiet: bool,
     #[command(flatten)]
@@ -107,7 +108,7 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     let mut header = Header::now(Kind::Time, target);
     header.device = crate::identity::of(&plan.cwd.display().to_string());
     let main = plan.watched.first().cloned();
-    let (quiet, runs) = (a.quiet, a.runs);
+    let (quiet, runs) = (crate::say::quiet(), a.runs);
     let mut say = |p: Progress<'_>| {
         if !quiet {
             eprintln!("drivescope: {}", progress_line(&p, main.as_deref(), runs));

@@ -37,9 +37,11 @@ impl StoreOpts {
         }
     }
 
-    /// Open the store (for `--resume`), whatever `--no-store` says.
+    /// Open the store (for `--resume`), whatever `--no-store` says: it must exist.
     pub fn open_store(&self) -> anyhow::Result<Store> {
-        open(self.store.as_ref())
+        let location = or_default(self.store.as_ref())?;
+        refuse_missing(&location)?;
+        Store::open(&location).with_context(|| format!("opening the results store {location}"))
     }
 
     /// The store as it is, when runs are saved and there is one to read (a SQLite file that
@@ -56,21 +58,28 @@ impl StoreOpts {
         }
     }
 
-    /// Saves `doc` unless `--no-store` and prints one line to stderr: `saved as run N` (and returns N),
-    /// or why the run was not saved and where. A store that cannot be written never fails the
-    /// command: the run's results are already out.
+    /// Saves `doc` unless `--no-store` and returns its run number; says on stderr why the run was not
+    /// saved and where, or (unless quiet: see [`crate::say`]) `saved as run N`. A store that cannot be written never
+    /// fails the command: the run's results are already out.
     pub fn save(&self, doc: &drivescope_record::Document) -> Option<i64> {
         self.save_over(doc, None)
     }
 
-    /// Where runs are saved (None with `--no-store`, or when there is no data directory: then
-    /// the line that says why).
+    /// Where runs are saved (None with `--no-store`; the line that says why when there is no data
+    /// directory, or a store named by `--store` would need a directory that does not exist: only the
+    /// default store's directory is created).
     pub fn location(&self) -> Result<Option<Location>, String> {
         if self.no_store {
             return Ok(None);
         }
         match &self.store {
-            Some(l) => Ok(Some(l.clone())),
+            Some(l) => match l.path().map(parent_dir) {
+                Some(dir) if !dir.is_dir() => Err(format!(
+                    "there is no directory {} for the store (a store is created only in a directory that exists)",
+                    dir.display()
+                )),
+                _ => Ok(Some(l.clone())),
+            },
             None => Store::default_path()
                 .map(|p| Some(Location::Sqlite(p)))
                 .map_err(|e| e.fault(&Location::Sqlite(PathBuf::new())).to_string()),
@@ -88,10 +97,14 @@ impl StoreOpts {
                 return None;
             }
         };
+        let new = location.path().is_some_and(|p| !p.exists());
         let saved = Store::open(&location).and_then(|mut store| store.save_or_replace(doc, over));
         match saved {
             Ok(id) => {
-                eprintln!("drivescope: saved as run {id} in {location}");
+                if new {
+                    crate::note!("created the results store {}", shown(&location));
+                }
+                crate::note!("saved as run {id} in {location}");
                 Some(id.0)
             }
             Err(e) => {
@@ -137,17 +150,59 @@ pub struct StorePath {
 }
 
 impl StorePath {
+    /// For commands that only read: the store as it is, opened read-only, so that nothing is created or
+    /// changed (a store in a directory one may read but not write reads as well). A store that does not exist
+    /// is refused, saying where runs are saved; one of an older schema is upgraded first where it can be
+    /// written, and that is said.
     pub fn open(&self) -> anyhow::Result<Store> {
-        open(self.store.as_ref())
+        let location = or_default(self.store.as_ref())?;
+        refuse_missing(&location)?;
+        let opened = match Store::open_read_only(&location) {
+            Err(drivescope_store::Error::TooOld { .. }) => Store::open(&location).and_then(|_| {
+                eprintln!(
+                    "drivescope: upgraded the results store {} to schema version {}",
+                    shown(&location),
+                    drivescope_store::SCHEMA_VERSION
+                );
+                Store::open_read_only(&location)
+            }),
+            opened => opened,
+        };
+        opened.with_context(|| format!("opening the results store {}", shown(&location)))
     }
 }
 
-fn open(location: Option<&Location>) -> anyhow::Result<Store> {
-    let location = match location {
+fn or_default(location: Option<&Location>) -> anyhow::Result<Location> {
+    Ok(match location {
         Some(l) => l.clone(),
         None => Location::Sqlite(Store::default_path()?),
+    })
+}
+
+/// The directory a SQLite store's file lies in (`.` for a bare file name).
+fn parent_dir(path: &std::path::Path) -> &std::path::Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."))
+}
+
+/// A SQLite store that is not there, refused in one line that says where runs are saved.
+fn refuse_missing(location: &Location) -> anyhow::Result<()> {
+    let Some(path) = location.path().filter(|p| !p.is_file()) else {
+        return Ok(());
     };
-    Store::open(&location).with_context(|| format!("opening the results store {location}"))
+    match Store::default_path() {
+        Ok(default) if default == path => anyhow::bail!(
+            "no results store at {} yet: the commands that measure save their runs there",
+            path.display()
+        ),
+        Ok(default) => anyhow::bail!(
+            "no results store at {}; runs are saved to {} by default",
+            path.display(),
+            default.display()
+        ),
+        Err(_) => anyhow::bail!("no results store at {}", path.display()),
+    }
 }
 
 /// A run named on the command line: its number, or `last` for the newest.

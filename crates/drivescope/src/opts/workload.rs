@@ -39,10 +39,11 @@ pub struct WorkloadArgs {
     /// network file systems). Results are then not the device's, and every line says so.
     #[arg(long)]
     pub allow_buffered: bool,
-    /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
+    /// Print one JSON document (schema drivescope/1) on stdout instead of the text; stderr then
+    /// carries only warnings and errors.
     #[arg(long)]
     pub json: bool,
-    /// No progress lines.
+    /// Only warnings and errors on stderr (no progress lines, no `saved as run N`).
     #[arg(long, short)]
     pub quiet: bool,
     /// On a terminal, plain progress lines instead of the full-screen live view.
@@ -85,7 +86,7 @@ pub fn open_or(
         }
         let tf = TestFile::create(Path::new(&a.target), a.size)?;
         let target = Target::open_test_file(&tf, a.allow_buffered)?;
-        if !a.quiet {
+        if !crate::say::quiet() {
             eprintln!(
                 "drivescope: filling test file {} ({}) with {} data",
                 tf.path().display(),

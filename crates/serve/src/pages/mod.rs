@@ -17,10 +17,12 @@ pub(crate) async fn with_store<T: Send + 'static>(
 ) -> Result<T, Fail> {
     let state = state.clone();
     tokio::task::spawn_blocking(move || {
-        let store = state
+        let mut store = state
             .store
             .lock()
             .map_err(|_| Fail::internal("the store's lock was poisoned"))?;
+        // A store read as a snapshot is opened again, so each page shows the runs saved since.
+        store.refresh().map_err(Fail::internal)?;
         f(&store)
     })
     .await

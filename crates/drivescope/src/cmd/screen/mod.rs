@@ -83,12 +83,13 @@ pub struct ScreenArgs {
     #[arg(long, value_name = "INTERVAL", default_value = "60s", value_parser = parse_checkpoint,
           conflicts_with_all = ["verify", "no_store"])]
     pub checkpoint: Every,
-    /// Print one JSON document (schema drivescope/1) on stdout; human text goes to stderr.
+    /// Print one JSON document (schema drivescope/1) on stdout instead of the text; stderr then
+    /// carries only warnings and errors.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub store: crate::opts::store::StoreOpts,
-    /// No progress display.
+    /// Only warnings and errors on stderr (no progress, no `saved as run N`).
     #[arg(long, short)]
     pub quiet: bool,
     /// On a terminal, plain progress lines instead of the full-screen live view.
@@ -138,7 +139,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
     if let Some(g) = &group {
         g.scans_start();
     }
-    let display = (!args.quiet && view.is_none()).then(|| plain_progress(&drives));
+    let display = (!crate::say::quiet() && view.is_none()).then(|| plain_progress(&drives));
     let results = scan_all(&drives, &stop, group.as_deref(), checkpoints.as_ref());
     drop(checkpoints);
     // The terminal is back to normal before anything more is printed.
@@ -531,7 +532,7 @@ fn shared_path(
     );
     match group {
         Some(g) => g.phase(Some(format!("shared path: {what}; the scans start after"))),
-        None if !args.quiet => eprintln!("drivescope: {what}"),
+        None if !crate::say::quiet() => eprintln!("drivescope: {what}"),
         None => {}
     }
     let refs: Vec<&Target> = targets.iter().collect();
