@@ -1,13 +1,18 @@
 //! Transfer rate by position: a hard disk's outer zones are faster than its inner ones.
 
-use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord, TargetType};
+use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord};
 
 /// The inner/outer ratios a hard disk shows: zoned recording puts fewer sectors on the inner tracks.
 const HDD_RATIO: std::ops::RangeInclusive<f64> = 0.35..=0.85;
 
-/// True when the target's bottom device says it rotates.
+/// True when the target's bottom device says it rotates; unknown where its offsets are no medium's positions
+/// (a loop device over a file, a virtual disk: their rotational flag says nothing about a medium).
 pub(crate) fn rotational(id: Option<&Identity>) -> Option<bool> {
-    let mut devices = id?.devices();
+    let id = id?;
+    if id.positions().is_err() {
+        return None;
+    }
+    let mut devices = id.devices();
     devices.next().and_then(|d| {
         d.hardware
             .as_ref()
@@ -40,7 +45,7 @@ pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
         || s.write
         || s.curve.len() < 20
         || s.interrupted
-        || s.header.target.kind == TargetType::File
+        || s.header.positions().is_err()
     {
         return None;
     }

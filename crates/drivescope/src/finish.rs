@@ -20,6 +20,68 @@ pub const EXIT_DRIVE_FAILED: u8 = 5;
 /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// Bad command-line syntax (clap's own exit code for a usage error).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Every exit code and what it means: each command's help, the man pages and README say these words.
+pub const EXIT_CODES: &[(u8, &str)] = &[
+    (0, "success"),
+    (
+        EXIT_FAILURE,
+        "the run failed, or the input is wrong for the target (a missing target, nothing to resume, no store)",
+    ),
+    (
+        EXIT_USAGE,
+        "bad command-line syntax (an unknown option, a bad number, unit or test name)",
+    ),
+    (EXIT_REFUSED, "refused for safety (one line names the reason)"),
+    (
+        EXIT_DEVICE_LOST,
+        "the device went away during the run (the results so far printed and saved)",
+    ),
+    (EXIT_DRIVE_FAILED, "a drive got a fail verdict"),
+    (
+        EXIT_INTERRUPTED,
+        "stopped by SIGINT or SIGTERM (the results so far printed and saved)",
+    ),
+];
+
+/// The exit codes a command can end with (`drivescope`: all of them).
+pub fn exit_codes_of(command: &str) -> Vec<u8> {
+    if command == "drivescope" {
+        return EXIT_CODES.iter().map(|(c, _)| *c).collect();
+    }
+    let mut codes = vec![0, EXIT_FAILURE, EXIT_USAGE];
+    match command {
+        "scan" | "bench" | "sweep" | "soak" | "diagnose" => {
+            codes.extend([EXIT_REFUSED, EXIT_DEVICE_LOST, EXIT_INTERRUPTED])
+        }
+        "screen" => codes.extend([
+            EXIT_REFUSED,
+            EXIT_DEVICE_LOST,
+            EXIT_DRIVE_FAILED,
+            EXIT_INTERRUPTED,
+        ]),
+        "time" => codes.extend([EXIT_REFUSED, EXIT_INTERRUPTED]),
+        "serve" | "lab" => codes.push(EXIT_REFUSED),
+        _ => {}
+    }
+    codes
+}
+
+/// The `Exit codes:` block of a command's help.
+pub fn exit_codes_help(command: &str) -> String {
+    let mut text = String::from("Exit codes:");
+    for code in exit_codes_of(command) {
+        let (_, what) = EXIT_CODES
+            .iter()
+            .find(|(c, _)| *c == code)
+            .expect("every code is described");
+        text += &format!("\n  {code:>3}  {what}");
+    }
+    text
+}
+
 /// How a finished record leaves.
 pub struct Finish<'a> {
     /// `--json`: the document on stdout instead of the text.

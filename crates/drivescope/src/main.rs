@@ -17,7 +17,7 @@ mod say;
 mod signals;
 mod version;
 
-use clap::{Parser, Subcommand};
+use clap::{FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -75,6 +75,21 @@ enum Command {
     Manpage(cmd::manpage::ManpageArgs),
 }
 
+/// The command line as help, the man pages and the completions show it: each command's help ends
+/// with its exit codes.
+pub fn cli() -> clap::Command {
+    use clap::CommandFactory;
+    fn with_codes(c: clap::Command) -> clap::Command {
+        let codes = finish::exit_codes_help(c.get_name());
+        let text = match c.get_after_help() {
+            Some(h) => format!("{h}\n\n{codes}"),
+            None => codes,
+        };
+        c.after_help(text)
+    }
+    with_codes(Cli::command()).mut_subcommands(with_codes)
+}
+
 impl Command {
     /// `--json` or `--quiet`: stderr carries only warnings and errors.
     fn quiet(&self) -> bool {
@@ -109,7 +124,10 @@ macro_rules! ranks {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches_mut(&mut cli().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     say::set_quiet(cli.command.quiet());
     let result = match cli.command {
         Command::Scan(a) => ranks!(cmd::scan::plan(a), cmd::scan::run, mpi::scan::run),

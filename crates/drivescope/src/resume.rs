@@ -15,6 +15,12 @@ pub fn load<T: FromDocument>(
     not_it: &str,
     left: impl FnOnce(&T) -> Option<String>,
 ) -> anyhow::Result<(RunId, T)> {
+    // A name that can never be a run is said before the store is looked for.
+    if run != "last" {
+        if let Err(e) = run.parse::<i64>() {
+            return Err(drivescope_store::Error::NotARunName(run.to_string(), e).into());
+        }
+    }
     let store = store.open_store()?;
     let id = store.resolve(run, last_of)?;
     let doc = store.get(id)?;

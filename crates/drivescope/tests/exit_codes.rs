@@ -103,11 +103,27 @@ fn bench_of_an_existing_file_reads_only_and_says_why() {
         "--duration",
         "100ms",
         "--allow-buffered",
-        "--json",
         "--no-store",
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stderr(&o).contains("read tests only"), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("RND4K Q1T1"));
+    // With --json the document alone says it: read tests, and no word on stderr.
+    let o = run(&[
+        "bench",
+        &file,
+        "--test",
+        "RND4K Q1T1",
+        "--runs",
+        "1",
+        "--duration",
+        "100ms",
+        "--allow-buffered",
+        "--json",
+        "--no-store",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
     let Document::Bench(rec) = document(&o) else {
         panic!("not a bench document")
     };
@@ -121,9 +137,8 @@ fn bench_of_an_existing_file_reads_only_and_says_why() {
 }
 
 #[test]
-fn values_out_of_range_exit_1_and_usage_errors_2() {
+fn values_wrong_for_each_other_exit_1_and_bad_numbers_2() {
     for args in [
-        vec!["bench", "null:8M", "--runs", "0", "--no-store"],
         vec![
             "soak",
             "null:8M",
@@ -133,8 +148,7 @@ fn values_out_of_range_exit_1_and_usage_errors_2() {
             "2s",
             "--no-store",
         ],
-        vec!["diagnose", "null:8M", "--budget", "0s", "--no-store"],
-        vec!["scan", "null:8M", "--points", "0", "--no-store", "-q"],
+        vec!["scan", "null:8M", "--offset", "9M", "--no-store", "-q"],
     ] {
         let o = run(&args);
         assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
@@ -144,6 +158,11 @@ fn values_out_of_range_exit_1_and_usage_errors_2() {
         vec!["scan", "null:8M", "--offset", "200%"],
         vec!["scan", "--no-such-flag"],
         vec!["bench", "null:8M", "--duration", "soon"],
+        vec!["bench", "null:8M", "--runs", "0", "--no-store"],
+        vec!["bench", "null:8M", "--duration", "0s", "--no-store"],
+        vec!["diagnose", "null:8M", "--budget", "0s", "--no-store"],
+        vec!["soak", "null:8M", "--interval", "0s", "--no-store"],
+        vec!["scan", "null:8M", "--points", "0", "--no-store", "-q"],
     ] {
         let o = run(&args);
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
@@ -229,4 +248,86 @@ fn resuming_a_finished_run_is_refused_in_words() {
         "{}",
         stderr(&o)
     );
+}
+
+/// The exit-code lines of a help text: `(code, meaning)` after `Exit codes:`.
+fn codes_in(help: &str) -> Vec<(u16, String)> {
+    help.lines()
+        .skip_while(|l| l.trim() != "Exit codes:")
+        .skip(1)
+        .map_while(|l| {
+            let (code, what) = l.trim().split_once("  ")?;
+            Some((code.trim().parse().ok()?, what.trim().to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn help_readme_and_man_pages_say_the_same_exit_codes() {
+    let top = codes_in(&String::from_utf8_lossy(&run(&["--help"]).stdout));
+    assert!(
+        top.len() >= 7,
+        "drivescope --help lists every exit code: {top:?}"
+    );
+    // README's table holds exactly these rows.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let rows: Vec<(u16, String)> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("Exit codes"))
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            match cells.as_slice() {
+                ["", code, what, ""] => Some((code.parse().ok()?, what.to_string())),
+                _ => None,
+            }
+        })
+        .collect();
+    assert_eq!(rows, top, "README's exit-code table and drivescope --help");
+    let pages = Scratch::new("man");
+    let written = run(&["manpage", "--dir", pages.0.to_str().unwrap()]);
+    assert_eq!(code(&written), 0, "{}", stderr(&written));
+    // Each command lists its own, in the same words; the measuring ones their interruption and lost device.
+    for (command, must) in [
+        ("scan", &[0, 1, 2, 3, 4, 130][..]),
+        ("screen", &[0, 1, 2, 3, 4, 5, 130]),
+        ("diagnose", &[0, 1, 2, 3, 4, 130]),
+        ("time", &[0, 1, 2, 3, 130]),
+        ("runs", &[0, 1, 2]),
+        ("serve", &[0, 1, 2, 3]),
+    ] {
+        let help = codes_in(&String::from_utf8_lossy(&run(&[command, "--help"]).stdout));
+        let codes: Vec<u16> = help.iter().map(|(c, _)| *c).collect();
+        assert_eq!(codes, must, "{command} --help");
+        for line in &help {
+            assert!(
+                top.contains(line),
+                "{command}: {line:?} is not drivescope's own words"
+            );
+        }
+        // The command's man page renders the same text.
+        let page = pages.0.join(format!("drivescope-{command}.1"));
+        let man = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{page:?}: {e}"));
+        let man = man.replace("\\-", "-");
+        for (code, what) in &help {
+            assert!(man.contains(what.as_str()), "{page:?} lacks {code}: {what}");
+        }
+    }
+}
+
+#[test]
+fn serving_the_store_beyond_loopback_without_a_token_is_refused_with_3() {
+    let s = Scratch::new("serve");
+    let store = s.path("runs.sqlite");
+    assert_eq!(code(&run(&["scan", "null:1M", "-q", "--store", &store])), 0);
+    let o = run(&["serve", "--listen", "0.0.0.0:0", "--store", &store]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("drivescope: refused: serve: listening on 0.0.0.0:0"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
 }

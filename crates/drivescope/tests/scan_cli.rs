@@ -67,7 +67,7 @@ fn bad_input_gets_one_clear_line() {
     assert_refused(&["scan", "null:1G", "--engine", "psync"], 1, "null target");
     assert_refused(&["scan", "null:1G", "--block-size", "-4K"], 2, "");
     assert_refused(&["scan", "null:1G", "--queue-depth", "-1"], 2, "");
-    assert_refused(&["scan", "null:1G", "--points", "0"], 1, "--points");
+    assert_refused(&["scan", "null:1G", "--points", "0"], 2, "--points");
     assert_refused(&["scan", "null:1G", "--slow", "5 parsecs"], 2, "");
     assert_refused(&["scan", "null:1G", "--offset", "150%"], 2, "");
     assert_refused(&["scan", "null:1G", "--verify"], 2, "--write");
@@ -77,7 +77,8 @@ fn bad_input_gets_one_clear_line() {
         "stores nothing",
     );
     assert_refused(&["scan", "--resume", "banana"], 1, "not a run number");
-    assert_refused(&["scan", "--resume", "999999"], 1, "999999");
+    // No store yet: no run to continue, said as such.
+    assert_refused(&["scan", "--resume", "999999"], 1, "no results store at");
     // Writes go only to block devices through the gate (or to the null target, which stores
     // nothing); an existing file is never written.
     struct Remove(std::path::PathBuf);

@@ -216,8 +216,8 @@ fn store_on_a_read_only_mount() {
 
     let out = scan(&store).output().unwrap();
     assert_scan_not_saved(&out, &store, &Fault::ReadOnlyFileSystem);
-    // A new store there, in a directory not yet made.
-    let fresh = m.dir.join("new/runs.sqlite");
+    // A new store there, beside the old one.
+    let fresh = m.dir.join("new.sqlite");
     let out = scan(&fresh).output().unwrap();
     assert_scan_not_saved(&out, &fresh, &Fault::ReadOnlyFileSystem);
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// File-system name of lab mounts: the source column of `/proc/mounts` (type `fuse`).
-pub const FS_NAME: &str = "drivescope-lab";
+pub const FS_NAME: &str = drivescope_record::LAB_FS_NAME;
 
 /// Why a lab device could not be served.
 #[derive(Debug, thiserror::Error)]

@@ -131,6 +131,36 @@ impl Identity {
             _ => None,
         }
     }
+
+    /// Whether an offset on the target is a position on a medium, so that the rate by position can show a
+    /// disk's zones; else why not. A file's offsets lie wherever its extents do; a loop device's are its
+    /// file's (except over an emulated lab disk, whose file is the model's medium); memory has no zones;
+    /// and a virtual disk's positions are wherever the host keeps them (its rotational flag says nothing).
+    pub fn positions(&self) -> std::result::Result<(), &'static str> {
+        match self.kind {
+            TargetKind::File | TargetKind::Directory => {
+                return Err("a file: its offsets are not the disk's positions")
+            }
+            TargetKind::Null => return Err("no device"),
+            TargetKind::BlockDevice | TargetKind::Partition => {}
+        }
+        let lab = self.layers.iter().any(
+            |l| matches!(&l.node, Node::Filesystem { source, .. } if source == crate::LAB_FS_NAME),
+        );
+        for b in self.block_devices() {
+            match b.transport {
+                Transport::Loop if !lab => {
+                    return Err("a loop device: its offsets are its file's, not a disk's positions")
+                }
+                Transport::Zram | Transport::Ram => return Err("memory: it has no zones"),
+                Transport::Virtio => {
+                    return Err("a virtual disk: its positions are wherever the host keeps them")
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How much to find out.
@@ -712,6 +742,68 @@ impl<'a> Builder<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn disk(name: &str, role: BlockRole, transport: Transport) -> Identity {
+        Identity::of_block(BlockInfo::new(
+            name,
+            PathBuf::from(format!("/dev/{name}")),
+            role,
+            transport,
+        ))
+    }
+
+    /// A loop device over a file on a file system whose mount source is `source`.
+    fn loop_over(source: &str) -> Identity {
+        let mut id = disk("loop0", BlockRole::Loop, Transport::Loop);
+        id.layers[0].below = vec![1];
+        id.layers.push(Layer {
+            below: vec![2],
+            node: Node::File {
+                path: "/mnt/disk.img".into(),
+                size_bytes: None,
+                reachable: true,
+            },
+        });
+        id.layers.push(Layer {
+            below: Vec::new(),
+            node: Node::Filesystem {
+                fstype: "fuse".into(),
+                mount_point: "/mnt".into(),
+                source: source.into(),
+                major_minor: "0:55".into(),
+                super_options: String::new(),
+            },
+        });
+        id
+    }
+
+    #[test]
+    fn positions_are_a_mediums_on_disks_and_lab_disks_only() {
+        for t in [
+            Transport::Sata,
+            Transport::Nvme,
+            Transport::Usb,
+            Transport::Sas,
+        ] {
+            assert_eq!(disk("sda", BlockRole::Disk, t).positions(), Ok(()), "{t:?}");
+        }
+        assert_eq!(loop_over(crate::LAB_FS_NAME).positions(), Ok(()));
+        for (id, why) in [
+            (
+                disk("vda", BlockRole::Disk, Transport::Virtio),
+                "a virtual disk",
+            ),
+            (disk("zram0", BlockRole::Zram, Transport::Zram), "memory"),
+            (disk("ram0", BlockRole::Disk, Transport::Ram), "memory"),
+            (loop_over("/dev/vda"), "a loop device"),
+        ] {
+            let said = id.positions().unwrap_err();
+            assert!(said.starts_with(why), "{}: {said}", id.target.display());
+        }
+        let mut file = disk("sda", BlockRole::Disk, Transport::Sata);
+        file.kind = TargetKind::File;
+        assert!(file.positions().unwrap_err().starts_with("a file"));
+    }
 
     #[test]
     fn dev_t_split() {

@@ -32,4 +32,8 @@ pub use identity::{
     Node, Options, TargetKind,
 };
 pub use roots::Roots;
+
+/// The source name of the FUSE file systems that serve emulated lab disks: a loop device over a file on one
+/// is a model of a disk, whose offsets are the model's positions.
+pub const LAB_FS_NAME: &str = "drivescope-lab";
 pub use smart::Smart;

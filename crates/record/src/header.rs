@@ -99,6 +99,16 @@ pub struct Header {
 }
 
 impl Header {
+    /// Whether the run's offsets are positions on a medium, so that its rate by position can show zones;
+    /// else why not (see [`Identity::positions`](drivescope_probe::Identity::positions)).
+    pub fn positions(&self) -> Result<(), &'static str> {
+        match self.target.kind {
+            TargetType::File => Err("a file: its offsets are not the disk's positions"),
+            TargetType::Null => Err("no device"),
+            TargetType::Block => self.device.as_ref().map_or(Ok(()), |d| d.positions()),
+        }
+    }
+
     /// The header of a run of `kind` on `target` by this version on `host`, started (and, until it ends,
     /// ended) at `started_at`; the device is filled in by the caller.
     pub fn new(kind: Kind, target: TargetInfo, host: String, started_at: String) -> Header {

@@ -38,6 +38,19 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kinds of run the results store keeps (the measuring commands'), as help texts list them.
+    pub const SAVED: &'static [Kind] = &[
+        Kind::Scan,
+        Kind::QuickScan,
+        Kind::Bench,
+        Kind::Sweep,
+        Kind::Soak,
+        Kind::Diagnose,
+        Kind::Screen,
+        Kind::Time,
+        Kind::Multi,
+    ];
+
     /// The name as documents write it.
     pub fn as_str(&self) -> &str {
         match self {
@@ -98,5 +111,48 @@ mod tests {
         let future: Kind = serde_json::from_str("\"timing\"").unwrap();
         assert_eq!(future, Kind::Other("timing".into()));
         assert_eq!(serde_json::to_string(&future).unwrap(), "\"timing\"");
+    }
+
+    /// Whether the store keeps runs of `k`: a match without a catch-all, so a new kind is decided here.
+    fn saved(k: &Kind) -> bool {
+        match k {
+            Kind::Scan
+            | Kind::QuickScan
+            | Kind::Bench
+            | Kind::Sweep
+            | Kind::Soak
+            | Kind::Diagnose
+            | Kind::Screen
+            | Kind::Time
+            | Kind::Multi => true,
+            Kind::Info | Kind::LabTruth | Kind::LabPresets | Kind::LabServe | Kind::Other(_) => {
+                false
+            }
+        }
+    }
+
+    #[test]
+    fn the_saved_kinds_are_every_kind_a_run_is_saved_as() {
+        for k in Kind::SAVED {
+            assert!(saved(k), "{k} is listed as saved");
+        }
+        let all = [
+            Kind::Scan,
+            Kind::QuickScan,
+            Kind::Bench,
+            Kind::Sweep,
+            Kind::Soak,
+            Kind::Diagnose,
+            Kind::Screen,
+            Kind::Time,
+            Kind::Multi,
+            Kind::Info,
+            Kind::LabTruth,
+            Kind::LabPresets,
+            Kind::LabServe,
+        ];
+        for k in all.iter().filter(|k| saved(k)) {
+            assert!(Kind::SAVED.contains(k), "{k} is saved but not listed");
+        }
     }
 }

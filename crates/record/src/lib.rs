@@ -69,4 +69,4 @@ pub use typed::FromDocument;
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.
-pub use drivescope_probe::Identity;
+pub use drivescope_probe::{Identity, LAB_FS_NAME};

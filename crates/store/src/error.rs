@@ -26,7 +26,7 @@ pub enum Error {
     #[error("store: schema version {found} is newer than this drivescope knows ({known}); upgrade drivescope")]
     TooNew { found: i64, known: i64 },
     /// A store of an older schema, opened without the right to upgrade it.
-    #[error("store: {at} has schema version {found}, older than this drivescope's {known}; a command that saves a run upgrades it")]
+    #[error("store: {at} has schema version {found}, older than this drivescope's {known}; upgrade it by opening it once for writing (e.g. `drivescope runs --store …` where it may be written)")]
     TooOld { at: String, found: i64, known: i64 },
     #[error("store: {0}")]
     Unsupported(String),

@@ -2,7 +2,9 @@
 
 use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
-use crate::opts::args::{parse_duration, parse_pct, parse_profile, parse_test, RwArg};
+use crate::opts::args::{
+    parse_duration, parse_pct, parse_positive_duration, parse_profile, parse_test, RwArg,
+};
 use crate::opts::workload::{self, WorkloadArgs};
 use crate::plan::bench::BenchPlan;
 use clap::Args;
@@ -29,10 +31,10 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_pct, value_name = "PCT")]
     pub mix: Option<u8>,
     /// Measured runs per test (a discarded preparing run comes first).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Length of each run.
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_positive_duration)]
     pub duration: Duration,
     /// Pause between tests.
     #[arg(long, default_value = "0s", value_parser = parse_duration)]
@@ -51,9 +53,6 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     } else {
         a.tests.clone()
     };
-    if a.runs == 0 || a.duration.is_zero() {
-        anyhow::bail!("--runs and --duration must be above 0");
-    }
     let rw = match a.rw {
         Some(rw) => rw,
         None if workload::is_existing_file(&a.w.target) => {

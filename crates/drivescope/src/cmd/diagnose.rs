@@ -2,7 +2,7 @@
 
 use crate::finish::finish;
 use crate::live::workload::Done;
-use crate::opts::args::parse_duration;
+use crate::opts::args::parse_positive_duration;
 use crate::opts::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::Rw;
@@ -24,7 +24,7 @@ pub struct DiagnoseArgs {
     pub w: WorkloadArgs,
     /// Time the whole diagnosis may take (a small device finishes sooner). An experiment the budget cuts short
     /// says so instead of guessing.
-    #[arg(long, default_value = "3m", value_parser = parse_duration)]
+    #[arg(long, default_value = "3m", value_parser = parse_positive_duration)]
     pub budget: Duration,
     /// Continue the stopped diagnosis RUN (a stored run number, or `last`: the newest diagnosis) on its
     /// target (the target may be given again: the same one), with its budget and size: the experiments it
@@ -37,9 +37,6 @@ pub struct DiagnoseArgs {
 }
 
 pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
-    if a.budget.is_zero() {
-        anyhow::bail!("--budget must be above 0");
-    }
     let prior = resumed(&mut a)?;
     let device = crate::identity::of(&a.w.target);
     if let Some((id, p)) = &prior {

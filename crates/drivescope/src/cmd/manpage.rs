@@ -1,7 +1,6 @@
 //! `drivescope manpage`: the roff man page, generated from the command-line definitions;
 //! with `--dir`, one page per command (drivescope.1, drivescope-scan.1, …).
 
-use clap::CommandFactory;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -31,7 +30,7 @@ pub fn run(a: ManpageArgs) -> anyhow::Result<ExitCode> {
 
 /// The command as the pages show it: without the `help` subcommand, which has no page.
 fn command() -> clap::Command {
-    let mut cmd = crate::Cli::command().disable_help_subcommand(true);
+    let mut cmd = crate::cli().disable_help_subcommand(true);
     cmd.build();
     cmd
 }
@@ -78,7 +77,7 @@ pub(crate) mod tests {
             }
         }
         let mut out = vec![];
-        walk(&crate::Cli::command(), &[], &mut out);
+        walk(&crate::cli(), &[], &mut out);
         out
     }
 

@@ -10,8 +10,10 @@ pub struct RunsArgs {
     /// Only runs whose device model, serial or target path contains this (case-insensitive).
     #[arg(long)]
     pub device: Option<String>,
-    /// Only runs of this kind: scan, quick_scan, bench, sweep, soak.
-    #[arg(long)]
+    /// Only runs of this kind.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(
+        drivescope_record::Kind::SAVED.iter().map(drivescope_record::Kind::as_str)
+    ))]
     pub kind: Option<String>,
     /// Only runs started at or after this date/time (RFC 3339 prefix: 2026-11-01, 2026-11-01T10:00).
     #[arg(long)]

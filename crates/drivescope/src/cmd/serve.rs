@@ -2,7 +2,7 @@
 
 use crate::opts::store::StorePath;
 use drivescope_serve::{Options, Token};
-use drivescope_store::{Location, Store};
+
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -20,22 +20,26 @@ pub struct ServeArgs {
 }
 
 pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
-    let store = match a.store.store {
-        Some(l) => l,
-        None => Location::Sqlite(Store::default_path()?),
-    };
     let token = match a.token.as_deref() {
         None => Token::None,
         Some("auto") => Token::Generated,
         Some(t) => Token::Given(t.to_string()),
     };
+    // Read-only: a store of an older schema is refused with how to upgrade it, not upgraded.
+    let store = a.store.present()?;
     let running = Options {
         listen: a.listen,
         token,
         store: store.clone(),
     }
     .start()
-    .map_err(|e| anyhow::anyhow!("serve: {e:#}"))?;
+    .map_err(|e| match e {
+        // Serving every stored run to whoever reaches the port: refused for safety.
+        drivescope_serve::ServeError::NoToken(_) => {
+            anyhow::Error::new(crate::finish::Refused(format!("serve: {e}")))
+        }
+        e => anyhow::anyhow!("serve: {e:#}"),
+    })?;
     let addr = running.addr()?;
     let url = match running.token() {
         Some(t) => format!("http://{addr}/?token={t}"),

@@ -2,7 +2,9 @@
 
 use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
-use crate::opts::args::{parse_checkpoint, parse_duration, parse_pct, parse_test, Every, RwArg};
+use crate::opts::args::{
+    parse_checkpoint, parse_pct, parse_positive_duration, parse_test, Every, RwArg,
+};
 use crate::opts::workload::{self, WorkloadArgs};
 use crate::plan::soak::SoakPlan;
 use clap::Args;
@@ -30,10 +32,10 @@ pub struct SoakArgs {
     #[arg(long, value_parser = parse_pct, default_value = "70")]
     pub mix: u8,
     /// Total length.
-    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    #[arg(long, default_value = "10m", value_parser = parse_positive_duration)]
     pub duration: Duration,
     /// Interval of the time series.
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = parse_positive_duration)]
     pub interval: Duration,
     /// Relative change of the rate that counts as a step, in percent.
     #[arg(long, default_value = "20", value_parser = parse_pct)]
@@ -65,12 +67,8 @@ pub fn plan(a: SoakArgs) -> anyhow::Result<SoakPlan> {
     if a.resume.is_none() && a.w.target.is_empty() {
         anyhow::bail!("give a target (a directory, a device, a file or null:SIZE)");
     }
-    if a.resume.is_none()
-        && (a.duration.is_zero() || a.interval.is_zero() || a.interval > a.duration)
-    {
-        anyhow::bail!(
-            "--duration and --interval must be above 0, the interval no longer than the duration"
-        );
+    if a.resume.is_none() && a.interval > a.duration {
+        anyhow::bail!("--interval must be no longer than --duration");
     }
     Ok(SoakPlan {
         rw: match a.resume {

@@ -2,7 +2,7 @@
 
 use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
-use crate::opts::args::{parse_duration, parse_list, parse_pct, parse_test, Grid, RwArg};
+use crate::opts::args::{parse_list, parse_pct, parse_positive_duration, parse_test, Grid, RwArg};
 use crate::opts::workload::{self, WorkloadArgs};
 use crate::plan::sweep::SweepPlan;
 use clap::Args;
@@ -31,7 +31,7 @@ pub struct SweepArgs {
     #[arg(long, default_value = "1,2,4", value_parser = parse_list)]
     pub threads: Grid,
     /// Length of each cell's run.
-    #[arg(long, default_value = "3s", value_parser = parse_duration)]
+    #[arg(long, default_value = "3s", value_parser = parse_positive_duration)]
     pub duration: Duration,
     /// Under an MPI launcher: end every rank's cell when the first rank's ends (a deadline
     /// shared by all ranks; see docs/scale.md).

@@ -85,6 +85,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     units::parse_duration(s).map_err(|e| e.to_string())
 }
 
+/// A duration that must be above 0 (`--duration`, `--budget`, `--interval`): 0 is bad input, refused
+/// with the other syntax errors (exit code 2).
+pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err("must be above 0".into()),
+        d => Ok(d),
+    }
+}
+
 /// An interval that can be switched off (`--checkpoint`): `None` for `off` or `0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Every(pub Option<Duration>);

@@ -22,7 +22,8 @@ pub struct ScanOpts {
     #[arg(long, value_parser = parse_size_or_percent)]
     pub length: Option<SizeOrPercent>,
     /// Curve resolution: number of position bins (per drive; at most 100000).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+        .range(1..=drivescope_core::scan::MAX_POINTS as u64))]
     pub points: usize,
     /// Commands at or over this latency count as slow and go to the slow list (e.g. 50ms, 1s).
     #[arg(long, default_value = "50ms", value_parser = parse_duration)]

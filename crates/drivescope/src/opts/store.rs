@@ -155,20 +155,34 @@ impl StorePath {
     /// is refused, saying where runs are saved; one of an older schema is upgraded first where it can be
     /// written, and that is said.
     pub fn open(&self) -> anyhow::Result<Store> {
+        let location = self.existing()?;
+        Store::open_read_only(&location)
+            .with_context(|| format!("opening the results store {}", shown(&location)))
+    }
+
+    /// The store to read, when it exists (refused in one line otherwise), upgraded first where it is of an
+    /// older schema and can be written.
+    pub fn existing(&self) -> anyhow::Result<Location> {
+        let location = self.present()?;
+        if let Err(drivescope_store::Error::TooOld { .. }) = Store::open_read_only(&location) {
+            Store::open(&location)
+                .with_context(|| format!("upgrading the results store {}", shown(&location)))?;
+            eprintln!(
+                "drivescope: upgraded the results store {} to schema version {}",
+                shown(&location),
+                drivescope_store::SCHEMA_VERSION
+            );
+        }
+        Ok(location)
+    }
+}
+
+impl StorePath {
+    /// The store to read, when it exists (refused in one line otherwise), as it is.
+    pub fn present(&self) -> anyhow::Result<Location> {
         let location = or_default(self.store.as_ref())?;
         refuse_missing(&location)?;
-        let opened = match Store::open_read_only(&location) {
-            Err(drivescope_store::Error::TooOld { .. }) => Store::open(&location).and_then(|_| {
-                eprintln!(
-                    "drivescope: upgraded the results store {} to schema version {}",
-                    shown(&location),
-                    drivescope_store::SCHEMA_VERSION
-                );
-                Store::open_read_only(&location)
-            }),
-            opened => opened,
-        };
-        opened.with_context(|| format!("opening the results store {}", shown(&location)))
+        Ok(location)
     }
 }
 

@@ -35,7 +35,7 @@ pub struct WorkloadArgs {
     /// Write data: random (incompressible) or zero (to compare with compressing devices).
     #[arg(long, value_enum, default_value = "random")]
     pub data: DataArg,
-    /// Measure through the page cache where the file system has no O_DIRECT (tmpfs, some
+    /// Measure through the page cache where the file system has no O_DIRECT (ramfs, some
     /// network file systems). Results are then not the device's, and every line says so.
     #[arg(long)]
     pub allow_buffered: bool,

@@ -3,11 +3,12 @@
 use drivescope_record::{Confidence, Finding};
 use std::io::Write;
 
+/// The mark of a finding, the same in every output: ✔ found (a low confidence says so after the claim),
+/// ? inconclusive. (Diagnose's other lines add · ruled out and – skipped.)
 pub(crate) fn mark(c: Confidence) -> &'static str {
     match c {
-        Confidence::High | Confidence::Medium => "✔",
-        Confidence::Low => "?",
-        Confidence::Inconclusive => "…",
+        Confidence::High | Confidence::Medium | Confidence::Low => "✔",
+        Confidence::Inconclusive => "?",
     }
 }
 
@@ -55,7 +56,7 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "findings:\n  ✔ no queueing  RND4K Q32 / Q1 = 1.02: commands are served one at a time\n  \
-             ? write burst  burst 480 MB/s for ~64.0 MiB (low confidence)\n"
+             ✔ write burst  burst 480 MB/s for ~64.0 MiB (low confidence)\n"
         );
         let mut none = Vec::new();
         print_findings(&[], &mut none).unwrap();

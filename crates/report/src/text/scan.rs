@@ -56,8 +56,10 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
             .map(|id| format!(" (resumed from run {id})"))
             .unwrap_or_default()
     )?;
+    // Only where offsets are a medium's positions: elsewhere the ratio means nothing.
     let zone = r
         .zone_ratio
+        .filter(|_| r.header.positions().is_ok())
         .map(|z| format!("; zone ratio {z:.3} (last 5 % / first 5 %)"))
         .unwrap_or_default();
     writeln!(
