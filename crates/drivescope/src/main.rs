@@ -14,6 +14,7 @@ mod progress;
 mod progress_group;
 mod resume;
 mod signals;
+mod temperature;
 mod version;
 
 use clap::{Parser, Subcommand};

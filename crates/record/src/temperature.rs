@@ -66,6 +66,21 @@ impl TemperatureSeries {
     }
 }
 
+impl From<drivescope_probe::temperature_poll::Readings> for TemperatureSeries {
+    fn from(r: drivescope_probe::temperature_poll::Readings) -> Self {
+        TemperatureSeries {
+            source: r.source,
+            interval_s: r.interval_s,
+            points: r
+                .points
+                .into_iter()
+                .map(|(t_s, celsius)| TemperaturePoint { t_s, celsius })
+                .collect(),
+            note: r.note,
+        }
+    }
+}
+
 /// The lab's temperature model as `lab truth` states it (a model's `[temperature]` section).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TruthTemperature {
