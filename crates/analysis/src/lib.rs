@@ -12,6 +12,7 @@ pub mod multi;
 mod queueing;
 pub mod screen;
 mod soak;
+pub mod temperature;
 pub mod time;
 mod zones;
 
@@ -23,7 +24,10 @@ use drivescope_record::{Document, Finding, Record};
 pub fn findings(doc: &Document) -> Vec<Finding> {
     let mut out = Vec::new();
     match doc {
-        Document::Scan(s) => out.extend(zones::of_scan(s)),
+        Document::Scan(s) => {
+            out.extend(zones::of_scan(s));
+            temperature::annotate_with_outcomes(&mut out, &mut [], s.temperature.as_ref());
+        }
         Document::Bench(b) => {
             out.extend(link::of_bench(b));
             out.extend(queueing::of_bench(b));
@@ -32,6 +36,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Soak(s) => {
             out.extend(soak::write_burst(s));
             out.extend(soak::warm_up(s));
+            temperature::annotate_with_outcomes(&mut out, &mut [], s.temperature.as_ref());
         }
         Document::Diagnose(d) => out.extend(diagnose::assess(d).0),
         Document::Screen(s) => out.extend(screen::findings(s)),

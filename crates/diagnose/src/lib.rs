@@ -222,6 +222,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         read_cache: None,
         write_cache: None,
         skipped: Vec::new(),
+        temperature: None,
         outcomes: Vec::new(),
         resume: None,
         checkpoint: None,

@@ -15,6 +15,7 @@ mod progress_group;
 mod resume;
 mod say;
 mod signals;
+mod temperature;
 mod version;
 
 use clap::{FromArgMatches, Parser, Subcommand};

@@ -16,6 +16,7 @@
 
 use crate::marginal::Marginal;
 use crate::model::Model;
+use crate::temperature::{Heat, TEMP_NAME};
 use crate::timing::{fails, Op, Timeline};
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
@@ -27,13 +28,15 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 /// The file name served at the mount point.
 pub const IMAGE_NAME: &str = "disk.img";
 const ROOT: u64 = 1;
 const IMAGE: u64 = 2;
+/// `temp1_input`, served when the model has a temperature.
+const TEMP: u64 = 3;
 /// How long before a deadline the reply clock stops sleeping and spins.
 const SPIN_NS: u64 = 50_000;
 const TTL: Duration = Duration::from_secs(3600);
@@ -142,6 +145,8 @@ pub struct ReplyClock {
     state: Mutex<ClockState>,
     wake: Condvar,
     counters: Arc<Counters>,
+    /// The disk's temperature, told of every command the device decides.
+    heat: OnceLock<Arc<Heat>>,
 }
 
 impl ReplyClock {
@@ -173,6 +178,7 @@ impl ReplyClock {
             }),
             wake: Condvar::new(),
             counters,
+            heat: OnceLock::new(),
         });
         let c = clock.clone();
         let handle = std::thread::Builder::new()
@@ -248,6 +254,9 @@ impl ReplyClock {
     /// Let the device decide what is due by `now`, and queue the replies it completes.
     fn decide(&self, s: &mut ClockState, now: u64) {
         for d in s.timeline.advance(now) {
+            if let Some(h) = self.heat.get() {
+                h.command(d.arrival, d.outcome.done_ns);
+            }
             if d.outcome.done_ns <= d.arrival {
                 self.counters.host_bound.fetch_add(1, Ordering::Relaxed);
             }
@@ -354,6 +363,7 @@ pub struct LabFs {
     backing: File,
     clock: Arc<ReplyClock>,
     counters: Arc<Counters>,
+    heat: Option<Arc<Heat>>,
 }
 
 impl LabFs {
@@ -363,18 +373,27 @@ impl LabFs {
         clock: Arc<ReplyClock>,
         counters: Arc<Counters>,
     ) -> Self {
+        let heat = model.temperature.as_ref().map(|t| {
+            let h = Arc::new(Heat::new(t, clock.now_ns()));
+            let _ = clock.heat.set(h.clone());
+            h
+        });
         LabFs {
             model: model.clone(),
             marginal: Marginal::new(model),
             backing,
             clock,
             counters,
+            heat,
         }
     }
 
     fn attr(&self, ino: u64) -> FileAttr {
         let (kind, perm, size, nlink) = if ino == ROOT {
             (FileType::Directory, 0o755, 0, 2)
+        } else if ino == TEMP {
+            // As sysfs: a page-sized read-only file whose reads return the current value.
+            (FileType::RegularFile, 0o444, 4096, 1)
         } else {
             (FileType::RegularFile, 0o644, self.model.size, 1)
         };
@@ -432,6 +451,8 @@ impl Filesystem for LabFs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         if parent.0 == ROOT && name == IMAGE_NAME {
             reply.entry(&TTL, &self.attr(IMAGE), Generation(0));
+        } else if parent.0 == ROOT && name == TEMP_NAME && self.heat.is_some() {
+            reply.entry(&TTL, &self.attr(TEMP), Generation(0));
         } else {
             reply.error(Errno::ENOENT);
         }
@@ -440,6 +461,7 @@ impl Filesystem for LabFs {
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
         match ino.0 {
             ROOT | IMAGE => reply.attr(&TTL, &self.attr(ino.0)),
+            TEMP if self.heat.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
             _ => reply.error(Errno::ENOENT),
         }
     }
@@ -471,7 +493,13 @@ impl Filesystem for LabFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        if ino.0 != IMAGE {
+        if ino.0 == TEMP {
+            if flags.0 & libc::O_ACCMODE != libc::O_RDONLY {
+                reply.error(Errno::EACCES);
+            } else {
+                reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+            }
+        } else if ino.0 != IMAGE {
             reply.error(Errno::EISDIR);
         } else if flags.0 & libc::O_TRUNC != 0 {
             reply.error(Errno::EPERM);
@@ -483,7 +511,7 @@ impl Filesystem for LabFs {
     fn read(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         _fh: FileHandle,
         offset: u64,
         size: u32,
@@ -491,6 +519,17 @@ impl Filesystem for LabFs {
         _lock: Option<LockOwner>,
         reply: ReplyData,
     ) {
+        if ino.0 == TEMP {
+            let text = match &self.heat {
+                Some(h) => h.text_at(self.clock.now_ns()),
+                None => String::new(),
+            };
+            let b = text.as_bytes();
+            let from = (offset as usize).min(b.len());
+            let to = (from + size as usize).min(b.len());
+            reply.data(&b[from..to]);
+            return;
+        }
         let len = (size as u64).min(self.model.size.saturating_sub(offset));
         if len == 0 {
             reply.data(&[]);
@@ -523,7 +562,7 @@ impl Filesystem for LabFs {
     fn write(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         _fh: FileHandle,
         offset: u64,
         data: &[u8],
@@ -533,6 +572,10 @@ impl Filesystem for LabFs {
         reply: ReplyWrite,
     ) {
         let len = data.len() as u64;
+        if ino.0 == TEMP {
+            reply.error(Errno::EACCES);
+            return;
+        }
         if offset.checked_add(len).is_none_or(|e| e > self.model.size) {
             reply.error(Errno::ENOSPC);
             return;
@@ -626,11 +669,14 @@ impl Filesystem for LabFs {
             reply.error(Errno::ENOTDIR);
             return;
         }
-        let entries = [
+        let mut entries = vec![
             (ROOT, FileType::Directory, "."),
             (ROOT, FileType::Directory, ".."),
             (IMAGE, FileType::RegularFile, IMAGE_NAME),
         ];
+        if self.heat.is_some() {
+            entries.push((TEMP, FileType::RegularFile, TEMP_NAME));
+        }
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
             if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {
                 break;

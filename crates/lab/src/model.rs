@@ -205,6 +205,9 @@ pub struct Model {
     pub interface_mb_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Warmup>,
+    /// The disk's temperature, served as `temp1_input` beside the image (lab/src/temperature.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<crate::temperature::Temperature>,
     #[serde(default = "default_seed")]
     pub seed: u64,
 }
@@ -449,6 +452,9 @@ impl Model {
                 return Err(self.invalid("warmup.factor must lie in (0, 1]"));
             }
         }
+        if let Some(why) = self.temperature.as_ref().and_then(|t| t.problem()) {
+            return Err(self.invalid(why));
+        }
         Ok(())
     }
 
@@ -544,6 +550,7 @@ write_cache = { size = "16M", rate_mb_s = 900 }
 queue = { mode = "parallel", depth = 8 }
 interface_mb_s = 118
 warmup = { factor = 0.5, duration = "20s" }
+temperature = { start_c = 9, idle_c = 22, busy_c = 26, time_constant = "8s" }
 seed = 7
 "#;
         let m = Model::from_toml_str(text, "test").unwrap();
@@ -552,6 +559,10 @@ seed = 7
         assert_eq!(m.bad[0].latency_ns, 20_000_000);
         assert_eq!(m.slow[0].latency_ns, 80_000_000);
         assert_eq!(m.warmup.as_ref().unwrap().duration_ns, 20_000_000_000);
+        let t = m.temperature.as_ref().unwrap();
+        assert_eq!((t.start(), t.idle_c, t.busy_c), (9.0, 22.0, 26.0));
+        assert_eq!(t.time_constant_ns, 8_000_000_000);
+        assert_eq!(m.truth().temperature.unwrap().start_c, 9.0);
         assert!((m.media_mb_s(64 << 20) - 112.5).abs() < 1e-9);
     }
 

@@ -41,6 +41,7 @@ slow = [
   { offset = "170M", length = "4K", latency = "70ms" },
 ]
 bad = [{ offset = "130M", length = "4K", read = true, write = false, latency = "20ms" }]
+temperature = { idle_c = 36, busy_c = 42, time_constant = "60s" }
 "#,
     },
     Preset {
@@ -99,6 +100,7 @@ overhead = "60us"
 write_cache = { size = "64M", rate_mb_s = 480 }
 queue = { mode = "parallel", depth = 32 }
 interface_mb_s = 550
+temperature = { idle_c = 38, busy_c = 52, time_constant = "30s" }
 "#,
     },
     Preset {
@@ -145,9 +147,9 @@ interface_mb_s = 180
     },
     Preset {
         name: "cold-start",
-        summary: "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode), NCQ (32, reordered by position)",
+        summary: "7200 rpm disk at half speed for its first 20 s of work (low-temperature mode: served at 9 °C, it warms to ~24 °C), NCQ (32, reordered by position)",
         toml: r#"name = "cold-start"
-description = "hdd-7200 profile that runs at half speed for the first 20 s after its first command"
+description = "hdd-7200 profile that runs at half speed for the first 20 s after its first command, served cold (9 °C) and warming to ~24 °C"
 size = "256M"
 zones = { count = 16, outer_mb_s = 200, inner_mb_s = 100 }
 overhead = "15us"
@@ -155,6 +157,7 @@ seek = { min = "0.8ms", max = "16ms" }
 rotation = { rpm = 7200 }
 queue = { mode = "parallel", depth = 32 }
 warmup = { factor = 0.5, duration = "20s" }
+temperature = { start_c = 9, idle_c = 21, busy_c = 24, time_constant = "6s" }
 "#,
     },
 ];
@@ -221,6 +224,21 @@ mod tests {
             assert!(preset(required).is_some(), "{required}");
         }
         assert!(preset("floppy").is_none());
+    }
+
+    #[test]
+    fn cold_start_is_served_cold_and_warms_to_about_24_under_load() {
+        let t = preset("cold-start").unwrap().temperature.unwrap();
+        assert_eq!(t.start(), 9.0);
+        let h = crate::temperature::Heat::new(&t, 0);
+        let s = 1_000_000_000u64;
+        h.command(0, 20 * s);
+        let at_20 = h.celsius_at(20 * s);
+        assert!((23.0..24.0).contains(&at_20), "{at_20}");
+        h.command(20 * s, 60 * s);
+        assert!((h.celsius_at(60 * s) - 24.0).abs() < 0.01);
+        // Presets without a section serve no temperature.
+        assert!(preset("usb-bridge-hdd").unwrap().temperature.is_none());
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub mod smart;
 pub mod smart_drive;
 pub mod swaps;
 pub mod sysfs;
+pub mod temperature;
+pub mod temperature_poll;
 pub mod transport;
 
 pub use block::{BlockInfo, BlockRole, Hardware, Transport};

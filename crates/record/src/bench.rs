@@ -152,6 +152,9 @@ pub struct SoakRecord {
     pub iops: f64,
     pub latency: LatencySummary,
     pub series: Vec<SeriesPoint>,
+    /// The drive's temperature over the run, or why it could not be read (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<crate::TemperatureSeries>,
     /// Mean rate of the last 30 % of intervals.
     pub steady_mb_per_s: f64,
     /// First interval's rate over the steady rate.

@@ -196,6 +196,9 @@ pub struct DiagnoseRecord {
     pub write_cache: Option<WriteData>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
+    /// The drive's temperature over the run, or why it could not be read (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<crate::TemperatureSeries>,
     /// What each experiment showed, including what it ruled out, one line each (from the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outcomes: Vec<Outcome>,

@@ -119,4 +119,7 @@ pub struct Truth {
     /// (never above the bus rate).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bus_mb_per_s: Option<f64>,
+    /// The disk's temperature model (`[temperature]`): it serves `temp1_input` beside its image.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub temperature: Option<crate::TruthTemperature>,
 }

@@ -112,6 +112,9 @@ pub struct ScanRecord {
     #[serde(skip_serializing_if = "is_zero", default)]
     pub retries: u32,
     pub series: Vec<SeriesPoint>,
+    /// The drive's temperature over the run, or why it could not be read (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<crate::TemperatureSeries>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub regions: Option<Vec<Region>>,
     /// A write scan (`scan --write`): the range was written, not read.

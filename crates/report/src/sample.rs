@@ -165,6 +165,7 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
         error_budget: None,
         retries: 0,
         series: Vec::new(),
+        temperature: None,
         regions: None,
         write,
         points: 1000,
@@ -465,6 +466,7 @@ pub fn soak(seed: u64, seconds: u64) -> SoakRecord {
         iops: (bytes >> 20) as f64 / seconds as f64,
         latency: Histogram::new().summary(),
         series,
+        temperature: None,
         steady_mb_per_s: 980.0,
         first_to_steady: Some(3100.0 / 980.0),
         steps: vec![Step {

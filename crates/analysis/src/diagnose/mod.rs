@@ -232,5 +232,6 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
             }
         }
     }
+    crate::temperature::annotate_with_outcomes(&mut found, &mut outcomes, d.temperature.as_ref());
     (found, outcomes)
 }

@@ -265,6 +265,7 @@ impl Shape<'_> {
             },
             latency: part.hist.summary(),
             series,
+            temperature: None,
             steady_mb_per_s,
             first_to_steady,
             steps: found,

@@ -759,6 +759,7 @@ fn finish(
         error_budget: None,
         retries: 0,
         series: acc.series.clone().finish(duration_ns),
+        temperature: None,
         regions: None,
         write: ctx.cfg.write,
         points: ctx.cfg.points,

@@ -73,6 +73,10 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     let quiet = crate::say::quiet();
     let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), quiet, e, what);
     let over = prior.as_ref().map(|(id, _)| *id);
+    let poll = crate::temperature::watch(device.as_ref());
+    let before_s = prior
+        .as_ref()
+        .map_or(0.0, |(_, p)| p.elapsed_ns as f64 / 1e9);
     let (writer, checkpoints) = start_checkpoints(&a, over, device);
     let run = DiagnoseRun {
         prior: prior.map(|(_, p)| p),
@@ -84,6 +88,9 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     if let Some(l) = live {
         l.finish();
     }
+    // The temperature joins the evidence: the findings are computed again with it.
+    rec.temperature = crate::temperature::series(poll, rec.temperature.take(), before_s);
+    (rec.header.findings, rec.outcomes) = drivescope_analysis::diagnose::assess(&rec);
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     rec.header.end_now();

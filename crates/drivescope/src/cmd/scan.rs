@@ -144,6 +144,7 @@ pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
         &prog,
         &stop,
     );
+    let poll = crate::temperature::watch(device.as_ref());
     let result = match &prior {
         Some((_, p)) => scan::resume(&target, p, prog, &stop, failed_list.sink(), checkpoints),
         None => scan::run(&target, &cfg, prog, &stop, failed_list.sink(), checkpoints),
@@ -159,6 +160,11 @@ pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
     failed_list.finish()?;
     rec.header.device = device;
     rec.resumed_from = resumed_from;
+    let before = prior.as_ref().map(|(_, p)| p.temperature.clone());
+    let before_s = prior
+        .as_ref()
+        .map_or(0.0, |(_, p)| p.duration_ns as f64 / 1e9);
+    rec.temperature = crate::temperature::series(poll, before.flatten(), before_s);
     say_how_it_ended(&rec, &spec);
     drivescope_analysis::annotate(&mut rec);
     write_curve(&rec, args.curve_csv.as_deref())?;

@@ -128,6 +128,10 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
         common: opened.common,
         ..o
     };
+    let before = prior
+        .as_ref()
+        .map(|(_, p)| (p.temperature.clone(), p.duration_ns as f64 / 1e9));
+    let poll = crate::temperature::watch(device.as_ref());
     let run = SoakRun {
         prior: prior.map(|(_, p)| p),
         checkpoints,
@@ -140,6 +144,8 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     let mut rec = result?;
     rec.header.device = device;
+    let (before, before_s) = before.unwrap_or((None, 0.0));
+    rec.temperature = crate::temperature::series(poll, before, before_s);
     let rec = workload::annotated(rec, &a.w.store);
     let how = a.w.finish(written.run.or(over), Some("soak"));
     finish(rec, &and_findings(text::print_soak), how)

@@ -4,8 +4,8 @@
 use super::{slug, style, Chart};
 use crate::doc::Run;
 use crate::svg::axis::Scale;
-use crate::svg::frame::{self, Axes, Entry, Layout};
-use drivescope_record::{DiagnoseRecord, Document, Experiment, StreamPoint};
+use crate::svg::frame::{self, Axes, Entry};
+use drivescope_record::{DiagnoseRecord, Document, Experiment, StreamPoint, TemperatureSeries};
 
 /// What the experiment showed, for the caption: its findings' claims, or its outcome line.
 fn shown(d: &DiagnoseRecord, e: Experiment) -> String {
@@ -32,7 +32,8 @@ fn over_time(points: &[StreamPoint], n: usize) -> Vec<(f64, f64)> {
     out
 }
 
-/// One line chart of `pts` (x, y), with the run's colour.
+/// One line chart of `pts` (x, y), with the run's colour; over time, the drive's temperature `temp` on a
+/// second axis.
 #[allow(clippy::too_many_arguments)]
 fn line(
     run: &Run,
@@ -43,11 +44,12 @@ fn line(
     y_label: Option<&str>,
     caption: String,
     pts: &[(f64, f64)],
+    temp: Option<&TemperatureSeries>,
 ) -> Option<Chart> {
     if pts.len() < 2 {
         return None;
     }
-    let layout = Layout::new(1);
+    let layout = super::temperature::layout(1, temp);
     let max_x = pts.iter().map(|p| p.0).fold(0.0, f64::max);
     let max_y = pts.iter().map(|p| p.1).fold(0.0, f64::max) * 1.05;
     let x = Scale::range(0.0, max_x, layout.left, layout.right);
@@ -60,15 +62,13 @@ fn line(
     let (color, _) = style(run, i);
     let px: Vec<(f64, f64)> = pts.iter().map(|(a, b)| (x.px(*a), y.px(*b))).collect();
     s.data_line(&px, color, false, &run.label());
-    frame::legend(
-        &mut s,
-        &layout,
-        &[Entry {
-            text: format!("{} ({} points)", run.legend(), pts.len()),
-            color,
-            dashed: false,
-        }],
-    );
+    let mut legend = vec![Entry {
+        text: format!("{} ({} points)", run.legend(), pts.len()),
+        color,
+        dashed: false,
+    }];
+    legend.extend(super::temperature::overlay(&mut s, &layout, &x, temp));
+    frame::legend(&mut s, &layout, &legend);
     Some(Chart {
         id: format!("{id}-{}", slug(run, i)),
         title,
@@ -94,6 +94,7 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
             None,
             format!("Warm-up: {}", shown(d, Experiment::WarmUp)),
             &over_time(&w.points, 240),
+            d.temperature.as_ref(),
         ));
     }
     if let Some(z) = &d.zones {
@@ -111,6 +112,7 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
             None,
             format!("Zones: {}", shown(d, Experiment::Zones)),
             &pts,
+            None,
         ));
     }
     if let Some(c) = &d.read_cache {
@@ -129,6 +131,7 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
             None,
             format!("Read cache: {}", shown(d, Experiment::ReadCache)),
             &pts,
+            None,
         ));
     }
     if let Some(q) = &d.queueing {
@@ -141,6 +144,7 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
             Some("IOPS"),
             format!("Queueing: {}", shown(d, Experiment::Queueing)),
             &[(1.0, q.q1_iops), (q.queue_depth as f64, q.deep_iops)],
+            None,
         ));
     }
     if let Some(w) = &d.write_cache {
@@ -153,6 +157,8 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
             None,
             format!("Write cache: {}", shown(d, Experiment::WriteCache)),
             &over_time(&w.points, 240),
+            // Its time is from the write's first command, not the run's start.
+            None,
         ));
     }
     out

@@ -13,6 +13,7 @@ mod regions;
 mod screen;
 mod series;
 mod sweep;
+mod temperature;
 mod time;
 pub mod trend;
 

@@ -71,6 +71,9 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
             writeln!(out, "  {m} {:<12} {prefix}{}", e.label(), o.text)?;
         }
     }
+    if let Some(t) = super::temperature::line(r.temperature.as_ref()) {
+        writeln!(out, "  {t}")?;
+    }
     if let Some(err) = &r.device_error {
         writeln!(
             out,

@@ -18,6 +18,7 @@ mod show;
 mod soak;
 mod sparkline;
 mod sweep;
+mod temperature;
 mod time;
 
 pub use bench::{bench_line, print_bench};

@@ -175,6 +175,9 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
             }
         }
     }
+    if let Some(t) = super::temperature::line(r.temperature.as_ref()) {
+        writeln!(out, "  {t}")?;
+    }
     if let Some(why) = &r.device_lost {
         writeln!(out, "  DEVICE LOST: {why}")?;
     }

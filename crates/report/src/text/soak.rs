@@ -37,6 +37,9 @@ pub fn print_soak(r: &SoakRecord, out: &mut dyn Write) -> std::io::Result<()> {
             .map(|x| format!("{x:.2}"))
             .unwrap_or_else(|| "—".into())
     )?;
+    if let Some(t) = super::temperature::line(r.temperature.as_ref()) {
+        writeln!(out, "  {t}")?;
+    }
     for g in &r.resumed {
         writeln!(
             out,
