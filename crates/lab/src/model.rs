@@ -205,6 +205,9 @@ pub struct Model {
     pub interface_mb_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Warmup>,
+    /// Thermal throttling after sustained work (see [`crate::throttle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<crate::throttle::Throttle>,
     #[serde(default = "default_seed")]
     pub seed: u64,
 }
@@ -449,6 +452,9 @@ impl Model {
                 return Err(self.invalid("warmup.factor must lie in (0, 1]"));
             }
         }
+        if let Some(t) = &self.throttle {
+            t.check().map_err(|m| self.invalid(m))?;
+        }
         Ok(())
     }
 
@@ -544,6 +550,7 @@ write_cache = { size = "16M", rate_mb_s = 900 }
 queue = { mode = "parallel", depth = 8 }
 interface_mb_s = 118
 warmup = { factor = 0.5, duration = "20s" }
+throttle = { factor = 0.45, after = "15s", cooling = "10s" }
 seed = 7
 "#;
         let m = Model::from_toml_str(text, "test").unwrap();
@@ -552,6 +559,11 @@ seed = 7
         assert_eq!(m.bad[0].latency_ns, 20_000_000);
         assert_eq!(m.slow[0].latency_ns, 80_000_000);
         assert_eq!(m.warmup.as_ref().unwrap().duration_ns, 20_000_000_000);
+        let t = m.throttle.as_ref().unwrap();
+        assert_eq!(
+            (t.factor, t.after_ns, t.cooling_ns),
+            (0.45, 15_000_000_000, 10_000_000_000)
+        );
         assert!((m.media_mb_s(64 << 20) - 112.5).abs() < 1e-9);
     }
 
@@ -569,6 +581,10 @@ seed = 7
             ),
             ("name='x'\nsize='64M'\nzones={rates_mb_s=[100]}\nfoo=1", "unknown field"),
             ("name='x'\nsize='12Q'\nzones={rates_mb_s=[100]}", "suffix"),
+            (
+                "name='x'\nsize='64M'\nzones={rates_mb_s=[100]}\nthrottle={factor=1.5,after='1s',cooling='1s'}",
+                "throttle.factor",
+            ),
         ] {
             let e = Model::from_toml_str(text, "t").unwrap_err().to_string();
             assert!(e.contains(why), "{e} should mention {why}");

@@ -157,6 +157,18 @@ queue = { mode = "parallel", depth = 32 }
 warmup = { factor = 0.5, duration = "20s" }
 "#,
     },
+    Preset {
+        name: "nvme-throttle",
+        summary: "NVMe SSD in a hot slot: 480 MB/s flat, 32 commands overlap; after 5 s of sustained work it throttles to 0.45x, 4 s idle cools it",
+        toml: r#"name = "nvme-throttle"
+description = "SSD without a heat sink: flat 480 MB/s until 5 s of sustained work heat it, then 0.45x until it rests 4 s (a real drive's 15 s and 12 s, scaled down 3x in time)"
+size = "256M"
+zones = { rates_mb_s = [480] }
+overhead = "60us"
+queue = { mode = "parallel", depth = 32 }
+throttle = { factor = 0.45, after = "5s", cooling = "4s" }
+"#,
+    },
 ];
 
 /// The built-in model named `name`.
@@ -217,10 +229,24 @@ mod tests {
             "nas-smb",
             "capped-180",
             "cold-start",
+            "nvme-throttle",
         ] {
             assert!(preset(required).is_some(), "{required}");
         }
         assert!(preset("floppy").is_none());
+    }
+
+    #[test]
+    fn only_the_throttling_preset_throttles_and_its_truth_says_how() {
+        for p in PRESETS {
+            let t = p.model().truth().throttle;
+            assert_eq!(t.is_some(), p.name == "nvme-throttle", "{}", p.name);
+        }
+        let t = preset("nvme-throttle").unwrap().truth().throttle.unwrap();
+        assert_eq!(
+            (t.factor, t.after_ns, t.cooling_ns),
+            (0.45, 5_000_000_000, 4_000_000_000)
+        );
     }
 
     #[test]
@@ -262,6 +288,7 @@ mod tests {
             ("nas-smb", true, true),
             ("capped-180", true, true),
             ("cold-start", true, true),
+            ("nvme-throttle", false, true),
         ] {
             let m = preset(name).unwrap();
             assert_eq!(Timeline::new(&m).reorders(), reorders, "{name}");

@@ -119,4 +119,7 @@ pub struct Truth {
     /// (never above the bus rate).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bus_mb_per_s: Option<f64>,
+    /// Thermal throttling: the time to throttle, the factor, the cooling time (only for models with one).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub throttle: Option<crate::ThrottleTruth>,
 }

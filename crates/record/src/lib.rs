@@ -29,6 +29,7 @@ mod stamp;
 mod state;
 mod status;
 mod surface;
+mod throttle;
 mod time;
 mod typed;
 mod verify;
@@ -62,6 +63,7 @@ pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
 pub use status::RunStatus;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
+pub use throttle::{ThrottleData, ThrottleTruth};
 pub use time::{
     CgroupIo, DeviceIo, IoSource, ModeResult, ModeSummary, Spread, TimeMode, TimeRecord, TimedRun,
 };
