@@ -96,6 +96,21 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
             &over_time(&w.points, 240),
         ));
     }
+    if let Some(t) = &d.throttle {
+        out.extend(line(
+            run,
+            i,
+            "throttle",
+            format!(
+                "Sequential reads again after {:.0} s of rest — {label}",
+                t.idle_ns as f64 / 1e9
+            ),
+            "Time (s)",
+            None,
+            format!("Throttle: {}", shown(d, Experiment::Throttle)),
+            &over_time(&t.points, 240),
+        ));
+    }
     if let Some(z) = &d.zones {
         let pts: Vec<(f64, f64)> = z
             .curve
