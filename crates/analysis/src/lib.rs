@@ -23,7 +23,10 @@ use drivescope_record::{Document, Finding, Record};
 pub fn findings(doc: &Document) -> Vec<Finding> {
     let mut out = Vec::new();
     match doc {
-        Document::Scan(s) => out.extend(zones::of_scan(s)),
+        Document::Scan(s) => {
+            out.extend(zones::of_scan(s));
+            out.extend(diagnose::throttle::of_scan(s));
+        }
         Document::Bench(b) => {
             out.extend(link::of_bench(b));
             out.extend(queueing::of_bench(b));
@@ -32,6 +35,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Soak(s) => {
             out.extend(soak::write_burst(s));
             out.extend(soak::warm_up(s));
+            out.extend(diagnose::throttle::of_soak(s));
         }
         Document::Diagnose(d) => out.extend(diagnose::assess(d).0),
         Document::Screen(s) => out.extend(screen::findings(s)),

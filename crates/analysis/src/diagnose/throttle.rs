@@ -285,3 +285,62 @@ pub fn explains_write_step(
     };
     burst_mb_per_s > 0.0 && (sustained_mb_per_s / burst_mb_per_s / f - 1.0).abs() <= 0.15
 }
+
+/// A series of equal intervals as levels.
+fn series_levels(series: &[drivescope_stats::SeriesPoint], interval_ns: u64) -> Vec<Level> {
+    series
+        .iter()
+        .map(|p| Level {
+            end_ns: p.t_ns,
+            len_ns: interval_ns.min(p.t_ns),
+            rate: p.mb_per_s,
+        })
+        .collect()
+}
+
+/// The finding of a lasting fall seen in a run's series (no rest in the run to confirm it by recovery).
+fn of_series(fall: &Fall, what: &str) -> Finding {
+    let factor = fall.factor();
+    let step_s = fall.step_ns as f64 / 1e9;
+    Finding::new(
+        FindingCode::ThermalThrottle,
+        Confidence::Medium,
+        format!(
+            "{what} fell to {factor:.2}× after {step_s:.0} s of sustained load ({:.0} then {:.0} MB/s) and stayed \
+             there: the device throttles (the run has no rest to show it recover)",
+            fall.before, fall.after
+        ),
+        &[
+            ("time_to_throttle_s", step_s),
+            ("factor", factor),
+            ("fast_mb_per_s", fall.before),
+            ("throttled_mb_per_s", fall.after),
+        ],
+    )
+}
+
+/// A read soak repeats one workload over one region, so a lasting fall in its rate over time is the device
+/// slowing, not its positions. (A write soak's fall is a write cache filling: [`crate::soak`] says so.)
+pub fn of_soak(s: &drivescope_record::SoakRecord) -> Option<Finding> {
+    if s.rw != drivescope_record::Direction::Read || !s.resumed.is_empty() {
+        return None;
+    }
+    let fall = lasting_fall(&series_levels(&s.series, s.interval_ns))?;
+    Some(of_series(&fall, "reads"))
+}
+
+/// A full read scan moves inward as time goes on: a fall over time may be the zones. Only on a device known not
+/// to rotate (no zones) is a lasting fall the device slowing.
+pub fn of_scan(s: &drivescope_record::ScanRecord) -> Option<Finding> {
+    if s.is_quick()
+        || s.write
+        || s.interrupted
+        || s.resumed_from.is_some()
+        || s.header.target.kind == drivescope_record::TargetType::File
+        || crate::zones::rotational(s.header.device.as_ref()) != Some(false)
+    {
+        return None;
+    }
+    let fall = lasting_fall(&series_levels(&s.series, s.interval_ns))?;
+    Some(of_series(&fall, "the scan's reads"))
+}
