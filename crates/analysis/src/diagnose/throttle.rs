@@ -65,7 +65,7 @@ pub fn lasting_fall(levels: &[Level]) -> Option<Fall> {
     let rates = |s: &[Level]| s.iter().map(|l| l.rate).collect::<Vec<_>>();
     let fast = median(rates(&levels[..MIN_BINS]))?;
     let slow = median(rates(&levels[n - (n / 3).max(MIN_BINS)..]))?;
-    if !(fast > 0.0) || slow > FALL * fast {
+    if fast.is_nan() || fast <= 0.0 || slow > FALL * fast {
         return None;
     }
     let mid = (fast + slow) / 2.0;
