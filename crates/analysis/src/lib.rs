@@ -26,6 +26,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
     match doc {
         Document::Scan(s) => {
             out.extend(zones::of_scan(s));
+            out.extend(diagnose::throttle::of_scan(s));
             temperature::annotate_with_outcomes(&mut out, &mut [], s.temperature.as_ref());
         }
         Document::Bench(b) => {
@@ -36,6 +37,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Soak(s) => {
             out.extend(soak::write_burst(s));
             out.extend(soak::warm_up(s));
+            out.extend(diagnose::throttle::of_soak(s));
             temperature::annotate_with_outcomes(&mut out, &mut [], s.temperature.as_ref());
         }
         Document::Diagnose(d) => out.extend(diagnose::assess(d).0),

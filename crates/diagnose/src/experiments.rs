@@ -61,7 +61,7 @@ impl<E: Engine> Run<'_, '_, E> {
         }
     }
 
-    fn skip(rec: &mut DiagnoseRecord, e: Experiment, why: String) {
+    pub(crate) fn skip(rec: &mut DiagnoseRecord, e: Experiment, why: String) {
         rec.skipped.push(Skipped { experiment: e, why });
     }
 
@@ -89,6 +89,7 @@ impl<E: Engine> Run<'_, '_, E> {
         }
         match e {
             Experiment::WarmUp => self.warm_up(rec, bs, region),
+            Experiment::Throttle => self.throttle(rec),
             Experiment::Zones => self.zones(rec),
             Experiment::Link => self.link(rec, region),
             Experiment::Queueing => self.queueing(rec),
@@ -97,7 +98,7 @@ impl<E: Engine> Run<'_, '_, E> {
         }
     }
 
-    fn stream(
+    pub(crate) fn stream(
         &self,
         spec: StreamSpec,
         enough: &mut dyn FnMut(&[StreamPoint]) -> bool,

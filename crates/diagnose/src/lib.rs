@@ -3,8 +3,9 @@
 //!
 //! The experiments run in an order that keeps one from spoiling the next: the warm-up stream first (a slow
 //! start is only seen from the device's first command; its settled part gives the media rate by position),
-//! then the zones, the link cap and the queueing, then the read cache (its working sets leave data in the
-//! cache), and the write cache last (it leaves the device busy draining). Each adapts its size to what it sees
+//! then, when those sustained reads fell by a lasting step, a rest and the same reads again (a thermal throttle
+//! recovers; this runs before the others add heat of their own), then the zones, the link cap and the
+//! queueing, then the read cache (its working sets leave data in the cache), and the write cache last (it leaves the device busy draining). Each adapts its size to what it sees
 //! and all share one time budget; an experiment the budget cuts short says so.
 //!
 //! The experiments run on any [`Engine`]: [`diagnose`] runs them on a real target ([`Live`]),
@@ -16,6 +17,7 @@ mod resume;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod throttle;
 
 pub use resume::{remove_stale, Progress};
 
@@ -221,6 +223,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         queueing: None,
         read_cache: None,
         write_cache: None,
+        throttle: None,
         skipped: Vec::new(),
         temperature: None,
         outcomes: Vec::new(),

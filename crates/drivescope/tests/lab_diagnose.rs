@@ -81,6 +81,9 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
     if m.warmup.is_some() {
         e.insert("warm_up");
     }
+    if m.throttle.is_some() {
+        e.insert("thermal_throttle");
+    }
     let layout = m.zone_layout().unwrap();
     let (outer, inner) = (m.media_mb_s(0), m.media_mb_s(m.size - 1));
     let cap = m.interface_mb_s.unwrap_or(f64::INFINITY);
@@ -98,10 +101,13 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
 
 /// The flat ceiling a model's sequential reads top out at: the top of its media rate under its link cap, when
 /// the positions within 5 % of that top are most of the device (a flat device, or a disk capped over most of it).
+/// A throttling model is hot from its first seconds of sustained reads on, so the link experiment after them
+/// reads its throttled rate.
 fn ceiling(m: &Model) -> Option<f64> {
     let cap = m.interface_mb_s.unwrap_or(f64::INFINITY);
+    let hot = m.throttle.as_ref().map_or(1.0, |t| t.factor);
     let rates: Vec<f64> = (0..64)
-        .map(|i| m.media_mb_s(m.size / 64 * i).min(cap))
+        .map(|i| (m.media_mb_s(m.size / 64 * i) * hot).min(cap))
         .collect();
     let top = rates.iter().copied().fold(0.0, f64::max);
     let on_top = rates.iter().filter(|r| **r >= 0.95 * top).count();
@@ -211,6 +217,23 @@ fn check(m: &Model, d: &DiagnoseRecord) -> Result<(), String> {
                     "warm-up factor",
                     number(f, "factor"),
                     w.factor,
+                    0.10,
+                    &mut errors,
+                );
+            }
+            FindingCode::ThermalThrottle => {
+                let t = m.throttle.as_ref().unwrap();
+                near(
+                    "time to throttle",
+                    number(f, "time_to_throttle_s"),
+                    t.after_ns as f64 / 1e9,
+                    0.25,
+                    &mut errors,
+                );
+                near(
+                    "throttle factor",
+                    number(f, "factor"),
+                    t.factor,
                     0.10,
                     &mut errors,
                 );

@@ -17,6 +17,7 @@ pub mod presets;
 pub mod random_reads;
 pub mod serve;
 pub mod temperature;
+pub mod throttle;
 pub mod timing;
 pub mod truth;
 mod units;

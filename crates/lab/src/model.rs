@@ -208,6 +208,9 @@ pub struct Model {
     /// The disk's temperature, served as `temp1_input` beside the image (lab/src/temperature.rs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<crate::temperature::Temperature>,
+    /// Thermal throttling after sustained work (see [`crate::throttle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<crate::throttle::Throttle>,
     #[serde(default = "default_seed")]
     pub seed: u64,
 }
@@ -455,6 +458,9 @@ impl Model {
         if let Some(why) = self.temperature.as_ref().and_then(|t| t.problem()) {
             return Err(self.invalid(why));
         }
+        if let Some(t) = &self.throttle {
+            t.check().map_err(|m| self.invalid(m))?;
+        }
         Ok(())
     }
 
@@ -551,6 +557,7 @@ queue = { mode = "parallel", depth = 8 }
 interface_mb_s = 118
 warmup = { factor = 0.5, duration = "20s" }
 temperature = { start_c = 9, idle_c = 22, busy_c = 26, time_constant = "8s" }
+throttle = { factor = 0.45, after = "15s", cooling = "10s" }
 seed = 7
 "#;
         let m = Model::from_toml_str(text, "test").unwrap();
@@ -563,6 +570,11 @@ seed = 7
         assert_eq!((t.start(), t.idle_c, t.busy_c), (9.0, 22.0, 26.0));
         assert_eq!(t.time_constant_ns, 8_000_000_000);
         assert_eq!(m.truth().temperature.unwrap().start_c, 9.0);
+        let t = m.throttle.as_ref().unwrap();
+        assert_eq!(
+            (t.factor, t.after_ns, t.cooling_ns),
+            (0.45, 15_000_000_000, 10_000_000_000)
+        );
         assert!((m.media_mb_s(64 << 20) - 112.5).abs() < 1e-9);
     }
 
@@ -580,6 +592,10 @@ seed = 7
             ),
             ("name='x'\nsize='64M'\nzones={rates_mb_s=[100]}\nfoo=1", "unknown field"),
             ("name='x'\nsize='12Q'\nzones={rates_mb_s=[100]}", "suffix"),
+            (
+                "name='x'\nsize='64M'\nzones={rates_mb_s=[100]}\nthrottle={factor=1.5,after='1s',cooling='1s'}",
+                "throttle.factor",
+            ),
         ] {
             let e = Model::from_toml_str(text, "t").unwrap_err().to_string();
             assert!(e.contains(why), "{e} should mention {why}");

@@ -160,6 +160,19 @@ warmup = { factor = 0.5, duration = "20s" }
 temperature = { start_c = 9, idle_c = 21, busy_c = 24, time_constant = "6s" }
 "#,
     },
+    Preset {
+        name: "nvme-throttle",
+        summary: "NVMe SSD in a hot slot: 480 MB/s flat, 32 commands overlap; after 5 s of sustained work it throttles to 0.45x, 4 s idle cools it",
+        toml: r#"name = "nvme-throttle"
+description = "SSD without a heat sink: flat 480 MB/s until 5 s of sustained work heat it, then 0.45x until it rests 4 s (a real drive's 15 s and 12 s, scaled down 3x in time)"
+size = "256M"
+zones = { rates_mb_s = [480] }
+overhead = "60us"
+queue = { mode = "parallel", depth = 32 }
+throttle = { factor = 0.45, after = "5s", cooling = "4s" }
+temperature = { idle_c = 45, busy_c = 78, time_constant = "4s" }
+"#,
+    },
 ];
 
 /// The built-in model named `name`.
@@ -220,6 +233,7 @@ mod tests {
             "nas-smb",
             "capped-180",
             "cold-start",
+            "nvme-throttle",
         ] {
             assert!(preset(required).is_some(), "{required}");
         }
@@ -239,6 +253,19 @@ mod tests {
         assert!((h.celsius_at(60 * s) - 24.0).abs() < 0.01);
         // Presets without a section serve no temperature.
         assert!(preset("usb-bridge-hdd").unwrap().temperature.is_none());
+    }
+
+    #[test]
+    fn only_the_throttling_preset_throttles_and_its_truth_says_how() {
+        for p in PRESETS {
+            let t = p.model().truth().throttle;
+            assert_eq!(t.is_some(), p.name == "nvme-throttle", "{}", p.name);
+        }
+        let t = preset("nvme-throttle").unwrap().truth().throttle.unwrap();
+        assert_eq!(
+            (t.factor, t.after_ns, t.cooling_ns),
+            (0.45, 5_000_000_000, 4_000_000_000)
+        );
     }
 
     #[test]
@@ -280,6 +307,7 @@ mod tests {
             ("nas-smb", true, true),
             ("capped-180", true, true),
             ("cold-start", true, true),
+            ("nvme-throttle", false, true),
         ] {
             let m = preset(name).unwrap();
             assert_eq!(Timeline::new(&m).reorders(), reorders, "{name}");

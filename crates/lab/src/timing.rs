@@ -133,6 +133,8 @@ pub struct Timeline {
     bus_end: u64,
     /// Commands that other devices' transfers on the shared bus held up.
     bus_waits: u64,
+    /// The media's heat, for a model that throttles.
+    heat: crate::throttle::Heat,
 }
 
 /// Media time (ns) to transfer `[offset, offset + len)` at the model's zone rates.
@@ -212,6 +214,7 @@ impl Timeline {
             bus: None,
             bus_end: 0,
             bus_waits: 0,
+            heat: Default::default(),
             model: model.clone(),
         }
     }
@@ -263,6 +266,14 @@ impl Timeline {
         match (&self.model.warmup, self.epoch) {
             (Some(w), Some(e)) if at.saturating_sub(e) < w.duration_ns => w.factor,
             _ => 1.0,
+        }
+    }
+
+    /// The thermal throttle's rate factor for a media transfer starting at `at`.
+    fn heat_factor(&mut self, at: u64) -> f64 {
+        match &self.model.throttle {
+            Some(t) => self.heat.factor_at(t, at),
+            None => 1.0,
         }
     }
 
@@ -363,6 +374,7 @@ impl Timeline {
             wait + xfer_ns(len, rate) as u64
         } else {
             let factor = self.warm_factor(xfer_start)
+                * self.heat_factor(xfer_start)
                 * if op == Op::Write {
                     self.model.write_rate_factor
                 } else {
@@ -371,6 +383,11 @@ impl Timeline {
             (media_ns(&self.model, &self.layout, offset, len) / factor) as u64
         };
         let media_done = xfer_start + xfer;
+        if !read_hit && !write_cached {
+            if let Some(t) = &self.model.throttle {
+                self.heat.work(t, xfer_start, media_done);
+            }
+        }
         let mut done = match self.model.interface_mb_s {
             Some(cap) => media_done.max(self.bus_free.max(xfer_start) + xfer_ns(len, cap) as u64),
             None => media_done,
@@ -725,6 +742,22 @@ mod tests {
         let o = t.schedule(Op::Read, 80 * bs, bs, 5_000_000_000);
         let warm = bs as f64 * 1e3 / (o.done_ns - 5_000_000_000) as f64;
         assert!(cold < 0.55 * warm && cold > 0.45 * warm, "{cold} {warm}");
+    }
+
+    #[test]
+    fn throttle_slows_sustained_reads_and_a_rest_restores_them() {
+        let m = model("throttle={factor=0.5,after='1s',cooling='1s'}");
+        let mut t = Timeline::new(&m);
+        let bs = 1 << 20;
+        let now = &mut 0;
+        let cool = qd1_at(&mut t, now, 0, bs, 20, 0);
+        // 200 MB/s for well over a second of work: throttled by the end.
+        qd1_at(&mut t, now, 0, bs, 300, 0);
+        let hot = qd1_at(&mut t, now, 0, bs, 20, 0);
+        assert!((hot / cool - 0.5).abs() < 0.03, "{cool} {hot}");
+        *now += 1_500_000_000;
+        let rested = qd1_at(&mut t, now, 0, bs, 20, 0);
+        assert!((rested / cool - 1.0).abs() < 0.03, "{cool} {rested}");
     }
 
     #[test]

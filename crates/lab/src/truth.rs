@@ -13,7 +13,9 @@ use crate::model::{zone_start, Model, QueueMode, ZoneLayout, SECTOR};
 use crate::random_reads::random_read_iops;
 use crate::timing::{media_ns, xfer_ns};
 use drivescope_core::scan::MAX_POINTS;
-use drivescope_record::{Cache, Kind, RateSummary, Spot, Truth, TruthPosition, TruthZone, SCHEMA};
+use drivescope_record::{
+    Cache, Kind, RateSummary, Spot, ThrottleTruth, Truth, TruthPosition, TruthZone, SCHEMA,
+};
 
 /// Block size of the truth's random-read rates (RND4K).
 pub const RANDOM_BLOCK: u64 = 4096;
@@ -207,6 +209,11 @@ impl Model {
             rnd4k_queueing_gain: Some(qd32_iops / qd1_iops),
             bus_mb_per_s: None,
             temperature: self.temperature.as_ref().map(|t| t.truth()),
+            throttle: self.throttle.as_ref().map(|t| ThrottleTruth {
+                factor: t.factor,
+                after_ns: t.after_ns,
+                cooling_ns: t.cooling_ns,
+            }),
         }
     }
 

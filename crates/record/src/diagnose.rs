@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 pub enum Experiment {
     /// Sequential reads over time from the first command: a slow start, and the rate by position.
     WarmUp,
+    /// After a lasting fall in the warm-up stream's rate: a rest, then the same region read again (thermal
+    /// throttling recovers after cooling).
+    Throttle,
     /// Rate by position from outer to inner.
     Zones,
     /// Sequential reads of several shapes where the rate is flat: a link that caps them.
@@ -27,8 +30,9 @@ pub enum Experiment {
 }
 
 impl Experiment {
-    pub const ALL: [Experiment; 6] = [
+    pub const ALL: [Experiment; 7] = [
         Experiment::WarmUp,
+        Experiment::Throttle,
         Experiment::Zones,
         Experiment::Link,
         Experiment::Queueing,
@@ -40,6 +44,7 @@ impl Experiment {
     pub fn label(self) -> &'static str {
         match self {
             Experiment::WarmUp => "warm-up",
+            Experiment::Throttle => "throttle",
             Experiment::Zones => "zones",
             Experiment::Link => "link cap",
             Experiment::Queueing => "queueing",
@@ -194,6 +199,8 @@ pub struct DiagnoseRecord {
     pub read_cache: Option<WorkingSetData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cache: Option<WriteData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<crate::ThrottleData>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
     /// The drive's temperature over the run, or why it could not be read (absent in older documents).
@@ -249,6 +256,7 @@ impl DiagnoseRecord {
             Experiment::Queueing => self.queueing = None,
             Experiment::ReadCache => self.read_cache = None,
             Experiment::WriteCache => self.write_cache = None,
+            Experiment::Throttle => self.throttle = None,
         }
         self.skipped.retain(|s| s.experiment != e);
         self.outcomes.clear();

@@ -19,6 +19,8 @@ pub enum FindingCode {
     Zones,
     /// Slow for a while after a start, then at its steady rate.
     WarmUp,
+    /// Sustained work slows the device by a lasting step; rest restores it (thermal throttling).
+    ThermalThrottle,
     /// Drives reach less together than alone: a path they share caps their sum.
     SharedPath,
     /// A timed workload spent most of its wall time waiting for the disk.
@@ -44,6 +46,7 @@ impl FindingCode {
             FindingCode::LinkCap => "link_cap",
             FindingCode::Zones => "zones",
             FindingCode::WarmUp => "warm_up",
+            FindingCode::ThermalThrottle => "thermal_throttle",
             FindingCode::SharedPath => "shared_path",
             FindingCode::StorageBound => "storage_bound",
             FindingCode::CpuBound => "cpu_bound",

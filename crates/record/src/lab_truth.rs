@@ -122,4 +122,7 @@ pub struct Truth {
     /// The disk's temperature model (`[temperature]`): it serves `temp1_input` beside its image.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub temperature: Option<crate::TruthTemperature>,
+    /// Thermal throttling: the time to throttle, the factor, the cooling time (only for models with one).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub throttle: Option<crate::ThrottleTruth>,
 }

@@ -30,6 +30,7 @@ mod state;
 mod status;
 mod surface;
 mod temperature;
+mod throttle;
 mod time;
 mod typed;
 mod verify;
@@ -64,6 +65,7 @@ pub use state::RunState;
 pub use status::RunStatus;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use temperature::{TemperaturePoint, TemperatureSeries, TruthTemperature};
+pub use throttle::{ThrottleData, ThrottleTruth};
 pub use time::{
     CgroupIo, DeviceIo, IoSource, ModeResult, ModeSummary, Spread, TimeMode, TimeRecord, TimedRun,
 };

@@ -1,12 +1,13 @@
 //! The findings of a diagnosis, computed from the measurements it keeps.
 
 pub mod stream;
+pub mod throttle;
 pub mod working_set;
 pub mod write;
 
 use drivescope_record::{
-    DiagnoseRecord, Experiment, Finding, LinkData, Outcome, PositionRate, QueueingData, Verdict,
-    ZoneData,
+    Confidence, DiagnoseRecord, Experiment, Finding, FindingCode, LinkData, Outcome, PositionRate,
+    QueueingData, Verdict, WorkingSetData, ZoneData,
 };
 use drivescope_units::format_rate;
 
@@ -197,24 +198,106 @@ fn queueing(q: &QueueingData, top: Option<f64>) -> (Option<Finding>, Outcome) {
     )
 }
 
+/// The thermal throttle found on reads, when it is more than inconclusive.
+fn throttle_found(found: &[Finding]) -> Option<&Finding> {
+    found
+        .iter()
+        .find(|t| t.code == FindingCode::ThermalThrottle && t.confidence > Confidence::Inconclusive)
+}
+
+/// On a device that throttles, the media rate measured hot is not the fastest the media reads: rest (the
+/// queueing experiment's light load cools it too) brings back up to 1/factor of it. A working set counts as
+/// cached only when its re-read beats the media's cool rate.
+fn cool_media(w: &WorkingSetData, found: &[Finding]) -> WorkingSetData {
+    let Some(factor) = throttle_found(found).and_then(|t| t.number("factor")) else {
+        return w.clone();
+    };
+    let mut w = w.clone();
+    for p in &mut w.points {
+        p.media_mb_per_s = p.media_mb_per_s.map(|m| m / factor);
+    }
+    w
+}
+
+/// A ceiling measured while the device was throttled says so.
+fn throttled_link(
+    (f, o): (Option<Finding>, Outcome),
+    found: &[Finding],
+) -> (Option<Finding>, Outcome) {
+    let factor = throttle_found(found).and_then(|t| t.number("factor"));
+    let (Some(mut f), Some(factor)) = (f.clone(), factor) else {
+        return (f, o);
+    };
+    f.claim.push_str(&format!(
+        " — measured while the device was throttled ({factor:.2}×)"
+    ));
+    let o = Outcome {
+        text: f.claim.clone(),
+        ..o
+    };
+    (Some(f), o)
+}
+
+/// A write step whose fall matches the thermal throttle found on reads is the throttle (writes heat the device
+/// as reads do), not a write cache.
+fn not_the_throttle(
+    (f, o): (Option<Finding>, Outcome),
+    found: &[Finding],
+) -> (Option<Finding>, Outcome) {
+    match (&f, throttle_found(found)) {
+        (Some(w), Some(t))
+            if throttle::explains_write_step(
+                t,
+                w.number("burst_mb_per_s").unwrap_or(0.0),
+                w.number("sustained_mb_per_s").unwrap_or(0.0),
+            ) =>
+        {
+            let text = format!(
+                "none: the writes fell to {:.2}×, as the reads did when the device throttled: the throttle, not a \
+                 write cache",
+                w.number("sustained_mb_per_s").unwrap_or(0.0) / w.number("burst_mb_per_s").unwrap_or(1.0)
+            );
+            (
+                None,
+                Outcome {
+                    experiment: o.experiment,
+                    verdict: Verdict::NotFound,
+                    text,
+                },
+            )
+        }
+        _ => (f, o),
+    }
+}
+
 /// Every finding a diagnosis supports and one outcome line per experiment, in the experiments' order.
 pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
     let curve = media_curve(d);
     let top = flat_top(&curve).map(|(t, _)| t);
     let mut found = Vec::new();
     let mut outcomes = Vec::new();
-    let mut take = |(f, o): (Option<Finding>, Outcome)| {
-        found.extend(f);
-        outcomes.push(o);
-    };
     for e in Experiment::ALL {
         let r = match e {
             Experiment::WarmUp => d.warm_up.as_ref().map(|s| stream::warm_up(s, &curve)),
+            Experiment::Throttle => d
+                .warm_up
+                .as_ref()
+                .map(|s| throttle::assess(s, d.throttle.as_ref(), &curve)),
             Experiment::Zones => d.zones.as_ref().map(|z| zones(z, d)),
-            Experiment::Link => d.link.as_ref().map(|l| link(l, d)),
+            Experiment::Link => d.link.as_ref().map(|l| throttled_link(link(l, d), &found)),
             Experiment::Queueing => d.queueing.as_ref().map(|q| queueing(q, top)),
-            Experiment::ReadCache => d.read_cache.as_ref().map(working_set::assess),
-            Experiment::WriteCache => d.write_cache.as_ref().map(|w| write::assess(w, &curve)),
+            Experiment::ReadCache => d
+                .read_cache
+                .as_ref()
+                .map(|w| working_set::assess(&cool_media(w, &found))),
+            Experiment::WriteCache => d
+                .write_cache
+                .as_ref()
+                .map(|w| not_the_throttle(write::assess(w, &curve), &found)),
+        };
+        let mut take = |(f, o): (Option<Finding>, Outcome)| {
+            found.extend(f);
+            outcomes.push(o);
         };
         match r {
             Some(r) => take(r),

@@ -68,14 +68,15 @@ pub fn media_rate(curve: &[PositionRate], size: u64) -> Option<f64> {
     (secs > 0.0).then(|| bytes / secs / 1e6)
 }
 
-/// One time bin: its end, its rate relative to the settled rate at the same positions, and its first pass.
-struct Bin {
-    end_ns: u64,
-    len_ns: u64,
-    norm: f64,
+/// One time bin: its end, its length, and its rate relative to the settled rate at the same positions.
+pub(crate) struct Bin {
+    pub end_ns: u64,
+    pub len_ns: u64,
+    pub norm: f64,
 }
 
-fn bins(s: &StreamData, curve: &[PositionRate]) -> Vec<Bin> {
+/// The stream cut into [`BINS`] time bins, each's rate relative to `curve` at the positions it read.
+pub(crate) fn bins(s: &StreamData, curve: &[PositionRate]) -> Vec<Bin> {
     let rate_at = |offset: u64| {
         let i = slot(s.region, offset);
         curve

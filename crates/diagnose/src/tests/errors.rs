@@ -62,7 +62,12 @@ fn random_reads_that_fail_end_the_run_at_the_queueing_experiment() {
     assert!(d.finding(FindingCode::Zones).is_some());
     assert_eq!(
         d.rec.resume.as_ref().unwrap().finished,
-        vec![Experiment::WarmUp, Experiment::Zones, Experiment::Link]
+        vec![
+            Experiment::WarmUp,
+            Experiment::Throttle,
+            Experiment::Zones,
+            Experiment::Link
+        ]
     );
 }
 
@@ -81,6 +86,6 @@ fn failing_writes_end_the_write_experiment_with_the_error() {
     // Every read experiment ran to its end before it.
     assert_eq!(
         d.rec.resume.as_ref().unwrap().finished,
-        Experiment::ALL[..5].to_vec()
+        Experiment::ALL[..6].to_vec()
     );
 }

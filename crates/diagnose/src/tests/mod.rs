@@ -13,6 +13,7 @@ mod resume;
 mod stop;
 mod stream_tests;
 mod support;
+mod throttle;
 mod warm_up;
 mod write_burst;
 mod zones;

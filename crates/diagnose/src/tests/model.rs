@@ -11,6 +11,9 @@
 //!   every command (no queueing gain); many let a deep queue overlap the accesses. With `seq_free`, a command
 //!   starting where the last one ended needs no access (a disk's head is already there).
 //! - **warm-up**: for the first `warm_up.0` ns of device time, the media runs at `warm_up.1` of its rate.
+//! - **throttle** `(after, factor, cooling)`: media busy time heats the device, idle media time cools it; once
+//!   it has worked `after` ns without rest the media runs at `factor` of its rate, and `cooling` ns of rest
+//!   cool it fully (the lab's heat budget, with the heat allowed 5 % past `after`).
 //! - **read cache**: an LRU of `read_cache.0` bytes in 64 KiB chunks; a read whose chunks are all cached is
 //!   served from it, one at a time, in [`HIT_NS`] plus its transfer at `read_cache.1` MB/s (no media access);
 //!   every read fills it.
@@ -49,6 +52,7 @@ pub struct Model {
     pub lanes: usize,
     pub seq_free: bool,
     pub warm_up: Option<(u64, f64)>,
+    pub throttle: Option<(u64, f64, u64)>,
     pub read_cache: Option<(u64, f64)>,
     pub write_cache: Option<(u64, f64)>,
     pub link: Option<f64>,
@@ -67,6 +71,7 @@ pub fn ssd() -> Model {
         lanes: 8,
         seq_free: false,
         warm_up: None,
+        throttle: None,
         read_cache: None,
         write_cache: None,
         link: None,
@@ -149,6 +154,8 @@ struct State {
     /// Bytes in the write cache at `dirty_at`.
     dirty: f64,
     dirty_at: u64,
+    /// Work not yet cooled off, ns (a throttling device).
+    heat: f64,
     seen: Arc<Seen>,
 }
 
@@ -181,6 +188,7 @@ impl Model {
             last_end: None,
             dirty: 0.0,
             dirty_at: 0,
+            heat: 0.0,
             seen: seen.clone(),
         };
         (Scripted::new(move |c: &Call| s.answer(c)).unlogged(), seen)
@@ -249,7 +257,17 @@ impl State {
             .expect("a lane");
         let accessed = self.lanes[lane].max(t) + if sequential { 0 } else { self.m.access_ns };
         let start = accessed.max(self.media_free);
-        self.media_free = start + ns(len, self.rate(offset, start));
+        let mut rate = self.rate(offset, start);
+        if let Some((after, factor, cooling)) = self.m.throttle {
+            let top = after as f64 * 1.05;
+            let idle = start.saturating_sub(self.media_free) as f64;
+            self.heat = (self.heat - idle * top / cooling as f64).max(0.0);
+            if self.heat >= after as f64 {
+                rate *= factor;
+            }
+            self.heat = (self.heat + ns(len, rate) as f64).min(top);
+        }
+        self.media_free = start + ns(len, rate);
         self.lanes[lane] = self.media_free;
         self.media_free
     }

@@ -90,12 +90,12 @@ fn checkpointed(m: Model) -> (DiagnoseRecord, Vec<DiagnoseRecord>) {
 #[test]
 fn a_checkpoint_is_saved_at_the_start_and_after_each_finished_experiment() {
     let (rec, saved) = checkpointed(hdd());
-    assert_eq!(saved.len(), 7);
+    assert_eq!(saved.len(), 8);
     for (i, s) in saved.iter().enumerate() {
         assert!(s.workload.interrupted, "checkpoint {i}");
         match &s.resume {
             Some(r) => assert_eq!(r.finished, Experiment::ALL[..i].to_vec()),
-            None => assert_eq!(i, 6, "only the last has nothing left"),
+            None => assert_eq!(i, 7, "only the last has nothing left"),
         }
         // The experiments not yet run are listed as such.
         for e in &Experiment::ALL[i..] {
@@ -110,14 +110,15 @@ fn a_checkpoint_is_saved_at_the_start_and_after_each_finished_experiment() {
             );
         }
     }
-    // The zones are found from the second checkpoint on (after the warm-up and zones).
+    // The zones are found from the third checkpoint on (after the warm-up, throttle and zones).
     assert!(saved[1].header.findings.is_empty());
-    assert!(saved[2]
+    assert!(saved[2].header.findings.is_empty());
+    assert!(saved[3]
         .header
         .findings
         .iter()
         .any(|f| f.code == FindingCode::Zones));
-    assert_eq!(saved[6].header.findings, rec.header.findings);
+    assert_eq!(saved[7].header.findings, rec.header.findings);
 }
 
 #[test]

@@ -30,7 +30,10 @@ fn a_stop_as_the_link_experiment_starts_keeps_the_two_before_it() {
     });
     assert!(d.rec.workload.interrupted);
     let r = d.rec.resume.as_ref().unwrap();
-    assert_eq!(r.finished, vec![Experiment::WarmUp, Experiment::Zones]);
+    assert_eq!(
+        r.finished,
+        vec![Experiment::WarmUp, Experiment::Throttle, Experiment::Zones]
+    );
     assert_eq!(r.finished_ns, d.rec.warm_up.as_ref().unwrap().duration_ns);
     for e in LATER {
         assert_eq!(d.skipped(e), Some("interrupted"), "{e:?}");
@@ -54,7 +57,12 @@ fn a_stop_in_the_middle_of_the_queueing_runs_ends_the_diagnosis_there() {
     let r = d.rec.resume.as_ref().unwrap();
     assert_eq!(
         r.finished,
-        vec![Experiment::WarmUp, Experiment::Zones, Experiment::Link]
+        vec![
+            Experiment::WarmUp,
+            Experiment::Throttle,
+            Experiment::Zones,
+            Experiment::Link
+        ]
     );
     // The command in flight at the stop finishes (one seek), then nothing more is issued.
     let elapsed = d.rec.elapsed_ns as f64 / 1e9;
@@ -69,7 +77,7 @@ fn a_stop_before_the_start_runs_nothing() {
     let d = diagnose_with(ssd(), &options(60), DiagnoseRun::default(), &stop, |_| {});
     assert_eq!(d.seen.reads() + d.seen.writes(), 0);
     assert!(d.said.is_empty());
-    assert_eq!(d.rec.skipped.len(), 6);
+    assert_eq!(d.rec.skipped.len(), 7);
     assert!(d.rec.skipped.iter().all(|s| s.why == "interrupted"));
     assert!(d.rec.header.findings.is_empty());
     assert!(d.rec.resume.as_ref().unwrap().finished.is_empty());

@@ -97,6 +97,23 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
             d.temperature.as_ref(),
         ));
     }
+    if let Some(t) = &d.throttle {
+        out.extend(line(
+            run,
+            i,
+            "throttle",
+            format!(
+                "Sequential reads again after {:.0} s of rest — {label}",
+                t.idle_ns as f64 / 1e9
+            ),
+            "Time (s)",
+            None,
+            format!("Throttle: {}", shown(d, Experiment::Throttle)),
+            &over_time(&t.points, 240),
+            // Its time axis starts at the read after the rest, not at the run's start.
+            None,
+        ));
+    }
     if let Some(z) = &d.zones {
         let pts: Vec<(f64, f64)> = z
             .curve
