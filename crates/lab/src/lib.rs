@@ -16,6 +16,7 @@ pub mod model;
 pub mod presets;
 pub mod random_reads;
 pub mod serve;
+pub mod smr;
 pub mod timing;
 pub mod truth;
 mod units;

@@ -205,6 +205,9 @@ pub struct Model {
     pub interface_mb_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<Warmup>,
+    /// A drive-managed SMR disk's media cache (see [`crate::smr`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smr: Option<crate::smr::Smr>,
     #[serde(default = "default_seed")]
     pub seed: u64,
 }
@@ -447,6 +450,12 @@ impl Model {
         if let Some(w) = &self.warmup {
             if !pos(w.factor) || w.factor > 1.0 {
                 return Err(self.invalid("warmup.factor must lie in (0, 1]"));
+            }
+        }
+        if let Some(s) = &self.smr {
+            s.check().map_err(|m| self.invalid(m))?;
+            if self.write_cache.is_some() {
+                return Err(self.invalid("smr and write_cache exclude each other"));
             }
         }
         Ok(())

@@ -119,4 +119,7 @@ pub struct Truth {
     /// (never above the bus rate).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bus_mb_per_s: Option<f64>,
+    /// A drive-managed SMR disk's media cache (models with an `[smr]` section).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub smr: Option<crate::SmrTruth>,
 }
