@@ -13,6 +13,7 @@
 
 mod experiments;
 mod resume;
+mod smr;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -221,6 +222,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         queueing: None,
         read_cache: None,
         write_cache: None,
+        smr: None,
         skipped: Vec::new(),
         outcomes: Vec::new(),
         resume: None,

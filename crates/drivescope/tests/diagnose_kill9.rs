@@ -98,6 +98,7 @@ fn same_data(a: &DiagnoseRecord, b: &DiagnoseRecord, e: Experiment) -> bool {
         Experiment::Queueing => a.queueing == b.queueing,
         Experiment::ReadCache => a.read_cache == b.read_cache,
         Experiment::WriteCache => a.write_cache == b.write_cache,
+        Experiment::Smr => a.smr == b.smr,
     }
 }
 
@@ -110,6 +111,7 @@ fn measured(d: &DiagnoseRecord, e: Experiment) -> bool {
         Experiment::Queueing => d.queueing.is_some(),
         Experiment::ReadCache => d.read_cache.is_some(),
         Experiment::WriteCache => d.write_cache.is_some(),
+        Experiment::Smr => d.smr.is_some(),
     }
 }
 

@@ -24,16 +24,19 @@ pub enum Experiment {
     ReadCache,
     /// A sustained sequential write: a write cache (or SLC cache) and the rate behind it.
     WriteCache,
+    /// Random writes until the rate falls, idle, random writes again: a drive-managed SMR disk's media cache.
+    Smr,
 }
 
 impl Experiment {
-    pub const ALL: [Experiment; 6] = [
+    pub const ALL: [Experiment; 7] = [
         Experiment::WarmUp,
         Experiment::Zones,
         Experiment::Link,
         Experiment::Queueing,
         Experiment::ReadCache,
         Experiment::WriteCache,
+        Experiment::Smr,
     ];
 
     /// The name people read.
@@ -45,6 +48,7 @@ impl Experiment {
             Experiment::Queueing => "queueing",
             Experiment::ReadCache => "read cache",
             Experiment::WriteCache => "write cache",
+            Experiment::Smr => "SMR",
         }
     }
 }
@@ -194,6 +198,8 @@ pub struct DiagnoseRecord {
     pub read_cache: Option<WorkingSetData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cache: Option<WriteData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smr: Option<crate::SmrData>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
     /// What each experiment showed, including what it ruled out, one line each (from the analysis).
@@ -246,6 +252,7 @@ impl DiagnoseRecord {
             Experiment::Queueing => self.queueing = None,
             Experiment::ReadCache => self.read_cache = None,
             Experiment::WriteCache => self.write_cache = None,
+            Experiment::Smr => self.smr = None,
         }
         self.skipped.retain(|s| s.experiment != e);
         self.outcomes.clear();

@@ -1,5 +1,6 @@
 //! The findings of a diagnosis, computed from the measurements it keeps.
 
+pub mod smr;
 pub mod stream;
 pub mod working_set;
 pub mod write;
@@ -215,6 +216,10 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
             Experiment::Queueing => d.queueing.as_ref().map(|q| queueing(q, top)),
             Experiment::ReadCache => d.read_cache.as_ref().map(working_set::assess),
             Experiment::WriteCache => d.write_cache.as_ref().map(|w| write::assess(w, &curve)),
+            Experiment::Smr => d.smr.as_ref().map(|s| {
+                let hard_disk = top.is_some_and(|t| falls_inward(&curve, t));
+                smr::assess(s, d.header.device.as_ref(), hard_disk)
+            }),
         };
         match r {
             Some(r) => take(r),

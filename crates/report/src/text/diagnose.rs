@@ -14,6 +14,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::LinkCap => Experiment::Link,
         FindingCode::Zones => Experiment::Zones,
         FindingCode::WarmUp => Experiment::WarmUp,
+        FindingCode::Smr => Experiment::Smr,
         FindingCode::SharedPath
         | FindingCode::StorageBound
         | FindingCode::CpuBound
