@@ -4,7 +4,8 @@
 //! The experiments run in an order that keeps one from spoiling the next: the warm-up stream first (a slow
 //! start is only seen from the device's first command; its settled part gives the media rate by position),
 //! then the zones, the link cap and the queueing, then the read cache (its working sets leave data in the
-//! cache), and the write cache last (it leaves the device busy draining). Each adapts its size to what it sees
+//! cache), then the write cache (it leaves the device busy draining), and the SMR random writes last (they leave
+//! a drive-managed SMR disk's media cache full, which only idle time drains). Each adapts its size to what it sees
 //! and all share one time budget; an experiment the budget cuts short says so.
 //!
 //! The experiments run on any [`Engine`]: [`diagnose`] runs them on a real target ([`Live`]),

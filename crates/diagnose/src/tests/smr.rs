@@ -16,7 +16,7 @@ use crate::{diagnose_on, DiagnoseOptions, DiagnoseRun};
 use drivescope_core::engine::scripted::{Call, Reply, Scripted};
 use drivescope_core::target::Target;
 use drivescope_probe::{BlockInfo, BlockRole, Hardware, Identity, Transport};
-use drivescope_record::{Confidence, Experiment, FindingCode, Header, Kind, Verdict};
+use drivescope_record::{Confidence, Document, Experiment, FindingCode, Header, Kind, Verdict};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -263,7 +263,14 @@ fn an_smr_disk_shows_its_media_cache_its_stalls_and_the_drain_when_idle() {
         d.finding(FindingCode::WriteBurst).is_none(),
         "{:?}",
         d.codes()
-    );
+    ); // The document keeps the measurements (as the store does), and the finding reads the same from them.
+    let doc: Document = d.rec.clone().into();
+    let Document::Diagnose(back) = Document::from_value(doc.to_value()).unwrap() else {
+        panic!("a diagnose document")
+    };
+    assert_eq!(back.smr, d.rec.smr);
+    let (again, _) = drivescope_analysis::diagnose::assess(&back);
+    assert_eq!(again, d.rec.header.findings);
 }
 
 #[test]
