@@ -26,7 +26,7 @@ const DIAGNOSE: [&str; 6] = ["--size", "64M", "--budget", "15s", "--json", "--qu
 const DISK: &str = "name = 'cached-flat'\nsize = '256M'\nzones = { rates_mb_s = [250] }\n\
     write_rate_factor = 0.5\noverhead = '50us'\nread_cache = { size = '16M', rate_mb_s = 1000 }\n\
     write_cache = { size = '160M', rate_mb_s = 600 }\nqueue = { mode = 'parallel', depth = 32 }\n";
-const EXPERIMENTS: [Experiment; 6] = Experiment::ALL;
+const EXPERIMENTS: [Experiment; 7] = Experiment::ALL;
 
 /// An ext4 file system on a lab disk, mounted; unmounted and stopped on drop.
 struct LabFs {
