@@ -95,6 +95,7 @@ impl<E: Engine> Run<'_, '_, E> {
             Experiment::Queueing => self.queueing(rec),
             Experiment::ReadCache => self.read_cache(rec, bs, region),
             Experiment::WriteCache => self.write_cache(rec, bs, region),
+            Experiment::Smr => self.smr(rec),
         }
     }
 

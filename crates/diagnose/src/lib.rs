@@ -5,7 +5,9 @@
 //! start is only seen from the device's first command; its settled part gives the media rate by position),
 //! then, when those sustained reads fell by a lasting step, a rest and the same reads again (a thermal throttle
 //! recovers; this runs before the others add heat of their own), then the zones, the link cap and the
-//! queueing, then the read cache (its working sets leave data in the cache), and the write cache last (it leaves the device busy draining). Each adapts its size to what it sees
+//! queueing, then the read cache (its working sets leave data in the cache), then the write cache (it leaves the
+//! device busy draining), and the SMR random writes last (they leave a drive-managed SMR disk's media cache full,
+//! which only idle time drains). Each adapts its size to what it sees
 //! and all share one time budget; an experiment the budget cuts short says so.
 //!
 //! The experiments run on any [`Engine`]: [`diagnose`] runs them on a real target ([`Live`]),
@@ -14,6 +16,7 @@
 
 mod experiments;
 mod resume;
+mod smr;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -224,6 +227,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         read_cache: None,
         write_cache: None,
         throttle: None,
+        smr: None,
         skipped: Vec::new(),
         temperature: None,
         outcomes: Vec::new(),

@@ -96,6 +96,9 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
     if ceiling(m).is_some() {
         e.insert("link_cap");
     }
+    if m.smr.is_some() {
+        e.insert("smr");
+    }
     e
 }
 
@@ -262,6 +265,23 @@ fn check(m: &Model, d: &DiagnoseRecord) -> Result<(), String> {
                     _ => {}
                 }
             }
+            FindingCode::Smr => {
+                let s = m.smr.as_ref().unwrap();
+                near(
+                    "media cache",
+                    number(f, "media_cache_bytes"),
+                    s.media_cache as f64,
+                    0.25,
+                    &mut errors,
+                );
+                near(
+                    "longest stall",
+                    number(f, "stall_max_s"),
+                    s.stall_ns as f64 / 1e9,
+                    0.30,
+                    &mut errors,
+                );
+            }
             FindingCode::Zones => {
                 let cap = m.interface_mb_s.unwrap_or(f64::INFINITY);
                 let ratio = m.media_mb_s(m.size - 1).min(cap) / m.media_mb_s(0).min(cap);
@@ -302,7 +322,8 @@ const PLAIN: &[&str] = &[
      queue = { mode = 'parallel', depth = 32 }\n",
 ];
 
-/// Every preset and the plain models: each behaviour found with its numbers, nothing else, in under a minute.
+/// Every preset and the plain models: each behaviour found with its numbers, nothing else, in under a minute and a
+/// half with the write experiments.
 #[test]
 fn diagnose_finds_what_each_model_has_and_nothing_else() {
     if skip_without_root("serves FUSE lab disks on loop devices") {
@@ -335,7 +356,7 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
             );
             let r = if code != Some(0) {
                 Err(format!("{}: exit code {code:?}", m.name))
-            } else if secs > 60.0 {
+            } else if secs > 90.0 {
                 Err(format!("{}: took {secs:.0} s", m.name))
             } else {
                 check(m, &d)
@@ -353,6 +374,53 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Read-only, the SMR disk and its CMR twin read alike: the same findings, no random writes, within a minute.
+#[test]
+fn read_only_the_smr_disk_and_its_cmr_twin_look_alike_within_a_minute() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
+    let _one = one_at_a_time();
+    let mut seen = Vec::new();
+    for name in ["smr-nas", "cmr-nas"] {
+        let m = Model::preset(name).unwrap();
+        let dev = start(&m);
+        let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+        let t0 = Instant::now();
+        let out = drivescope_cmd()
+            .args(["diagnose", &path, "--json", "--quiet", "--no-store"])
+            .output()
+            .unwrap();
+        let secs = t0.elapsed().as_secs_f64();
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert!(
+            secs < 60.0,
+            "{name}: a read-only diagnosis took {secs:.0} s"
+        );
+        let d: DiagnoseRecord = record_of(&out);
+        assert!(
+            d.smr.is_none(),
+            "{name}: random writes without --destructive"
+        );
+        let skipped = d
+            .outcomes
+            .iter()
+            .find(|o| o.experiment == drivescope_record::Experiment::Smr)
+            .map(|o| o.verdict);
+        assert_eq!(skipped, Some(Verdict::Skipped), "{name}");
+        let codes: BTreeSet<String> = findings(&d)
+            .iter()
+            .map(|f| f.code.as_str().to_string())
+            .collect();
+        seen.push(codes);
+    }
+    assert_eq!(seen[0], seen[1], "the twins read alike");
+    assert!(
+        seen[0].contains("zones") && !seen[0].contains("smr"),
+        "{seen:?}"
+    );
 }
 
 /// A budget too small to conclude: findings are inconclusive or right, never wrong.

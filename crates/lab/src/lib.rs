@@ -18,6 +18,7 @@ pub mod random_reads;
 pub mod serve;
 pub mod temperature;
 pub mod throttle;
+pub mod smr;
 pub mod timing;
 pub mod truth;
 mod units;

@@ -211,6 +211,9 @@ pub struct Model {
     /// Thermal throttling after sustained work (see [`crate::throttle`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<crate::throttle::Throttle>,
+    /// A drive-managed SMR disk's media cache (see [`crate::smr`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smr: Option<crate::smr::Smr>,
     #[serde(default = "default_seed")]
     pub seed: u64,
 }
@@ -460,6 +463,12 @@ impl Model {
         }
         if let Some(t) = &self.throttle {
             t.check().map_err(|m| self.invalid(m))?;
+        }
+        if let Some(s) = &self.smr {
+            s.check().map_err(|m| self.invalid(m))?;
+            if self.write_cache.is_some() {
+                return Err(self.invalid("smr and write_cache exclude each other"));
+            }
         }
         Ok(())
     }

@@ -173,6 +173,35 @@ throttle = { factor = 0.45, after = "5s", cooling = "4s" }
 temperature = { idle_c = 45, busy_c = 78, time_constant = "4s" }
 "#,
     },
+    Preset {
+        name: "smr-nas",
+        summary: "drive-managed SMR disk sold for NAS use: 5400 rpm, 16 zones from 180 down to 90 MB/s, NCQ (32, reordered by position); random writes fill a 48 MiB media cache, then stall 500 ms per band cleaned; 1 s idle drains it at 40 MB/s",
+        toml: r#"name = "smr-nas"
+description = "drive-managed SMR NAS disk: non-sequential writes go to a 48 MiB media cache at 180 MB/s; once it is full each 1 MiB band cleaned stalls the drive 500 ms; after 1 s idle it drains at 40 MB/s"
+size = "256M"
+zones = { count = 16, outer_mb_s = 180, inner_mb_s = 90 }
+overhead = "30us"
+seek = { min = "0.8ms", max = "16ms" }
+rotation = { rpm = 5400 }
+queue = { mode = "parallel", depth = 32 }
+interface_mb_s = 550
+smr = { media_cache = "48M", cache_mb_s = 180, band = "1M", stall = "500ms", idle_after = "1s", drain_mb_s = 40 }
+"#,
+    },
+    Preset {
+        name: "cmr-nas",
+        summary: "the CMR twin of smr-nas: the same 5400 rpm disk, zones, seeks and NCQ (32, reordered by position), without a media cache",
+        toml: r#"name = "cmr-nas"
+description = "conventional (CMR) NAS disk: smr-nas without its media cache, every write goes to its place"
+size = "256M"
+zones = { count = 16, outer_mb_s = 180, inner_mb_s = 90 }
+overhead = "30us"
+seek = { min = "0.8ms", max = "16ms" }
+rotation = { rpm = 5400 }
+queue = { mode = "parallel", depth = 32 }
+interface_mb_s = 550
+"#,
+    },
 ];
 
 /// The built-in model named `name`.
@@ -234,6 +263,8 @@ mod tests {
             "capped-180",
             "cold-start",
             "nvme-throttle",
+            "smr-nas",
+            "cmr-nas",
         ] {
             assert!(preset(required).is_some(), "{required}");
         }
@@ -308,6 +339,8 @@ mod tests {
             ("capped-180", true, true),
             ("cold-start", true, true),
             ("nvme-throttle", false, true),
+            ("smr-nas", true, true),
+            ("cmr-nas", true, true),
         ] {
             let m = preset(name).unwrap();
             assert_eq!(Timeline::new(&m).reorders(), reorders, "{name}");

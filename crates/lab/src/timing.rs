@@ -24,6 +24,7 @@
 use crate::bus::Bus;
 use crate::cache::{ReadLru, WriteBack};
 use crate::model::{Model, QueueMode, ZoneLayout};
+use crate::smr::MediaCache;
 
 /// Direction of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +121,8 @@ pub struct Timeline {
     epoch: Option<u64>,
     rcache: Option<ReadLru>,
     wcache: Option<WriteBack>,
+    /// A drive-managed SMR disk's media cache.
+    mcache: Option<MediaCache>,
     /// Commands submitted and not yet decided, in arrival order.
     waiting: Vec<Waiting>,
     next_id: u64,
@@ -208,6 +211,7 @@ impl Timeline {
             epoch: None,
             rcache: model.read_cache.as_ref().map(|c| ReadLru::new(c.size)),
             wcache: model.write_cache.as_ref().map(|c| WriteBack::new(c.size)),
+            mcache: model.smr.as_ref().map(|_| MediaCache::default()),
             waiting: Vec::new(),
             next_id: 0,
             ends: std::collections::VecDeque::new(),
@@ -321,6 +325,24 @@ impl Timeline {
     /// takes the media when the media is free, positions the head unless `sequential` or
     /// cached, and transfers.
     fn serve(&mut self, op: Op, offset: u64, len: u64, start: u64, sequential: bool) -> Outcome {
+        let outcome = self.serve_on_media(op, offset, len, start, sequential);
+        if let Some(c) = self.mcache.as_mut() {
+            c.busy_until(outcome.done_ns);
+        }
+        outcome
+    }
+
+    fn serve_on_media(
+        &mut self,
+        op: Op,
+        offset: u64,
+        len: u64,
+        start: u64,
+        sequential: bool,
+    ) -> Outcome {
+        if let (Some(c), Some(s)) = (self.mcache.as_mut(), self.model.smr.as_ref()) {
+            c.settle(s, start);
+        }
         let m = &self.model;
         let end = offset + len;
 
@@ -342,6 +364,9 @@ impl Timeline {
 
         let read_hit = self.read_hit(op, offset, len);
         let write_cached = op == Op::Write && self.wcache.is_some();
+        // A DM-SMR disk takes a write that continues no stream into its media cache.
+        let smr_cached = op == Op::Write && !sequential && self.mcache.is_some();
+        let write_cached = write_cached || smr_cached;
         let positioning = if read_hit || write_cached || sequential {
             0
         } else {
@@ -362,6 +387,15 @@ impl Timeline {
         let mut data_start = xfer_start;
         let xfer = if read_hit {
             xfer_ns(len, m.read_cache.as_ref().expect("cache").rate_mb_s) as u64
+        } else if smr_cached {
+            let s = m.smr.as_ref().expect("smr");
+            let stall = self
+                .mcache
+                .as_mut()
+                .expect("cache")
+                .write(s, xfer_start, len);
+            data_start += stall;
+            stall + xfer_ns(len, s.cache_mb_s) as u64
         } else if write_cached {
             let rate = m.write_cache.as_ref().expect("cache").rate_mb_s;
             let drain = self.drain_bytes_per_ns(offset, xfer_start);
@@ -538,8 +572,8 @@ impl Timeline {
     /// expectation for every candidate.)
     fn positioning_cost(&self, w: &Waiting) -> u64 {
         let continues = w.offset == self.head || self.ends.iter().any(|e| e.0 == w.offset);
-        let cached =
-            self.read_hit(w.op, w.offset, w.len) || (w.op == Op::Write && self.wcache.is_some());
+        let cached = self.read_hit(w.op, w.offset, w.len)
+            || (w.op == Op::Write && (self.wcache.is_some() || self.mcache.is_some()));
         if continues || cached {
             0
         } else {

@@ -214,6 +214,7 @@ impl Model {
                 after_ns: t.after_ns,
                 cooling_ns: t.cooling_ns,
             }),
+            smr: self.smr.as_ref().map(|s| crate::smr::truth(self, s)),
         }
     }
 

@@ -221,6 +221,12 @@ pub struct BlockInfo {
     pub md: Option<MdInfo>,
     pub zram: Option<ZramInfo>,
     pub hardware: Option<Hardware>,
+    /// `queue/zoned`: `none`, `host-aware` or `host-managed` (a zoned, shingled disk the host may see as such).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<String>,
+    /// `queue/discard_max_bytes`: above 0 where the device takes TRIM/UNMAP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard_max_bytes: Option<u64>,
 }
 
 fn flag(path: &Path) -> Option<bool> {
@@ -246,6 +252,8 @@ impl BlockInfo {
             scheduler: None,
             nr_requests: None,
             write_cache: None,
+            zoned: None,
+            discard_max_bytes: None,
             holders: Vec::new(),
             slaves: Vec::new(),
             partitions: Vec::new(),
@@ -286,6 +294,8 @@ pub fn read_common(dir: &Path, name: &str, dev_path: PathBuf) -> BlockInfo {
         scheduler: sysfs::read(&qq("scheduler")).map(|s| sysfs::bracketed(&s).unwrap_or(s)),
         nr_requests: sysfs::read_u64(&qq("nr_requests")),
         write_cache: sysfs::read(&qq("write_cache")),
+        zoned: sysfs::read(&qq("zoned")),
+        discard_max_bytes: sysfs::read_u64(&qq("discard_max_bytes")),
         holders: sysfs::list(&dir.join("holders")),
         slaves: sysfs::list(&dir.join("slaves")),
         partitions,

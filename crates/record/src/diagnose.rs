@@ -27,10 +27,12 @@ pub enum Experiment {
     ReadCache,
     /// A sustained sequential write: a write cache (or SLC cache) and the rate behind it.
     WriteCache,
+    /// Random writes until the rate falls, idle, random writes again: a drive-managed SMR disk's media cache.
+    Smr,
 }
 
 impl Experiment {
-    pub const ALL: [Experiment; 7] = [
+    pub const ALL: [Experiment; 8] = [
         Experiment::WarmUp,
         Experiment::Throttle,
         Experiment::Zones,
@@ -38,6 +40,7 @@ impl Experiment {
         Experiment::Queueing,
         Experiment::ReadCache,
         Experiment::WriteCache,
+        Experiment::Smr,
     ];
 
     /// The name people read.
@@ -50,6 +53,7 @@ impl Experiment {
             Experiment::Queueing => "queueing",
             Experiment::ReadCache => "read cache",
             Experiment::WriteCache => "write cache",
+            Experiment::Smr => "SMR",
         }
     }
 }
@@ -201,6 +205,8 @@ pub struct DiagnoseRecord {
     pub write_cache: Option<WriteData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<crate::ThrottleData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smr: Option<crate::SmrData>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
     /// The drive's temperature over the run, or why it could not be read (absent in older documents).
@@ -257,6 +263,7 @@ impl DiagnoseRecord {
             Experiment::ReadCache => self.read_cache = None,
             Experiment::WriteCache => self.write_cache = None,
             Experiment::Throttle => self.throttle = None,
+            Experiment::Smr => self.smr = None,
         }
         self.skipped.retain(|s| s.experiment != e);
         self.outcomes.clear();

@@ -31,6 +31,8 @@ pub enum FindingCode {
     MixedBound,
     /// One rank of a multi-rank run holds the aggregate back.
     SlowRank,
+    /// A drive-managed SMR disk: random writes fill a media cache, then band cleaning stalls it.
+    Smr,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -52,6 +54,7 @@ impl FindingCode {
             FindingCode::CpuBound => "cpu_bound",
             FindingCode::MixedBound => "mixed_bound",
             FindingCode::SlowRank => "slow_rank",
+            FindingCode::Smr => "smr",
             FindingCode::Other(s) => s,
         }
     }

@@ -125,4 +125,7 @@ pub struct Truth {
     /// Thermal throttling: the time to throttle, the factor, the cooling time (only for models with one).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub throttle: Option<crate::ThrottleTruth>,
+    /// A drive-managed SMR disk's media cache (models with an `[smr]` section).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub smr: Option<crate::SmrTruth>,
 }

@@ -25,6 +25,7 @@ mod multi;
 mod same_device;
 mod scan;
 mod screen;
+mod smr;
 mod stamp;
 mod state;
 mod status;
@@ -60,6 +61,7 @@ pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeSta
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
+pub use smr::{RandomWrites, SmrData, SmrTruth, Stall, WritePoint, STALL_LIST_CAP};
 pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
 pub use status::RunStatus;

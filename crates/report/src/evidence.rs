@@ -18,6 +18,7 @@ pub(crate) fn finding_name(code: &FindingCode) -> String {
         FindingCode::CpuBound => "CPU-bound".into(),
         FindingCode::MixedBound => "mixed".into(),
         FindingCode::SlowRank => "slow rank".into(),
+        FindingCode::Smr => "SMR".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }
@@ -48,6 +49,15 @@ fn number_words(name: &str) -> String {
         "written_before_step" => "written before the drop",
         "step_s" => "seconds to the drop",
         "warm_up_s" => "seconds to the steady rate",
+        "media_cache_bytes" => "media cache size",
+        "before_mb_per_s" => "random-write rate before the fall",
+        "after_mb_per_s" => "random-write rate after the fall",
+        "stalls" => "stalls after the fall",
+        "stall_p99_s" => "99th percentile stall in seconds",
+        "stall_max_s" => "longest stall in seconds",
+        "idle_s" => "seconds idle",
+        "restored_share" => "share of the media cache idle time restored",
+        "drained_mb_per_s" => "rate idle time restored it at",
         "window_s" => "seconds watched",
         "time_to_throttle_s" => "seconds of sustained work to the throttle",
         "cooling_s" => "seconds of rest to cool",

@@ -1,5 +1,6 @@
 //! The findings of a diagnosis, computed from the measurements it keeps.
 
+pub mod smr;
 pub mod stream;
 pub mod throttle;
 pub mod working_set;
@@ -294,6 +295,10 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
                 .write_cache
                 .as_ref()
                 .map(|w| not_the_throttle(write::assess(w, &curve), &found)),
+            Experiment::Smr => d.smr.as_ref().map(|s| {
+                let hard_disk = top.is_some_and(|t| falls_inward(&curve, t));
+                smr::assess(s, d.header.device.as_ref(), hard_disk)
+            }),
         };
         let mut take = |(f, o): (Option<Finding>, Outcome)| {
             found.extend(f);

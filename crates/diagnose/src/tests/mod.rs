@@ -10,6 +10,7 @@ mod model_tests;
 mod queueing;
 mod read_cache;
 mod resume;
+mod smr;
 mod stop;
 mod stream_tests;
 mod support;

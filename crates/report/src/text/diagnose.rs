@@ -15,6 +15,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::Zones => Experiment::Zones,
         FindingCode::WarmUp => Experiment::WarmUp,
         FindingCode::ThermalThrottle => Experiment::Throttle,
+        FindingCode::Smr => Experiment::Smr,
         FindingCode::SharedPath
         | FindingCode::StorageBound
         | FindingCode::CpuBound
