@@ -9,6 +9,7 @@
 
 pub mod bus;
 pub mod cache;
+pub mod fake;
 pub mod fuse_fs;
 pub mod group;
 pub mod marginal;

@@ -206,6 +206,7 @@ impl Model {
             rnd4k_qd32_iops: Some(qd32_iops),
             rnd4k_queueing_gain: Some(qd32_iops / qd1_iops),
             bus_mb_per_s: None,
+            capacity: self.fake.as_ref().map(|f| f.truth(size)),
         }
     }
 

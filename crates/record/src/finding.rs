@@ -29,6 +29,8 @@ pub enum FindingCode {
     MixedBound,
     /// One rank of a multi-rank run holds the aggregate back.
     SlowRank,
+    /// A drive that reports more capacity than it keeps (wrap-around, dropped writes, a cache).
+    CounterfeitCapacity,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -49,6 +51,7 @@ impl FindingCode {
             FindingCode::CpuBound => "cpu_bound",
             FindingCode::MixedBound => "mixed_bound",
             FindingCode::SlowRank => "slow_rank",
+            FindingCode::CounterfeitCapacity => "counterfeit_capacity",
             FindingCode::Other(s) => s,
         }
     }

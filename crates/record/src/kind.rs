@@ -26,6 +26,8 @@ pub enum Kind {
     Multi,
     /// `drivescope info`.
     Info,
+    /// `drivescope capacity`: the real capacity of a drive that may fake its size.
+    Capacity,
     /// `drivescope lab truth`: a lab model's ground truth.
     LabTruth,
     /// `drivescope lab presets`.
@@ -51,6 +53,7 @@ impl Kind {
             Kind::Time => "time",
             Kind::Multi => "multi",
             Kind::Info => "info",
+            Kind::Capacity => "capacity",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
             Kind::LabServe => "lab_serve",
@@ -87,6 +90,7 @@ mod tests {
             Kind::Time,
             Kind::Multi,
             Kind::Info,
+            Kind::Capacity,
             Kind::LabTruth,
             Kind::LabPresets,
             Kind::LabServe,

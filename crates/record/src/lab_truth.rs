@@ -119,4 +119,7 @@ pub struct Truth {
     /// (never above the bus rate).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bus_mb_per_s: Option<f64>,
+    /// A disk that fakes its capacity: how much it really keeps and what it does past that.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub capacity: Option<crate::CapacityTruth>,
 }
