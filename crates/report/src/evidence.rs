@@ -17,6 +17,7 @@ pub(crate) fn finding_name(code: &FindingCode) -> String {
         FindingCode::CpuBound => "CPU-bound".into(),
         FindingCode::MixedBound => "mixed".into(),
         FindingCode::SlowRank => "slow rank".into(),
+        FindingCode::CounterfeitCapacity => "counterfeit capacity".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }
