@@ -6,6 +6,7 @@
 //! fresh run and on any stored one alike.
 
 pub mod cache_fit;
+pub mod capacity;
 pub mod diagnose;
 mod link;
 pub mod multi;
@@ -23,7 +24,10 @@ use drivescope_record::{Document, Finding, Record};
 pub fn findings(doc: &Document) -> Vec<Finding> {
     let mut out = Vec::new();
     match doc {
-        Document::Scan(s) => out.extend(zones::of_scan(s)),
+        Document::Scan(s) => {
+            out.extend(zones::of_scan(s));
+            out.extend(capacity::of_scan(s));
+        }
         Document::Bench(b) => {
             out.extend(link::of_bench(b));
             out.extend(queueing::of_bench(b));
@@ -37,6 +41,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Screen(s) => out.extend(screen::findings(s)),
         Document::Time(t) => out.extend(time::findings(t)),
         Document::Multi(m) => out.extend(multi::findings(m)),
+        Document::Capacity(c) => out.extend(capacity::findings(c)),
         Document::Info(_) | Document::Unknown { .. } => {}
     }
     out

@@ -15,7 +15,7 @@ pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_REFUSED: u8 = 3;
 /// The device went away during the run; the results so far were printed and saved.
 pub const EXIT_DEVICE_LOST: u8 = 4;
-/// A screen gave a drive a `fail` verdict.
+/// A screen gave a drive a `fail` verdict; a capacity probe found less than the drive reports.
 pub const EXIT_DRIVE_FAILED: u8 = 5;
 /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -98,6 +98,11 @@ pub fn exit_code(doc: &Document) -> u8 {
         } else {
             0
         };
+    }
+    if let Document::Capacity(r) = doc {
+        if r.class.is_some_and(|c| c != drivescope_record::CapacityClass::Genuine) {
+            return EXIT_DRIVE_FAILED;
+        }
     }
     match doc.state() {
         Some(RunState::DeviceLost) => EXIT_DEVICE_LOST,

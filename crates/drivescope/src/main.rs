@@ -49,6 +49,9 @@ enum Command {
     Screen(cmd::screen::ScreenArgs),
     /// Time a real workload (a command) cold and warm, and how much of it was the disk.
     Time(cmd::time::TimeArgs),
+    /// Find a drive's real capacity (counterfeit flash: wrap-around, dropped writes, a cache),
+    /// keeping its data.
+    Capacity(cmd::capacity::CapacityArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Screen(a) => cmd::screen::run(a),
         Command::Time(a) => cmd::time::run(a),
+        Command::Capacity(a) => cmd::capacity::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Runs(a) => cmd::runs::run(a),
