@@ -85,6 +85,9 @@ pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
         FindingCode::CounterfeitCapacity,
         Confidence::High,
         claim(real, rest.into()),
-        &[("real_bytes", real as f64), ("nominal_bytes", nominal as f64)],
+        &[
+            ("real_bytes", real as f64),
+            ("nominal_bytes", nominal as f64),
+        ],
     ))
 }

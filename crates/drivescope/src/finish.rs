@@ -100,7 +100,9 @@ pub fn exit_code(doc: &Document) -> u8 {
         };
     }
     if let Document::Capacity(r) = doc {
-        if r.class.is_some_and(|c| c != drivescope_record::CapacityClass::Genuine) {
+        if r.class
+            .is_some_and(|c| c != drivescope_record::CapacityClass::Genuine)
+        {
             return EXIT_DRIVE_FAILED;
         }
     }

@@ -142,6 +142,8 @@ pub struct Saved {
     pub entries: Vec<Entry>,
     /// A restore from it finished.
     pub restored: bool,
+    /// Bytes of the file up to the end of its last whole entry.
+    pub end: u64,
 }
 
 /// Read the journal at `path`.
@@ -182,10 +184,12 @@ pub fn read(path: &Path) -> Result<Saved, JournalError> {
             _ => break,
         }
     }
+    let end = (bytes.len() - at.len()) as u64;
     Ok(Saved {
         header,
         entries,
         restored,
+        end,
     })
 }
 
@@ -224,12 +228,15 @@ pub fn restore(dev: &mut dyn BlockDevice, entries: &[Entry]) -> io::Result<Resto
     Ok(r)
 }
 
-/// Mark the journal at `path` restored (`b'D'` appended and synced).
-pub fn mark_restored(path: &Path) -> Result<(), JournalError> {
+/// Mark the journal at `path` restored: cut off an entry left half written at `end` (see
+/// [`Saved::end`]), then `b'D'` appended and synced.
+pub fn mark_restored(path: &Path, end: u64) -> Result<(), JournalError> {
     let mut f = OpenOptions::new()
-        .append(true)
+        .write(true)
         .open(path)
         .map_err(io_err(path))?;
+    f.set_len(end).map_err(io_err(path))?;
+    std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).map_err(io_err(path))?;
     f.write_all(b"D").map_err(io_err(path))?;
     f.sync_data().map_err(io_err(path))
 }

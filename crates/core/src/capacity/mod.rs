@@ -77,7 +77,7 @@ pub fn restore_file(dev: &mut dyn BlockDevice, path: &Path) -> Result<Restored, 
     }
     let r = journal::restore(dev, &saved.entries)
         .map_err(|e| CapacityError::Restore(e, path.display().to_string()))?;
-    journal::mark_restored(path)?;
+    journal::mark_restored(path, saved.end)?;
     Ok(r)
 }
 

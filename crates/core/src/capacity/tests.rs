@@ -303,6 +303,11 @@ fn a_torn_journal_entry_is_left_out() {
     let saved = journal::read(&path).unwrap();
     assert_eq!(saved.entries.len(), 1);
     assert!(!saved.restored);
+    // Marked restored, the half entry is cut off first, so the mark reads back.
+    journal::mark_restored(&path, saved.end).unwrap();
+    let again = journal::read(&path).unwrap();
+    assert!(again.restored);
+    assert_eq!(again.entries, saved.entries);
     assert!(matches!(
         Journal::create(&path, &header(1 << 20)),
         Err(JournalError::Exists(_))
