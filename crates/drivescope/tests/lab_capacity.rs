@@ -379,3 +379,48 @@ fn a_4gib_drive_is_probed_in_under_30_seconds() {
         dev.stop().unwrap();
     }
 }
+
+/// A full `scan --write --verify` of a fake says the same sentence from its read-back; the
+/// genuine twin gets no such finding.
+#[test]
+fn a_write_verify_scan_names_the_counterfeit_capacity() {
+    if skip_without_root("FUSE and loop devices") {
+        return;
+    }
+    let _one = one_at_a_time();
+    for (name, says) in [
+        (
+            "fake-wrap-48of128",
+            Some("counterfeit capacity: real 48.0 MiB of 128.0 MiB, wraps every 48.0 MiB"),
+        ),
+        (
+            "fake-drop",
+            Some("counterfeit capacity: real 64.0 MiB of 128.0 MiB, writes past it are silently dropped"),
+        ),
+        ("usb-stick", None),
+    ] {
+        let dev = start(&fast(name));
+        let path = dev.target().to_path_buf();
+        let confirm = confirmation(&path);
+        let out = drivescope_cmd()
+            .arg("scan")
+            .arg(&path)
+            .args(["--write", "--verify", "--destructive", "--confirm", &confirm])
+            .args(["--json", "--quiet", "--no-store"])
+            .output()
+            .unwrap();
+        let rec: drivescope_record::ScanRecord = record_of(&out);
+        let claims: Vec<&str> = rec
+            .header
+            .findings
+            .iter()
+            .filter(|f| f.code.as_str() == "counterfeit_capacity")
+            .map(|f| f.claim.as_str())
+            .collect();
+        match says {
+            Some(s) => assert_eq!(claims, [s], "{name}"),
+            None => assert!(claims.is_empty(), "{name}: {claims:?}"),
+        }
+        dev.stop().unwrap();
+    }
+}
