@@ -1,7 +1,7 @@
 //! The text of a capacity probe: the one sentence, the evidence, what was written and kept.
 
 use drivescope_record::{CapacityClass, CapacityRecord};
-use drivescope_units::{format_duration, format_size};
+use drivescope_units::format_size;
 use std::io::Write;
 
 pub fn print_capacity(r: &CapacityRecord, out: &mut dyn Write) -> std::io::Result<()> {
@@ -42,13 +42,13 @@ pub fn print_capacity(r: &CapacityRecord, out: &mut dyn Write) -> std::io::Resul
     }
     writeln!(
         out,
-        "  {} rounds, {} blocks ({}) written, {} read, {} written between writing and checking, {}",
+        "  {} rounds, {} blocks ({}) written, {} read, {} written between writing and checking, {:.1} s",
         r.rounds,
         r.blocks_written,
         format_size(r.bytes_written),
         format_size(r.bytes_read),
         format_size(r.flush_bytes),
-        format_duration(r.duration_ns)
+        r.duration_ns as f64 / 1e9
     )?;
     if r.destructive {
         writeln!(
