@@ -106,6 +106,10 @@ impl Obs {
     }
 }
 
+/// What a flushed round found: each probe block read back, the flush blocks that kept the
+/// flush's data, and the lowest flush block that did not.
+type RoundResult = (Vec<(u64, Obs)>, Vec<u64>, Option<u64>);
+
 /// Most observations kept as evidence.
 const EVIDENCE: usize = 32;
 
@@ -294,7 +298,7 @@ impl Prober<'_> {
         &mut self,
         blocks: &[u64],
         bad: u64,
-    ) -> Result<(Vec<(u64, Obs)>, Vec<u64>, Option<u64>), ProbeError> {
+    ) -> Result<RoundResult, ProbeError> {
         self.out.rounds += 1;
         let bs = self.cfg.block;
         let ext = extents(blocks.iter().map(|b| (b / bs, b / bs + 1)).collect(), bs);
