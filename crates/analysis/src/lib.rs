@@ -6,6 +6,7 @@
 //! fresh run and on any stored one alike.
 
 pub mod cache_fit;
+pub mod capacity;
 pub mod diagnose;
 mod link;
 pub mod multi;
@@ -28,6 +29,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
             out.extend(zones::of_scan(s));
             out.extend(diagnose::throttle::of_scan(s));
             temperature::annotate_with_outcomes(&mut out, &mut [], s.temperature.as_ref());
+            out.extend(capacity::of_scan(s));
         }
         Document::Bench(b) => {
             out.extend(link::of_bench(b));
@@ -44,6 +46,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Screen(s) => out.extend(screen::findings(s)),
         Document::Time(t) => out.extend(time::findings(t)),
         Document::Multi(m) => out.extend(multi::findings(m)),
+        Document::Capacity(c) => out.extend(capacity::findings(c)),
         Document::Info(_) | Document::Unknown { .. } => {}
     }
     out

@@ -2,6 +2,7 @@
 
 pub mod aligned;
 pub mod bench;
+pub mod capacity;
 pub mod checkpoint;
 pub mod engine;
 pub mod loopdev;

@@ -15,7 +15,7 @@ pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_REFUSED: u8 = 3;
 /// The device went away during the run; the results so far were printed and saved.
 pub const EXIT_DEVICE_LOST: u8 = 4;
-/// A screen gave a drive a `fail` verdict.
+/// A screen gave a drive a `fail` verdict; a capacity probe found less than the drive reports.
 pub const EXIT_DRIVE_FAILED: u8 = 5;
 /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -39,7 +39,10 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
         EXIT_DEVICE_LOST,
         "the device went away during the run (the results so far printed and saved)",
     ),
-    (EXIT_DRIVE_FAILED, "a drive got a fail verdict"),
+    (
+        EXIT_DRIVE_FAILED,
+        "a drive failed: a screen's fail verdict, or less capacity than it reports",
+    ),
     (
         EXIT_INTERRUPTED,
         "stopped by SIGINT or SIGTERM (the results so far printed and saved)",
@@ -57,6 +60,12 @@ pub fn exit_codes_of(command: &str) -> Vec<u8> {
             codes.extend([EXIT_REFUSED, EXIT_DEVICE_LOST, EXIT_INTERRUPTED])
         }
         "screen" => codes.extend([
+            EXIT_REFUSED,
+            EXIT_DEVICE_LOST,
+            EXIT_DRIVE_FAILED,
+            EXIT_INTERRUPTED,
+        ]),
+        "capacity" => codes.extend([
             EXIT_REFUSED,
             EXIT_DEVICE_LOST,
             EXIT_DRIVE_FAILED,
@@ -158,6 +167,13 @@ pub fn exit_code(doc: &Document) -> u8 {
         } else {
             0
         };
+    }
+    if let Document::Capacity(r) = doc {
+        if r.class
+            .is_some_and(|c| c != drivescope_record::CapacityClass::Genuine)
+        {
+            return EXIT_DRIVE_FAILED;
+        }
     }
     match doc.state() {
         Some(RunState::DeviceLost) => EXIT_DEVICE_LOST,

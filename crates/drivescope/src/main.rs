@@ -51,6 +51,9 @@ enum Command {
     Screen(cmd::screen::ScreenArgs),
     /// Time a real workload (a command) cold and warm, and how much of it was the disk.
     Time(cmd::time::TimeArgs),
+    /// Find a drive's real capacity (counterfeit flash: wrap-around, dropped writes, a cache),
+    /// keeping its data.
+    Capacity(cmd::capacity::CapacityArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -102,6 +105,7 @@ impl Command {
             | Command::Diagnose(cmd::diagnose::DiagnoseArgs { w, .. }) => w.json || w.quiet,
             Command::Screen(a) => a.json || a.quiet,
             Command::Time(a) => a.json || a.quiet,
+            Command::Capacity(a) => a.json || a.quiet,
             Command::Info(a) => a.json,
             Command::Runs(a) => a.json,
             Command::Show(a) => a.json,
@@ -138,6 +142,7 @@ fn main() -> ExitCode {
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Screen(a) => cmd::screen::run(a),
         Command::Time(a) => cmd::time::run(a),
+        Command::Capacity(a) => cmd::capacity::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Runs(a) => cmd::runs::run(a),

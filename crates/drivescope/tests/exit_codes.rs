@@ -295,6 +295,7 @@ fn help_readme_and_man_pages_say_the_same_exit_codes() {
         ("screen", &[0, 1, 2, 3, 4, 5, 130]),
         ("diagnose", &[0, 1, 2, 3, 4, 130]),
         ("time", &[0, 1, 2, 3, 130]),
+        ("capacity", &[0, 1, 2, 3, 4, 5, 130]),
         ("runs", &[0, 1, 2]),
         ("serve", &[0, 1, 2, 3]),
     ] {

@@ -14,6 +14,7 @@
 //! the session asks for `FUSE_ASYNC_DIO`, so a loop device attached with `--direct-io=on` keeps
 //! several commands in flight.
 
+use crate::fake::FakeMedia;
 use crate::marginal::Marginal;
 use crate::model::Model;
 use crate::temperature::{Heat, TEMP_NAME};
@@ -360,6 +361,8 @@ thread_local! {
 pub struct LabFs {
     model: Model,
     marginal: Marginal,
+    /// The data path of a disk that fakes its capacity (none: the plain backing file).
+    fake: Option<FakeMedia>,
     backing: File,
     clock: Arc<ReplyClock>,
     counters: Arc<Counters>,
@@ -381,6 +384,7 @@ impl LabFs {
         LabFs {
             model: model.clone(),
             marginal: Marginal::new(model),
+            fake: model.fake.as_ref().map(FakeMedia::new),
             backing,
             clock,
             counters,
@@ -425,6 +429,25 @@ impl LabFs {
             .expect("sizes")
             .entry(size)
             .or_insert(0) += 1;
+    }
+
+    /// Read stored data, as a fake disk returns it when it is one.
+    fn load(&self, buf: &mut [u8], offset: u64) -> Result<(), i32> {
+        match &self.fake {
+            Some(f) => f.read(&self.backing, offset, buf),
+            None => self
+                .backing
+                .read_exact_at(buf, offset)
+                .map_err(|_| libc::EIO),
+        }
+    }
+
+    /// Store data, as a fake disk stores it when it is one.
+    fn store(&self, data: &[u8], offset: u64) -> std::io::Result<()> {
+        match &self.fake {
+            Some(f) => f.write(&self.backing, offset, data),
+            None => self.backing.write_all_at(data, offset),
+        }
     }
 
     fn submit(&self, op: Op, offset: u64, len: u64) -> u64 {
@@ -547,14 +570,15 @@ impl Filesystem for LabFs {
             return;
         }
         let mut buf = vec![0u8; len as usize];
-        match self.backing.read_exact_at(&mut buf, offset) {
+        match self.load(&mut buf, offset) {
             Ok(()) => {
                 self.counters.bytes_read.fetch_add(len, Ordering::Relaxed);
                 self.clock.park(id, Action::Data(reply, buf));
             }
-            Err(_) => {
+            Err(e) => {
                 self.counters.errors.fetch_add(1, Ordering::Relaxed);
-                self.clock.park(id, Action::ReadError(reply, Errno::EIO));
+                self.clock
+                    .park(id, Action::ReadError(reply, Errno::from_i32(e)));
             }
         }
     }
@@ -618,7 +642,7 @@ impl Filesystem for LabFs {
             if lost.is_none() {
                 let a = (pos - offset) as usize;
                 let b = (next - offset) as usize;
-                stored = self.backing.write_all_at(&data[a..b], pos);
+                stored = self.store(&data[a..b], pos);
             }
             pos = next;
         }

@@ -9,6 +9,7 @@
 
 pub mod bus;
 pub mod cache;
+pub mod fake;
 pub mod fuse_fs;
 pub mod group;
 pub mod marginal;
@@ -16,9 +17,9 @@ pub mod model;
 pub mod presets;
 pub mod random_reads;
 pub mod serve;
+pub mod smr;
 pub mod temperature;
 pub mod throttle;
-pub mod smr;
 pub mod timing;
 pub mod truth;
 mod units;

@@ -216,6 +216,9 @@ pub struct Model {
     pub smr: Option<crate::smr::Smr>,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// A disk that reports `size` but keeps less (see [`crate::fake`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fake: Option<crate::fake::Fake>,
 }
 
 fn default_spot_len() -> u64 {
@@ -286,8 +289,13 @@ impl Model {
         Model::from_toml_str(&text, &path.display().to_string())
     }
 
-    /// The same model with another size. Spots beyond the new size are dropped, zones scale.
+    /// The same model with another size. Spots beyond the new size are dropped, zones scale;
+    /// a fake keeps the same share of its size (4 KiB aligned) and the same cache.
     pub fn with_size(mut self, size: u64) -> Result<Model, ModelError> {
+        if let Some(f) = &mut self.fake {
+            let real = (f.real as u128 * size as u128 / self.size.max(1) as u128) as u64;
+            f.real = (real / crate::fake::GRANULE * crate::fake::GRANULE).max(crate::fake::GRANULE);
+        }
         self.size = size;
         self.slow.retain(|s| s.offset + s.length <= size);
         self.bad.retain(|s| s.offset + s.length <= size);
@@ -469,6 +477,9 @@ impl Model {
             if self.write_cache.is_some() {
                 return Err(self.invalid("smr and write_cache exclude each other"));
             }
+        }
+        if let Some(f) = &self.fake {
+            f.check(self.size).map_err(|m| self.invalid(m))?;
         }
         Ok(())
     }

@@ -202,6 +202,94 @@ queue = { mode = "parallel", depth = 32 }
 interface_mb_s = 550
 "#,
     },
+    Preset {
+        name: "usb-stick",
+        summary: "genuine USB flash stick: 50 MB/s media behind a 40 MB/s USB 2.0 link, one command at a time; the twin of the fake-* presets",
+        toml: r#"name = "usb-stick"
+description = "a genuine USB flash stick: every byte it reports keeps its data"
+size = "128M"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+queue = { mode = "serial" }
+interface_mb_s = 40
+"#,
+    },
+    Preset {
+        name: "fake-wrap-48of128",
+        summary: "counterfeit USB stick: reports 128 MiB, keeps 48 MiB; writes past it wrap around onto the start (every 48 MiB), one command at a time",
+        toml: r#"name = "fake-wrap-48of128"
+description = "a counterfeit stick whose addresses wrap around at 48 MiB, a modulus that is no power of two"
+size = "128M"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+queue = { mode = "serial" }
+interface_mb_s = 40
+[fake]
+real = "48M"
+mode = "wrap"
+"#,
+    },
+    Preset {
+        name: "fake-wrap-3000of4096",
+        summary: "counterfeit USB stick: reports 4 GiB, keeps 3000 MiB; writes past it wrap around every 3000 MiB, one command at a time",
+        toml: r#"name = "fake-wrap-3000of4096"
+description = "a counterfeit stick of 4 GiB whose addresses wrap around at 3000 MiB"
+size = "4G"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+queue = { mode = "serial" }
+interface_mb_s = 40
+[fake]
+real = "3000M"
+mode = "wrap"
+"#,
+    },
+    Preset {
+        name: "fake-drop",
+        summary: "counterfeit USB stick: reports 128 MiB, keeps 64 MiB; writes past it are acknowledged and dropped (reads give zeros), one command at a time",
+        toml: r#"name = "fake-drop"
+description = "a counterfeit stick that throws away every write past 64 MiB"
+size = "128M"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+queue = { mode = "serial" }
+interface_mb_s = 40
+[fake]
+real = "64M"
+mode = "drop"
+"#,
+    },
+    Preset {
+        name: "fake-limbo",
+        summary: "counterfeit USB stick: reports 128 MiB, keeps 32 MiB; writes past it land in a 16 MiB cache that keeps only the latest, one command at a time",
+        toml: r#"name = "fake-limbo"
+description = "a counterfeit stick whose writes past 32 MiB survive only while they are among the last 16 MiB written there"
+size = "128M"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+queue = { mode = "serial" }
+interface_mb_s = 40
+[fake]
+real = "32M"
+mode = "limbo"
+cache = "16M"
+"#,
+    },
+    Preset {
+        name: "fake-readerr",
+        summary: "counterfeit USB stick: reports 128 MiB, keeps 64 MiB; reads past it fail (EIO), one command at a time",
+        toml: r#"name = "fake-readerr"
+description = "a counterfeit stick whose reads past 64 MiB fail"
+size = "128M"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+queue = { mode = "serial" }
+interface_mb_s = 40
+[fake]
+real = "64M"
+mode = "readerr"
+"#,
+    },
 ];
 
 /// The built-in model named `name`.

@@ -215,6 +215,7 @@ impl Model {
                 cooling_ns: t.cooling_ns,
             }),
             smr: self.smr.as_ref().map(|s| crate::smr::truth(self, s)),
+            capacity: self.fake.as_ref().map(|f| f.truth(size)),
         }
     }
 

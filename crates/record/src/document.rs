@@ -1,6 +1,7 @@
 //! Any record read back: the typed run of a known kind, or a document this version does not know.
 
 use crate::bench::{BenchRecord, SoakRecord, SweepRecord};
+use crate::capacity::CapacityRecord;
 use crate::diagnose::DiagnoseRecord;
 use crate::header::Header;
 use crate::info::InfoRecord;
@@ -25,6 +26,7 @@ pub enum Document {
     Screen(Box<ScreenRecord>),
     Time(Box<TimeRecord>),
     Multi(Box<MultiRecord>),
+    Capacity(Box<CapacityRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -97,6 +99,7 @@ impl Document {
             Kind::Time => typed(doc, kind, Document::Time),
             Kind::Multi => typed(doc, kind, Document::Multi),
             Kind::Info => typed(doc, kind, Document::Info),
+            Kind::Capacity => typed(doc, kind, Document::Capacity),
             kind => Document::Unknown {
                 kind,
                 doc,
@@ -129,6 +132,7 @@ impl Document {
             Document::Screen(r) => Some(&r.header),
             Document::Time(r) => Some(&r.header),
             Document::Multi(r) => Some(&r.header),
+            Document::Capacity(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -143,6 +147,7 @@ impl Document {
             Document::Screen(r) => Some(&mut r.header),
             Document::Time(r) => Some(&mut r.header),
             Document::Multi(r) => Some(&mut r.header),
+            Document::Capacity(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -167,6 +172,7 @@ impl Serialize for Document {
             Document::Screen(r) => r.serialize(s),
             Document::Time(r) => r.serialize(s),
             Document::Multi(r) => r.serialize(s),
+            Document::Capacity(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -206,7 +212,8 @@ record!(
     DiagnoseRecord,
     ScreenRecord,
     TimeRecord,
-    MultiRecord
+    MultiRecord,
+    CapacityRecord
 );
 
 macro_rules! from_record {
@@ -219,7 +226,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, CapacityRecord => Capacity, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {

@@ -33,6 +33,8 @@ pub enum FindingCode {
     SlowRank,
     /// A drive-managed SMR disk: random writes fill a media cache, then band cleaning stalls it.
     Smr,
+    /// A drive that reports more capacity than it keeps (wrap-around, dropped writes, a cache).
+    CounterfeitCapacity,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -55,6 +57,7 @@ impl FindingCode {
             FindingCode::MixedBound => "mixed_bound",
             FindingCode::SlowRank => "slow_rank",
             FindingCode::Smr => "smr",
+            FindingCode::CounterfeitCapacity => "counterfeit_capacity",
             FindingCode::Other(s) => s,
         }
     }

@@ -26,6 +26,8 @@ pub enum Kind {
     Multi,
     /// `drivescope info`.
     Info,
+    /// `drivescope capacity`: the real capacity of a drive that may fake its size.
+    Capacity,
     /// `drivescope lab truth`: a lab model's ground truth.
     LabTruth,
     /// `drivescope lab presets`.
@@ -49,6 +51,7 @@ impl Kind {
         Kind::Screen,
         Kind::Time,
         Kind::Multi,
+        Kind::Capacity,
     ];
 
     /// The name as documents write it.
@@ -64,6 +67,7 @@ impl Kind {
             Kind::Time => "time",
             Kind::Multi => "multi",
             Kind::Info => "info",
+            Kind::Capacity => "capacity",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
             Kind::LabServe => "lab_serve",
@@ -100,6 +104,7 @@ mod tests {
             Kind::Time,
             Kind::Multi,
             Kind::Info,
+            Kind::Capacity,
             Kind::LabTruth,
             Kind::LabPresets,
             Kind::LabServe,
@@ -124,7 +129,8 @@ mod tests {
             | Kind::Diagnose
             | Kind::Screen
             | Kind::Time
-            | Kind::Multi => true,
+            | Kind::Multi
+            | Kind::Capacity => true,
             Kind::Info | Kind::LabTruth | Kind::LabPresets | Kind::LabServe | Kind::Other(_) => {
                 false
             }
@@ -146,6 +152,7 @@ mod tests {
             Kind::Screen,
             Kind::Time,
             Kind::Multi,
+            Kind::Capacity,
             Kind::Info,
             Kind::LabTruth,
             Kind::LabPresets,

@@ -9,6 +9,7 @@
 //! carry serde defaults, so documents stored by older versions still read.
 
 mod bench;
+mod capacity;
 mod device;
 mod diagnose;
 mod document;
@@ -40,6 +41,7 @@ pub use bench::{
     BenchRecord, Load, RunValues, SoakGap, SoakRecord, SoakResume, Step, SweepCell, SweepRecord,
     TestResult, Workload,
 };
+pub use capacity::{CapacityClass, CapacityObservation, CapacityRecord, CapacityTruth};
 pub use device::DeviceSummary;
 pub use diagnose::{
     CurveSource, DiagnoseRecord, DiagnoseResume, Experiment, LinkData, Outcome, OwnFile,

@@ -58,6 +58,7 @@ impl crate::Document {
             D::Diagnose(r) => r.workload.interrupted,
             D::Screen(r) => r.interrupted,
             D::Time(r) => r.interrupted,
+            D::Capacity(r) => r.interrupted,
             D::Multi(r) => r.interrupted,
             D::Info(_) | D::Unknown { .. } => return None,
         };

@@ -2,8 +2,8 @@
 //! one kind (`Store::runs_of`, `Store::latest`).
 
 use crate::{
-    BenchRecord, DiagnoseRecord, Document, Kind, MultiRecord, ScanRecord, ScreenRecord, SoakRecord,
-    SweepRecord, TimeRecord,
+    BenchRecord, CapacityRecord, DiagnoseRecord, Document, Kind, MultiRecord, ScanRecord,
+    ScreenRecord, SoakRecord, SweepRecord, TimeRecord,
 };
 
 /// What a typed read of stored runs returns: a record type, or any [`Document`].
@@ -56,4 +56,5 @@ from_document!(
     ScreenRecord => Screen, Kind::Screen;
     TimeRecord => Time, Kind::Time;
     MultiRecord => Multi, Kind::Multi;
+    CapacityRecord => Capacity, Kind::Capacity;
 );

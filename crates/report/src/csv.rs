@@ -61,6 +61,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Screen(_) => vec!["members", "shared_path"],
         Document::Time(_) => vec!["runs", "devices"],
         Document::Multi(_) => vec!["tests"],
+        Document::Capacity(_) => vec!["evidence"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -112,6 +113,10 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
         Document::Screen(r) => match name {
             "members" => Some(crate::screen::member_rows(r)),
             "shared_path" => Some(crate::screen::shared_rows(r.shared_path.as_ref()?, r)),
+            _ => None,
+        },
+        Document::Capacity(r) => match name {
+            "evidence" => rows(&r.evidence),
             _ => None,
         },
         Document::Time(r) => match name {

@@ -19,6 +19,7 @@ pub(crate) fn finding_name(code: &FindingCode) -> String {
         FindingCode::MixedBound => "mixed".into(),
         FindingCode::SlowRank => "slow rank".into(),
         FindingCode::Smr => "SMR".into(),
+        FindingCode::CounterfeitCapacity => "counterfeit capacity".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }

@@ -61,7 +61,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Screen(r) => screen::rows(r, &mut out),
         Document::Time(r) => time::rows(r, &mut out),
         Document::Multi(r) => multi(r, &mut out),
-        Document::Info(_) => {}
+        Document::Info(_) | Document::Capacity(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
     out

@@ -80,6 +80,11 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             p.push(("below stretch", percent(c.below_stretch_pct)));
             p.push(("below history", percent(c.below_history_pct)));
         }
+        Document::Capacity(r) => {
+            p.push(("probe block", format_size(r.block_size)));
+            p.push(("flush", format_size(r.flush_bytes)));
+            p.push(("backup", yes_no(!r.destructive)));
+        }
         Document::Time(r) => {
             p.push(("command", r.command_line()));
             p.push(("shell", yes_no(r.shell.is_some())));

@@ -1,6 +1,7 @@
 //! One file per subcommand.
 
 pub mod bench;
+pub mod capacity;
 pub mod compare;
 pub mod completions;
 pub mod diagnose;

@@ -3,6 +3,7 @@
 //! open device: each process opens its own target from it.
 
 pub mod bench;
+pub mod capacity;
 pub mod scan;
 pub mod soak;
 pub mod sweep;

@@ -192,6 +192,10 @@ impl Ext4Mount {
     pub fn path(&self) -> &str {
         self.dir.to_str().unwrap()
     }
+    /// The loop device the file system is on.
+    pub fn dev_path(&self) -> PathBuf {
+        self.dev.as_ref().expect("attached").path().to_path_buf()
+    }
 }
 
 impl Drop for Ext4Mount {

@@ -143,6 +143,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Capacity(_) => {
+            return Err(Unsupported {
+                kind: Kind::Capacity,
+                why: None,
+            })
+        }
         Document::Multi(_) => {
             return Err(Unsupported {
                 kind: Kind::Multi,

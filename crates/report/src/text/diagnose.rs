@@ -21,6 +21,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         | FindingCode::CpuBound
         | FindingCode::MixedBound
         | FindingCode::SlowRank
+        | FindingCode::CounterfeitCapacity
         | FindingCode::Other(_) => return None,
     })
 }

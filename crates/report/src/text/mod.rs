@@ -3,6 +3,7 @@
 //! the description of a target or the device listing of `info`, and the listing of stored runs.
 
 mod bench;
+mod capacity;
 mod compare;
 mod diagnose;
 mod extents;
@@ -22,6 +23,7 @@ mod temperature;
 mod time;
 
 pub use bench::{bench_line, print_bench};
+pub use capacity::print_capacity;
 pub use compare::table as compare_table;
 pub use diagnose::print_diagnose;
 pub use findings::print_findings;
@@ -88,6 +90,7 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
         }
         Document::Time(r) => print_time(r, out)?,
         Document::Multi(r) => print_multi(r, out)?,
+        Document::Capacity(r) => print_capacity(r, out)?,
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {
