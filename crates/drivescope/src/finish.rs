@@ -41,7 +41,7 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
     ),
     (
         EXIT_DRIVE_FAILED,
-        "a drive failed: a screen's fail verdict, or less capacity than it reports",
+        "a drive failed: a fail verdict of screen, or less capacity than it reports",
     ),
     (
         EXIT_INTERRUPTED,

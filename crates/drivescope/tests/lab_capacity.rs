@@ -421,6 +421,30 @@ fn a_write_verify_scan_names_the_counterfeit_capacity() {
             Some(s) => assert_eq!(claims, [s], "{name}"),
             None => assert!(claims.is_empty(), "{name}: {claims:?}"),
         }
+        // A write screen of the drive fails it with the same sentence (exit 5); the genuine drive passes that rule.
+        let out = drivescope_cmd()
+            .arg("screen")
+            .arg(&path)
+            .args(["--write", "--verify", "--destructive", "--confirm", &confirm])
+            .args(["--json", "--quiet", "--no-store"])
+            .output()
+            .unwrap();
+        let screen: drivescope_record::ScreenRecord = record_of(&out);
+        let verdict = screen.members[0].verdict.as_ref().expect("a verdict");
+        let reasons: Vec<&str> = verdict
+            .reasons
+            .iter()
+            .filter(|r| r.rule == drivescope_record::Rule::CounterfeitCapacity)
+            .map(|r| r.text.as_str())
+            .collect();
+        match says {
+            Some(s) => {
+                assert_eq!(reasons, [s], "{name}");
+                assert_eq!(verdict.grade, drivescope_record::Grade::Fail, "{name}");
+                assert_eq!(out.status.code(), Some(5), "{name}");
+            }
+            None => assert!(reasons.is_empty(), "{name}: {reasons:?}"),
+        }
         dev.stop().unwrap();
     }
 }

@@ -229,6 +229,8 @@ pub enum Rule {
     SmartCriticalWarning,
     /// The drive's own overall-health self-assessment failed.
     SmartFailed,
+    /// A write scan's read-back shows the drive keeps less than it reports (wrap-around, dropped writes).
+    CounterfeitCapacity,
     /// A rule this version does not know.
     #[serde(untagged)]
     Other(String),

@@ -33,6 +33,11 @@ pub fn verdict(m: &Member, siblings: &[&Member], c: &Criteria) -> DriveVerdict {
     match m.scan.as_deref() {
         Some(s) => {
             reasons.extend(device_lost(s));
+            // The sentence a buyer needs comes before the sector counts that show it.
+            reasons.extend(
+                crate::capacity::of_scan(s)
+                    .map(|f| reason(Rule::CounterfeitCapacity, Grade::Fail, f.claim)),
+            );
             reasons.extend(surface::failed_sectors(s, c));
             reasons.extend(surface::verify_errors(s, c));
             reasons.extend(latency::slow_commands(s, c));
