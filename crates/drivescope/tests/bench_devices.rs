@@ -356,7 +356,7 @@ fn bench_bad_input() {
             vec!["bench", "null:1G", "--profile", "fast"],
             "unknown profile",
         ),
-        (vec!["bench", "null:1G", "--runs", "0"], "above 0"),
+        (vec!["bench", "null:1G", "--runs", "0"], "must be at least 1"),
         (vec!["sweep", "null:1G", "--qd", "1,x"], "list of numbers"),
         (vec!["bench", "/nonexistent/dir"], "no such file"),
     ] {
@@ -417,10 +417,15 @@ fn an_existing_file_gets_read_tests_by_default_and_stays_unchanged() {
     let before = checksum(&file);
     let f = file.to_str().unwrap();
     let args = ["--runs", "1", "--duration", "50ms", "--no-store"];
-    let out = drivescope(&[&["bench", f, "--json"][..], &args[..]].concat());
+    let out = drivescope(&[&["bench", f][..], &args[..]].concat());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("read tests only"), "one line says why: {err}");
+    // With --json the document says it alone (read tests only), stderr stays empty.
+    let out = drivescope(&[&["bench", f, "--json"][..], &args[..]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err, "");
     let d: BenchRecord = record_of(&out);
     assert_eq!(d.tests.len(), 4);
     assert!(d.tests.iter().all(|t| t.rw == Direction::Read));

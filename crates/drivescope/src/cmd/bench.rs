@@ -31,7 +31,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_pct, value_name = "PCT")]
     pub mix: Option<u8>,
     /// Measured runs per test (a discarded preparing run comes first).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 5, value_parser = crate::opts::args::parse_count)]
     pub runs: u32,
     /// Length of each run.
     #[arg(long, default_value = "5s", value_parser = parse_positive_duration)]

@@ -23,7 +23,7 @@ use std::sync::Arc;
     A command that fails fails the measurement (exit code 1) unless -i is given.")]
 pub struct TimeArgs {
     /// Timed runs per mode.
-    #[arg(long, short = 'r', default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, short = 'r', default_value_t = 5, value_parser = crate::opts::args::parse_count)]
     pub runs: u32,
     /// Untimed runs before the timed ones of each mode (a warm mode always makes at least one).
     #[arg(long, short = 'w', default_value_t = 0)]

@@ -94,6 +94,15 @@ pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
+/// A count that must be at least 1 (`--runs`): 0 is bad input (exit code 2).
+pub fn parse_count(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number from 1 to {}", u32::MAX)),
+    }
+}
+
 /// An interval that can be switched off (`--checkpoint`): `None` for `off` or `0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Every(pub Option<Duration>);
