@@ -45,7 +45,9 @@ pub fn background_thread() {
     // SAFETY: plain system calls on the calling thread (id 0 and its tid); a failure leaves
     // the policy and priority as they were.
     unsafe {
-        let normal = libc::sched_param { sched_priority: 0 };
+        // Zeroed, then the priority: musl's sched_param has more fields than glibc's.
+        let mut normal: libc::sched_param = std::mem::zeroed();
+        normal.sched_priority = 0;
         libc::sched_setscheduler(0, libc::SCHED_OTHER, &normal);
         libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }

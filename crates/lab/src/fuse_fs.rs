@@ -348,7 +348,10 @@ impl ReplyClock {
 /// on time on a busy machine; best effort (needs root or CAP_SYS_NICE). Every wait of the lab's
 /// threads is bounded, and the kernel's RT throttling still leaves 5 % to everyone else.
 pub fn boost_current_thread() -> bool {
-    let param = libc::sched_param { sched_priority: 10 };
+    // Zeroed, then the priority: musl's sched_param has more fields than glibc's.
+    // SAFETY: sched_param is plain integers; all zero is a valid value.
+    let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
+    param.sched_priority = 10;
     // SAFETY: pid 0 is the calling thread; param is a valid sched_param.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }

@@ -2,7 +2,7 @@
 //! served on one thread (the store answers one request at a time).
 
 use crate::error::ServeError;
-use crate::{auth, pages};
+use crate::{auth, metrics, pages};
 use axum::routing::get;
 use axum::Router;
 use drivescope_store::{Location, Store};
@@ -31,6 +31,7 @@ pub struct Options {
 pub(crate) struct State {
     pub store: Mutex<Store>,
     pub token: Option<String>,
+    pub metrics: metrics::Cache,
 }
 
 pub(crate) type Shared = Arc<State>;
@@ -61,6 +62,7 @@ impl Options {
             state: Arc::new(State {
                 store: Mutex::new(store),
                 token,
+                metrics: metrics::Cache::default(),
             }),
         })
     }
@@ -98,6 +100,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/runs/{id}/png/{chart}", get(pages::run::png))
         .route("/compare", get(pages::compare::page))
         .route("/drives/{serial}", get(pages::drive::page))
+        .route("/metrics", get(metrics::page))
         .fallback(pages::not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -1,0 +1,114 @@
+//! The metric families `/metrics` exports: names and units after Prometheus' conventions (base
+//! units, the unit last in the name, none in labels).
+
+use crate::exposition::Family;
+
+/// Labels naming a drive: its serial and model (empty when the target has none) and the target
+/// path the run read.
+const DRIVE: [&str; 3] = ["serial", "model", "target"];
+
+pub(crate) static STORE_RUNS: Family = Family {
+    name: "drivescope_store_runs",
+    help: "Runs in the results store.",
+    labels: &[],
+};
+
+const SCAN_LABELS: &[&str] = &[DRIVE[0], DRIVE[1], DRIVE[2], "kind", "direction"];
+
+pub(crate) static SCAN_MEAN: Family = Family {
+    name: "drivescope_scan_mean_bytes_per_second",
+    help: "Mean transfer rate of the drive's latest scan (kind scan or quick_scan).",
+    labels: SCAN_LABELS,
+};
+
+pub(crate) static SCAN_MIN: Family = Family {
+    name: "drivescope_scan_min_bytes_per_second",
+    help: "Lowest transfer rate by position in the drive's latest scan.",
+    labels: SCAN_LABELS,
+};
+
+pub(crate) static SCAN_P99: Family = Family {
+    name: "drivescope_scan_latency_p99_seconds",
+    help: "99th-percentile completion latency of the drive's latest scan.",
+    labels: SCAN_LABELS,
+};
+
+pub(crate) static SCAN_SLOW: Family = Family {
+    name: "drivescope_scan_slow_commands",
+    help: "Commands slower than the slow threshold in the drive's latest scan.",
+    labels: SCAN_LABELS,
+};
+
+pub(crate) static SCAN_FAILED: Family = Family {
+    name: "drivescope_scan_failed_commands",
+    help: "Commands that failed in the drive's latest scan.",
+    labels: SCAN_LABELS,
+};
+
+pub(crate) static SCREEN_VERDICT: Family = Family {
+    name: "drivescope_screen_verdict",
+    help: "Verdict of the latest screen that scanned the drive: 0 pass, 1 warn, 2 incomplete, \
+           3 fail (also named by the verdict label).",
+    labels: &[DRIVE[0], DRIVE[1], DRIVE[2], "verdict"],
+};
+
+pub(crate) static DIAGNOSE_FINDING: Family = Family {
+    name: "drivescope_diagnose_finding",
+    help: "Findings of the drive's latest diagnosis, one series per finding code; the value is \
+           its confidence: 0 inconclusive, 1 low, 2 medium, 3 high (also named by the \
+           confidence label).",
+    labels: &[DRIVE[0], DRIVE[1], DRIVE[2], "code", "confidence"],
+};
+
+const BENCH_LABELS: &[&str] = &[DRIVE[0], DRIVE[1], DRIVE[2], "test", "direction"];
+
+pub(crate) static BENCH_RATE: Family = Family {
+    name: "drivescope_bench_bytes_per_second",
+    help: "Transfer rate of each test of the drive's latest bench (the best of its runs, as \
+           the bench reports it).",
+    labels: BENCH_LABELS,
+};
+
+pub(crate) static BENCH_IOPS: Family = Family {
+    name: "drivescope_bench_operations_per_second",
+    help: "I/O operations per second of each test of the drive's latest bench.",
+    labels: BENCH_LABELS,
+};
+
+pub(crate) static BENCH_P99: Family = Family {
+    name: "drivescope_bench_latency_p99_seconds",
+    help: "99th-percentile completion latency of each test of the drive's latest bench.",
+    labels: BENCH_LABELS,
+};
+
+const RUN_LABELS: &[&str] = &[DRIVE[0], DRIVE[1], DRIVE[2], "kind"];
+
+pub(crate) static RUN_AGE: Family = Family {
+    name: "drivescope_run_age_seconds",
+    help: "Time since the run each other series comes from ended.",
+    labels: RUN_LABELS,
+};
+
+pub(crate) static RUN_ID: Family = Family {
+    name: "drivescope_run_id",
+    help: "Store number of the run each other series comes from, as drivescope runs lists it.",
+    labels: RUN_LABELS,
+};
+
+/// Every family, for the checks of names.
+#[cfg(test)]
+pub(crate) static ALL: &[&Family] = &[
+    &STORE_RUNS,
+    &SCAN_MEAN,
+    &SCAN_MIN,
+    &SCAN_P99,
+    &SCAN_SLOW,
+    &SCAN_FAILED,
+    &SCREEN_VERDICT,
+    &DIAGNOSE_FINDING,
+    &BENCH_RATE,
+    &BENCH_IOPS,
+    &BENCH_P99,
+    &RUN_AGE,
+    &RUN_ID,
+];
