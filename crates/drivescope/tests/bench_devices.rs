@@ -356,7 +356,10 @@ fn bench_bad_input() {
             vec!["bench", "null:1G", "--profile", "fast"],
             "unknown profile",
         ),
-        (vec!["bench", "null:1G", "--runs", "0"], "must be at least 1"),
+        (
+            vec!["bench", "null:1G", "--runs", "0"],
+            "must be at least 1",
+        ),
         (vec!["sweep", "null:1G", "--qd", "1,x"], "list of numbers"),
         (vec!["bench", "/nonexistent/dir"], "no such file"),
     ] {

@@ -185,8 +185,10 @@ fn verdicts_pass_pass_warn_fail_land_on_their_drives() {
     assert!(rules(3).contains(&Rule::FailedSectors), "{:?}", rules(3));
     let bad = g.members[3].scan.as_ref().unwrap();
     assert_eq!(bad.failed_total, 8, "one 4 KiB bad spot: 8 sectors");
-    // The table: a column per drive, the verdicts in their columns.
-    let text = String::from_utf8_lossy(&out.stderr);
+    // The table (the text screen prints without --json): a column per drive, the verdicts in their columns.
+    let mut printed = Vec::new();
+    drivescope_report::text::print_screen(&g, &mut printed).unwrap();
+    let text = String::from_utf8_lossy(&printed);
     let verdict_row = text
         .lines()
         .find(|l| l.trim_start().starts_with("verdict"))

@@ -29,6 +29,8 @@ impl TempStore {
         let dir =
             std::env::temp_dir().join(format!("drivescope-kill9-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        // A store is created only in a directory that exists.
+        std::fs::create_dir_all(&dir).unwrap();
         TempStore(dir.join("runs.sqlite"))
     }
 

@@ -23,7 +23,11 @@ fn screen(paths: &[&str], path_env: Option<&str>) -> (ScreenRecord, String) {
     let out: Output = c.output().expect("run drivescope");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{:?}: {stderr}", out.status);
-    (record_of(&out), stderr)
+    // The summary as screen prints it without --json.
+    let rec: ScreenRecord = record_of(&out);
+    let mut text = Vec::new();
+    drivescope_report::text::print_screen(&rec, &mut text).unwrap();
+    (rec, String::from_utf8_lossy(&text).into_owned())
 }
 
 /// How many times the summary says `what`, a sentence that may be wrapped over lines.

@@ -123,6 +123,10 @@ pub struct Timeline {
     wcache: Option<WriteBack>,
     /// A drive-managed SMR disk's media cache.
     mcache: Option<MediaCache>,
+    /// A DM-SMR disk's write streams: where its recent streamed writes ended, and how many
+    /// writes each stream has had. A write a little ahead of an established stream (two writes or
+    /// more: its queue took a later command first) still streams.
+    smr_streams: std::collections::VecDeque<(u64, u32)>,
     /// Commands submitted and not yet decided, in arrival order.
     waiting: Vec<Waiting>,
     next_id: u64,
@@ -139,6 +143,11 @@ pub struct Timeline {
     /// The media's heat, for a model that throttles.
     heat: crate::throttle::Heat,
 }
+
+/// Recent write streams a DM-SMR disk follows.
+const SMR_STREAMS: usize = 8;
+/// How many commands ahead of a stream's end a write may land and still stream.
+const SMR_STREAM_SKIP: u64 = 4;
 
 /// Media time (ns) to transfer `[offset, offset + len)` at the model's zone rates.
 pub fn media_ns(model: &Model, layout: &ZoneLayout, offset: u64, len: u64) -> f64 {
@@ -212,6 +221,7 @@ impl Timeline {
             rcache: model.read_cache.as_ref().map(|c| ReadLru::new(c.size)),
             wcache: model.write_cache.as_ref().map(|c| WriteBack::new(c.size)),
             mcache: model.smr.as_ref().map(|_| MediaCache::default()),
+            smr_streams: std::collections::VecDeque::new(),
             waiting: Vec::new(),
             next_id: 0,
             ends: std::collections::VecDeque::new(),
@@ -325,11 +335,34 @@ impl Timeline {
     /// takes the media when the media is free, positions the head unless `sequential` or
     /// cached, and transfers.
     fn serve(&mut self, op: Op, offset: u64, len: u64, start: u64, sequential: bool) -> Outcome {
+        let smr_write = op == Op::Write && self.mcache.is_some();
+        let follows = smr_write && !sequential && self.follows_stream(offset, len);
+        let sequential = sequential || follows;
         let outcome = self.serve_on_media(op, offset, len, start, sequential);
         if let Some(c) = self.mcache.as_mut() {
             c.busy_until(outcome.done_ns);
         }
+        if smr_write && sequential {
+            let continued = match self.smr_streams.iter().position(|e| e.0 == offset) {
+                Some(i) => self.smr_streams.remove(i).map_or(0, |e| e.1),
+                None => 0,
+            };
+            // A write that follows a stream a little ahead keeps that stream's standing.
+            let writes = if follows { 2 } else { continued + 1 };
+            self.smr_streams.push_back((offset + len, writes));
+            if self.smr_streams.len() > SMR_STREAMS {
+                self.smr_streams.pop_front();
+            }
+        }
         outcome
+    }
+
+    /// Whether a write at `offset` lands within a few commands ahead of the end of an established
+    /// write stream: the stream's commands were taken a little out of order, as a queue does.
+    fn follows_stream(&self, offset: u64, len: u64) -> bool {
+        self.smr_streams.iter().any(|&(end, writes)| {
+            writes >= 2 && offset >= end && offset - end <= SMR_STREAM_SKIP * len
+        })
     }
 
     fn serve_on_media(
@@ -776,6 +809,21 @@ mod tests {
         let o = t.schedule(Op::Read, 80 * bs, bs, 5_000_000_000);
         let warm = bs as f64 * 1e3 / (o.done_ns - 5_000_000_000) as f64;
         assert!(cold < 0.55 * warm && cold > 0.45 * warm, "{cold} {warm}");
+    }
+
+    #[test]
+    fn an_smr_disk_streams_a_sequential_write_taken_a_little_out_of_order() {
+        let m = model("smr={media_cache='8M',cache_mb_s=100,band='1M',stall='100ms',idle_after='1s',drain_mb_s=40}");
+        let mb = 1u64 << 20;
+        let mut t = Timeline::new(&m);
+        // A stream from 0 whose commands arrive 0, 1, 3, 2, 5, 4, 6 (MiB): all go to their bands.
+        for (i, at) in [0u64, 1, 3, 2, 5, 4, 6].iter().enumerate() {
+            t.schedule(Op::Write, at * mb, mb, i as u64 * 1_000_000);
+        }
+        assert_eq!(t.mcache.as_ref().unwrap().used(), 0);
+        // A random write far from any stream goes to the media cache.
+        t.schedule(Op::Write, 50 * mb, 64 << 10, 10_000_000);
+        assert_eq!(t.mcache.as_ref().unwrap().used(), 64 << 10);
     }
 
     #[test]

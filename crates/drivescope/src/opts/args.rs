@@ -99,7 +99,10 @@ pub fn parse_count(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
         Ok(0) => Err("must be at least 1".into()),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("{s:?} is not a whole number from 1 to {}", u32::MAX)),
+        Err(_) => Err(format!(
+            "{s:?} is not a whole number from 1 to {}",
+            u32::MAX
+        )),
     }
 }
 

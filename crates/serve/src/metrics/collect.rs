@@ -9,7 +9,9 @@ use drivescope_record::{
     Kind, RunState, ScanRecord, ScreenRecord,
 };
 use drivescope_store::{ListFilter, RunId, RunInfo, Store};
-use std::collections::{BTreeMap, HashSet};
+use std::any::Any;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// Screens read at most, newest first, looking for each drive's latest verdict.
 pub(crate) const SCREENS: usize = 64;
@@ -80,9 +82,49 @@ fn epoch(t: &str) -> Option<f64> {
     )
 }
 
-fn read<T: FromDocument>(store: &Store, id: RunId) -> Option<T> {
-    let doc: Document = store.get(id).ok()?;
-    T::from_document(doc).ok()
+/// What was read of each run the last snapshot used, kept while the run is saved as it was (a run
+/// replaced in place is read again): after a new run, a snapshot reads only that run.
+#[derive(Default)]
+pub(crate) struct Reads(HashMap<i64, (String, Arc<dyn Any + Send + Sync>)>);
+
+/// A snapshot's reads: those it can take from the last snapshot's, and those it made.
+struct Reader<'a> {
+    store: &'a Store,
+    was: &'a mut Reads,
+    now: Reads,
+}
+
+impl Reader<'_> {
+    /// Run `info` made into `T` by `make`, from the last snapshot's reads when it is saved as it was.
+    fn get<T: Any + Send + Sync>(
+        &mut self,
+        info: &RunInfo,
+        make: impl FnOnce(Document) -> Option<T>,
+    ) -> Option<Arc<T>> {
+        let kept = self
+            .was
+            .0
+            .remove(&info.id.0)
+            .filter(|(s, _)| *s == info.saved_at);
+        let part = match kept {
+            Some((_, part)) => part,
+            None => {
+                let doc: Document = self.store.get(info.id).ok()?;
+                Arc::new(make(doc)?) as Arc<dyn Any + Send + Sync>
+            }
+        };
+        self.now
+            .0
+            .insert(info.id.0, (info.saved_at.clone(), part.clone()));
+        part.downcast::<T>().ok()
+    }
+
+    fn record<T: FromDocument + Send + Sync + 'static>(
+        &mut self,
+        info: &RunInfo,
+    ) -> Option<Arc<T>> {
+        self.get(info, |doc| T::from_document(doc).ok())
+    }
 }
 
 struct Collector {
@@ -169,8 +211,20 @@ fn grade(g: Grade) -> f64 {
     }
 }
 
-/// Reads the store's runs (`runs`, as [`listed`] gave them) into a snapshot.
-pub(crate) fn collect(store: &Store, runs: &[RunInfo]) -> Snapshot {
+/// Reads the store's runs (`runs`, as [`listed`] gave them) into a snapshot; `reads` holds what the last
+/// snapshot read, and then what this one did.
+pub(crate) fn collect(store: &Store, runs: &[RunInfo], reads: &mut Reads) -> Snapshot {
+    let mut reader = Reader {
+        store,
+        was: reads,
+        now: Reads::default(),
+    };
+    let snapshot = collect_with(&mut reader, runs);
+    *reader.was = reader.now;
+    snapshot
+}
+
+fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
     let mut c = Collector {
         out: Exposition::default(),
         ended: Vec::new(),
@@ -187,7 +241,7 @@ pub(crate) fn collect(store: &Store, runs: &[RunInfo]) -> Snapshot {
         }
         let kind = Kind::parse(&info.kind);
         if kind == Kind::Screen {
-            screens.push(info.id);
+            screens.push(info);
             continue;
         }
         if !matches!(
@@ -200,46 +254,75 @@ pub(crate) fn collect(store: &Store, runs: &[RunInfo]) -> Snapshot {
         match kind {
             Kind::Scan | Kind::QuickScan => {
                 drives.insert(key(info));
-                if let Some(r) = read::<ScanRecord>(store, info.id) {
+                if let Some(r) = reader.record::<ScanRecord>(info) {
                     c.scan(info.id, &r);
                 }
             }
             Kind::Bench => {
-                if let Some(r) = read::<BenchRecord>(store, info.id) {
+                if let Some(r) = reader.record::<BenchRecord>(info) {
                     c.bench(info.id, &r);
                 }
             }
             _ => {
-                if let Some(r) = read::<DiagnoseRecord>(store, info.id) {
+                if let Some(r) = reader.record::<DiagnoseRecord>(info) {
                     c.diagnose(info.id, &r);
                 }
             }
         }
     }
-    verdicts(store, &screens, &drives, &mut c);
+    verdicts(reader, &screens, &drives, &mut c);
     Snapshot {
         exposition: c.out,
         ended: c.ended,
     }
 }
 
-/// The verdict of each drive's latest screen: screens newest first, until every scanned drive has
-/// one or [`SCREENS`] were read.
-fn verdicts(store: &Store, screens: &[RunId], drives: &HashSet<String>, c: &mut Collector) {
-    let mut given: HashSet<String> = HashSet::new();
-    for &id in screens.iter().take(SCREENS) {
-        if !drives.is_empty() && drives.iter().all(|d| given.contains(d)) {
-            break;
-        }
-        let Some(r) = read::<ScreenRecord>(store, id) else {
-            continue;
-        };
-        for m in &r.members {
-            let Some(v) = &m.verdict else { continue };
+/// What `/metrics` keeps of a screen: each judged drive's labels and grade, and when it ended (a
+/// screen's document holds its drives' whole scans, which are not kept).
+struct Judged {
+    drives: Vec<([String; 3], Grade)>,
+    ended: Option<f64>,
+}
+
+fn judged(r: ScreenRecord) -> Judged {
+    let drives = r
+        .members
+        .iter()
+        .filter_map(|m| {
+            let v = m.verdict.as_ref()?;
             let d = match &m.scan {
                 Some(s) => drive(&s.header),
                 None => [String::new(), String::new(), m.target.clone()],
             };
+            Some((d, v.grade))
+        })
+        .collect();
+    Judged {
+        drives,
+        ended: epoch(&r.header.ended_at),
+    }
+}
+
+/// The verdict of each drive's latest screen: screens newest first, until every scanned drive has
+/// one or [`SCREENS`] were read.
+fn verdicts(
+    reader: &mut Reader,
+    screens: &[&RunInfo],
+    drives: &HashSet<String>,
+    c: &mut Collector,
+) {
+    let mut given: HashSet<String> = HashSet::new();
+    for info in screens.iter().take(SCREENS) {
+        if !drives.is_empty() && drives.iter().all(|d| given.contains(d)) {
+            break;
+        }
+        let made = reader.get(info, |doc| {
+            ScreenRecord::from_document(doc).ok().map(judged)
+        });
+        let Some(r) = made else {
+            continue;
+        };
+        for (d, g) in &r.drives {
             let key = if d[0].is_empty() {
                 format!("path:{}", d[2])
             } else {
@@ -248,15 +331,14 @@ fn verdicts(store: &Store, screens: &[RunId], drives: &HashSet<String>, c: &mut 
             if !given.insert(key) {
                 continue;
             }
-            let g = v.grade;
             let l = [d[0].as_str(), &d[1], &d[2], g.as_str()];
-            c.out.set(&SCREEN_VERDICT, &l, grade(g));
-            if let Some(t) = epoch(&r.header.ended_at) {
+            c.out.set(&SCREEN_VERDICT, &l, grade(*g));
+            if let Some(t) = r.ended {
                 let labels = [d[0].clone(), d[1].clone(), d[2].clone(), "screen".into()];
                 c.ended.push((labels, t));
             }
             c.out
-                .set(&RUN_ID, &[&d[0], &d[1], &d[2], "screen"], id.0 as f64);
+                .set(&RUN_ID, &[&d[0], &d[1], &d[2], "screen"], info.id.0 as f64);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `/metrics`: the latest measurements of each drive in the Prometheus text format, behind the
 //! same token as the pages. The store's documents are read again only when its runs changed
-//! (a run saved, replaced or removed); between, a scrape lists the runs and adds the ages.
+//! (a run saved, replaced or removed), and then only the runs not read before; between, a scrape
+//! lists the runs and adds the ages.
 
 mod collect;
 mod families;
@@ -15,9 +16,12 @@ use axum::response::IntoResponse;
 use collect::{Fingerprint, Snapshot};
 use std::sync::{Arc, Mutex};
 
-/// The last snapshot and the store state it was read from.
+/// The last snapshot and the store state it was read from, and what it read of each run.
 #[derive(Default)]
-pub(crate) struct Cache(Mutex<Option<(Fingerprint, Arc<Snapshot>)>>);
+pub(crate) struct Cache(Mutex<(Option<Last>, collect::Reads)>);
+
+/// The last snapshot, and the store state it was read from.
+type Last = (Fingerprint, Arc<Snapshot>);
 
 /// The document for `store` at `now` (seconds since the epoch), through `cache`.
 fn document(store: &drivescope_store::Store, cache: &Cache, now: f64) -> Result<String, Fail> {
@@ -26,11 +30,12 @@ fn document(store: &drivescope_store::Store, cache: &Cache, now: f64) -> Result<
         .0
         .lock()
         .map_err(|_| Fail::internal("the metrics cache's lock was poisoned"))?;
-    let snap = match &*held {
+    let (last, reads) = &mut *held;
+    let snap = match last {
         Some((was, snap)) if *was == fp => snap.clone(),
         _ => {
-            let snap = Arc::new(collect::collect(store, &runs));
-            *held = Some((fp, snap.clone()));
+            let snap = Arc::new(collect::collect(store, &runs, reads));
+            *last = Some((fp, snap.clone()));
             snap
         }
     };
