@@ -10,7 +10,7 @@ use drivescope_core::engine::{
 use drivescope_record::{
     DiagnoseRecord, Experiment, RandomWrites, Skipped, SmrData, Stall, WritePoint, STALL_LIST_CAP,
 };
-use drivescope_units::format_size;
+use drivescope_units::{format_size, mb_per_s};
 use std::time::Duration;
 
 /// Command size of the random writes.
@@ -47,7 +47,7 @@ impl RandomJob<'_> {
             self.out.points.push(WritePoint {
                 t_ns,
                 bytes: self.cur_bytes,
-                mb_per_s: self.cur_bytes as f64 * 1e3 / dt as f64,
+                mb_per_s: mb_per_s(self.cur_bytes, dt),
                 max_latency_ns: self.cur_max,
             });
             self.last_t = t_ns;

@@ -4,7 +4,7 @@
 //! Needs root (the lab disk); fails loudly without it.
 
 mod common;
-use common::kill9::{assert_same_totals, random_fractions};
+use common::kill9::{assert_same_totals, random_fractions, TempStore};
 use common::typed::{check_scan, listed_runs, record_of_ok, same, scan_of};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
@@ -19,34 +19,6 @@ const MIB: u64 = 1 << 20;
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A results store of this test alone, removed on drop.
-struct TempStore(PathBuf);
-
-impl TempStore {
-    fn new(name: &str) -> TempStore {
-        let dir =
-            std::env::temp_dir().join(format!("drivescope-kill9-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        // A store is created only in a directory that exists.
-        std::fs::create_dir_all(&dir).unwrap();
-        TempStore(dir.join("runs.sqlite"))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-
-    fn open(&self) -> Store {
-        Store::open(&self.0).expect("open the test store")
-    }
-}
-
-impl Drop for TempStore {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
-    }
 }
 
 fn curve_geometry(d: &ScanRecord) -> Vec<(u64, u64)> {
@@ -84,7 +56,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
     check_scan(&whole);
     let whole_s = whole.duration_ns as f64 / 1e9;
     assert!(whole_s > 0.5, "the scan must last several checkpoints");
-    let listed = runs(&store.open());
+    let listed = runs(&Store::open(&store.0).expect("open the test store"));
     assert_eq!(listed.len(), 1, "one run, not one per checkpoint");
     assert_eq!(listed[0].1, Some(RunState::Finished));
     assert!(same(&listed[0].2, &whole));
@@ -104,7 +76,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
             child.try_wait().unwrap().is_none(),
             "the scan ended before its first checkpoint was seen"
         );
-        if runs(&store.open())
+        if runs(&Store::open(&store.0).expect("open the test store"))
             .iter()
             .any(|r| r.1 == Some(RunState::Checkpoint))
         {
@@ -136,7 +108,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
-    let store_now = store.open();
+    let store_now = Store::open(&store.0).expect("open the test store");
     let listed = runs(&store_now);
     assert_eq!(listed.len(), 2, "the killed scan is one run");
     let (killed_id, state, killed) = listed[1].clone();
@@ -210,7 +182,7 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
         "the series counts every command once"
     );
     // The store: the whole scan, the killed one (still interrupted), and the continuation.
-    let listed = runs(&store.open());
+    let listed = runs(&Store::open(&store.0).expect("open the test store"));
     let states: Vec<_> = listed.iter().map(|r| r.1).collect();
     assert_eq!(
         states,
@@ -248,7 +220,7 @@ fn kill_9_then_resume_last_on_a_file_counts_every_command_once() {
         }
     }
     let _rm = Remove(&file);
-    let store = TempStore::new("file");
+    let store = TempStore::new("kill9", "file");
     let (whole, _) = kill_and_resume(
         file.to_str().unwrap(),
         &["--block-size", "4K", "--points", "300"],
@@ -275,7 +247,7 @@ fn kill_9_then_resume_last_on_a_lab_disk_with_bad_sectors_counts_every_command_o
     let model = Model::from_toml_str(toml, "test").expect("model");
     let dev = LabDevice::start_temp(&model, true).expect("start lab device");
     let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
-    let store = TempStore::new("lab");
+    let store = TempStore::new("kill9", "lab");
     let (whole, _) = kill_and_resume(
         &path,
         &[

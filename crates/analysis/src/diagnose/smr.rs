@@ -13,7 +13,7 @@ use drivescope_record::{
     Confidence, Experiment, Finding, FindingCode, Identity, Outcome, PositionRate, RandomWrites,
     SmrData, StreamPoint, Verdict, WriteData,
 };
-use drivescope_units::{format_rate, format_size};
+use drivescope_units::{format_rate, format_size, mb_per_s};
 
 /// The rate after the fall is at most this share of the rate before.
 pub const FALL: f64 = 0.5;
@@ -202,11 +202,7 @@ pub fn assess(d: &SmrData, id: Option<&Identity>, hard_disk: bool) -> (Option<Fi
     };
     let w = &d.fill;
     let secs = w.duration_ns as f64 / 1e9;
-    let rate = if w.duration_ns > 0 {
-        w.written as f64 * 1e3 / w.duration_ns as f64
-    } else {
-        0.0
-    };
+    let rate = mb_per_s(w.written, w.duration_ns);
     let bs = format_size(d.block_size);
     let Some(f) =
         fall(w, d.block_size).filter(|f| f.step.sustained_mb_per_s <= FALL * f.step.burst_mb_per_s)
