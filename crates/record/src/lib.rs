@@ -16,6 +16,7 @@ mod document;
 mod engine;
 mod extents;
 mod finding;
+mod fingerprint;
 mod header;
 mod info;
 mod kind;
@@ -52,6 +53,9 @@ pub use document::{Document, DocumentError, Record};
 pub use engine::{DataPattern, EngineKind, Reap};
 pub use extents::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use finding::{Confidence, Evidence, Finding, FindingCode};
+pub use fingerprint::{
+    AccessPattern, DepthShare, Fingerprint, IoClass, IoDirection, ThinkTime, TimelinePoint,
+};
 pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
 pub use kind::Kind;

@@ -38,6 +38,9 @@ pub struct TimeRecord {
     /// Things worth knowing: why there is no cgroup, why cold was not measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// With `--trace`: the block requests of one run, reduced to what kind of I/O the workload does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<crate::fingerprint::Fingerprint>,
     /// Stopped (SIGINT) before every run was done.
     pub interrupted: bool,
     pub duration_ns: u64,

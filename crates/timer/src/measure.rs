@@ -199,6 +199,7 @@ pub fn measure(
         },
         modes: Vec::new(),
         notes,
+        fingerprint: None,
         interrupted: false,
         duration_ns: 0,
     };
