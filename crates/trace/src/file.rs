@@ -12,7 +12,7 @@
 
 use crate::{Op, Request, TraceFileError};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 
 /// The first line of every kept trace.
 pub const TRACE_MAGIC: &str = "drivescope-trace/1";
@@ -188,8 +188,12 @@ mod tests {
             dev: (7 << 20) | 3,
             sector: i * 8,
             bytes: 4096,
-            op: if i % 3 == 0 { Op::Write } else { Op::Read },
-            sync: i % 2 == 0,
+            op: if i.is_multiple_of(3) {
+                Op::Write
+            } else {
+                Op::Read
+            },
+            sync: i.is_multiple_of(2),
             issue_ns: i * 1000,
             complete_ns: i * 1000 + 250,
             error: if i == 5 { -5 } else { 0 },
