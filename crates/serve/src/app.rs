@@ -85,6 +85,10 @@ impl Running {
             .enable_io()
             .build()?;
         rt.block_on(async move {
+            // /metrics reads each drive's latest documents once; read them now, so the first
+            // scrape finds them read (a request that comes meanwhile waits for the store).
+            let warm = self.state.clone();
+            tokio::task::spawn_blocking(move || metrics::warm(&warm));
             let listener = tokio::net::TcpListener::from_std(self.listener)?;
             axum::serve(listener, router(self.state)).await
         })

@@ -51,6 +51,17 @@ fn document(store: &drivescope_store::Store, cache: &Cache, now: f64) -> Result<
     Ok(out.render())
 }
 
+/// Reads what `/metrics` needs into the cache, before anyone asks; a failure is left for the first
+/// scrape to report.
+pub(crate) fn warm(state: &crate::app::State) {
+    let Ok(mut store) = state.store.lock() else {
+        return;
+    };
+    if store.refresh().is_ok() {
+        let _ = document(&store, &state.metrics, 0.0);
+    }
+}
+
 pub(crate) async fn page(State(state): State<Shared>) -> Result<impl IntoResponse, Fail> {
     let shared = state.clone();
     let body = with_store(&state, move |store| {
