@@ -71,11 +71,11 @@ pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
             .then_some(first)
     };
     let (real, rest) = if let Some(r) = tail(&v.lost, v.totals.lost) {
-        (r, "writes past it are silently dropped")
+        (r, "writes past it are silently dropped".to_string())
     } else if let Some(r) = tail(&v.unreadable, v.totals.unreadable) {
-        (r, "reads past it fail")
+        (r, "reads past it fail".to_string())
     } else {
-        return None;
+        return limbo(s);
     };
     // A few lost sectors at the very end are a bad drive, not a fake: at least 1 % of it.
     if (end - real) * 100 < nominal {
@@ -84,10 +84,46 @@ pub fn of_scan(s: &ScanRecord) -> Option<Finding> {
     Some(Finding::new(
         FindingCode::CounterfeitCapacity,
         Confidence::High,
-        claim(real, rest.into()),
+        claim(real, rest),
         &[
             ("real_bytes", real as f64),
             ("nominal_bytes", nominal as f64),
+        ],
+    ))
+}
+
+/// A cache in front of a small real area ("limbo"): the scan wrote from start to end, so the
+/// writes past the real size that the cache still held were the last ones. The read-back shows one
+/// span of lost sectors from the real size, and the sectors after it, written last, kept: the cache's
+/// size. Nothing misplaced or unreadable, and the span at least 1 % of the drive.
+fn limbo(s: &ScanRecord) -> Option<Finding> {
+    let v = s.verify.as_ref()?;
+    let end = s.offset + s.length;
+    let nominal = s.header.target.size;
+    if !v.misplaced.is_empty() || v.totals.unreadable > 0 || v.totals.wrong > 0 {
+        return None;
+    }
+    let first = v.lost.first()?.offset;
+    let last = v.lost.last()?;
+    let stop = last.offset + last.length;
+    let span = stop - first;
+    if v.totals.lost * v.unit != span || stop >= end || span * 100 < nominal {
+        return None;
+    }
+    let cache = end - stop;
+    Some(Finding::new(
+        FindingCode::CounterfeitCapacity,
+        Confidence::High,
+        format!(
+            "counterfeit capacity: real {} of {}, a cache keeps only the last {} written past it",
+            format_size(first),
+            format_size(nominal),
+            format_size(cache)
+        ),
+        &[
+            ("real_bytes", first as f64),
+            ("nominal_bytes", nominal as f64),
+            ("cache_bytes", cache as f64),
         ],
     ))
 }

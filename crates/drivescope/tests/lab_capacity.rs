@@ -397,6 +397,10 @@ fn a_write_verify_scan_names_the_counterfeit_capacity() {
             "fake-drop",
             Some("counterfeit capacity: real 64.0 MiB of 128.0 MiB, writes past it are silently dropped"),
         ),
+        (
+            "fake-limbo",
+            Some("counterfeit capacity: real 32.0 MiB of 128.0 MiB, a cache keeps only the last 16.0 MiB written past it"),
+        ),
         ("usb-stick", None),
     ] {
         let dev = start(&fast(name));
