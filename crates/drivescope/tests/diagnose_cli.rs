@@ -83,3 +83,26 @@ fn an_existing_file_is_only_read() {
     assert!(d.write_cache.is_none());
     assert_eq!(checksum(std::path::Path::new(&file)), before);
 }
+
+/// A null target has no behaviour to explain: refused in one line (exit 1) before anything runs,
+/// instead of a diagnosis of absurd rates.
+#[test]
+fn a_null_target_is_refused_in_one_line() {
+    let out = drivescope_cmd()
+        .args(["diagnose", "null:1G", "--budget", "5s", "--no-store"])
+        .output()
+        .expect("run drivescope");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].starts_with("drivescope: null:1G: a null target completes every command at once"),
+        "{err}"
+    );
+}

@@ -138,6 +138,14 @@ fn resumed(a: &mut DiagnoseArgs) -> anyhow::Result<Option<(RunId, DiagnoseRecord
         if a.w.target.is_empty() {
             anyhow::bail!("give a target (a device, a directory or an existing file)");
         }
+        if a.w.target.starts_with("null:") {
+            anyhow::bail!(
+                "{}: a null target completes every command at once, so it has no behaviour to diagnose \
+                 (`scan {}` measures drivescope's own ceiling)",
+                a.w.target,
+                a.w.target
+            );
+        }
         return Ok(None);
     };
     let (id, p) = load_resumable(a, run)?;
