@@ -123,7 +123,8 @@ fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
         "Zone ratio (end / start)".into(),
         Unit::Ratio,
         Higher,
-        d.zone_ratio,
+        // Only where offsets are a medium's positions: on a file, memory or null it means nothing.
+        d.zone_ratio.filter(|_| d.header.positions().is_ok()),
     );
     latency(Some(&d.latency), &k("latency"), "Latency", out);
     for (i, b) in d.bands.iter().enumerate() {
@@ -154,7 +155,7 @@ fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
         out,
         k("duration_ns"),
         "Duration".into(),
-        Unit::Nanos,
+        Unit::Elapsed,
         Lower,
         Some(d.duration_ns as f64),
     );

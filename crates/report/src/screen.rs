@@ -64,20 +64,10 @@ pub fn verify_errors(s: &ScanRecord) -> Option<u64> {
     Some((v.totals.wrong + v.totals.misplaced + v.totals.lost) * per)
 }
 
-/// A duration for a table cell: `45.2 s`, `12 m 30 s`, `2 h 05 m`.
+/// A duration for a table cell, as every output writes a measured duration (`21.38 ms`, `45.20 s`,
+/// `12m 30s`).
 pub fn duration(ns: u64) -> String {
-    let s = ns as f64 / 1e9;
-    if s < 60.0 {
-        format!("{s:.1} s")
-    } else if s < 3600.0 {
-        format!("{} m {:02} s", (s / 60.0) as u64, (s % 60.0) as u64)
-    } else {
-        format!(
-            "{} h {:02} m",
-            (s / 3600.0) as u64,
-            ((s % 3600.0) / 60.0) as u64
-        )
-    }
+    drivescope_units::format_elapsed(ns)
 }
 
 impl Head {
@@ -162,9 +152,16 @@ impl Sheet {
             rate(s.mb_per_s.mean)
         });
         b.row("min_mb_per_s", "min MB/s", Higher, |s| rate(s.mb_per_s.min));
-        b.row("zone_ratio", "zone ratio", Neither, |s| {
-            s.zone_ratio.map(|z| (z, format!("{z:.2}")))
-        });
+        // Only where offsets are a medium's positions (a disk, not a file, memory or null); the row
+        // is left out where no drive has one.
+        let zone = |s: &ScanRecord| {
+            s.zone_ratio
+                .filter(|_| s.header.positions().is_ok())
+                .map(|z| (z, format!("{z:.2}")))
+        };
+        if b.scans.iter().flatten().any(|s| zone(s).is_some()) {
+            b.row("zone_ratio", "zone ratio", Neither, zone);
+        }
         let pct = |s: &ScanRecord, q: &str| s.latency.percentiles_ns.get(q).copied();
         b.row("p50_ns", "p50", Lower, |s| ns(pct(s, "50")?));
         b.row("p99_ns", "p99", Lower, |s| ns(pct(s, "99")?));
