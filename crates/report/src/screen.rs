@@ -287,7 +287,37 @@ fn smart_rows(b: &mut Builder, r: &ScreenRecord) {
 /// The CSV rows of the drives: one per drive, the sheet's numbers by their keys, and the drive's identity
 /// and verdict (its grade and the rule that decided it).
 pub fn member_rows(r: &ScreenRecord) -> Vec<serde_json::Value> {
+    member_table(r).1
+}
+
+/// The columns of [`member_rows`] in the order the text shows them (bands from the fastest up),
+/// and the rows.
+pub fn member_table(r: &ScreenRecord) -> (Vec<String>, Vec<serde_json::Value>) {
     let sheet = Sheet::new(r);
+    let mut cols: Vec<String> = ["index", "target", "run", "model", "serial", "error"]
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    cols.extend(
+        sheet
+            .rows
+            .iter()
+            .filter(|r| r.key != "verdict")
+            .map(|r| r.key.clone()),
+    );
+    cols.extend(["grade".to_string(), "rule".to_string()]);
+    (cols, member_values(r, &sheet))
+}
+
+/// A whole number as an integer (counts, bytes, nanoseconds: `1024`, not `1024.0`).
+fn number(v: Option<f64>) -> serde_json::Value {
+    match v {
+        Some(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => serde_json::Value::from(x as i64),
+        other => other.into(),
+    }
+}
+
+fn member_values(r: &ScreenRecord, sheet: &Sheet) -> Vec<serde_json::Value> {
     r.members
         .iter()
         .enumerate()
@@ -304,7 +334,7 @@ pub fn member_rows(r: &ScreenRecord) -> Vec<serde_json::Value> {
                 if row.key == "verdict" {
                     continue;
                 }
-                o.insert(row.key.clone(), row.cells[i].value.into());
+                o.insert(row.key.clone(), number(row.cells[i].value));
             }
             let v = m.verdict.as_ref();
             o.insert("grade".into(), v.map(|v| v.grade.as_str()).into());
