@@ -125,11 +125,11 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     writeln!(out)?;
     writeln!(
         out,
-        "  {:<14} {:<5} {:>9} {:>16} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "  {:<14} {:<5} {:>9} {:>16} {:>13} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "test",
         "rw",
         "MB/s",
-        "mean ± sd",
+        if r.runs > 1 { "mean ± sd" } else { "mean" },
         "IOPS",
         "lat mean",
         "p50",
@@ -142,7 +142,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         let p = |k: &str| format_ns(*t.latency.percentiles_ns.get(k).unwrap_or(&0));
         writeln!(
             out,
-            "  {:<14} {:<5} {:>9.2} {:>16} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}{}",
+            "  {:<14} {:<5} {:>9.2} {:>16} {:>13} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}{}",
             t.name,
             t.rw,
             t.mb_per_s,
