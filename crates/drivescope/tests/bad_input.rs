@@ -287,7 +287,11 @@ fn run_names_filters_and_stored_documents() {
             2,
             "invalid value 'yaml'",
         ),
-        (&["runs", "--limit", "-1"], 2, "unexpected argument"),
+        (
+            &["runs", "--limit", "-1"],
+            2,
+            "invalid value '-1' for '--limit <LIMIT>'",
+        ),
         // Only the kinds a run is saved as (a newer version's kind is listed, not filtered).
         (&["runs", "--kind", "fleet"], 2, "invalid value 'fleet'"),
         (
