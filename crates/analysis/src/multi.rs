@@ -275,6 +275,7 @@ mod tests {
                 data: DataPattern::Random,
                 direct: true,
                 interrupted: false,
+                test_file: None,
             },
             profile: "custom".into(),
             runs: windows.len() as u32,

@@ -215,6 +215,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
             data: o.data,
             direct: target.direct,
             interrupted: false,
+            test_file: None,
         },
         budget_ns: o.budget.as_nanos() as u64,
         elapsed_ns: 0,

@@ -16,6 +16,7 @@ mod resume;
 mod say;
 mod signals;
 mod temperature;
+mod usage;
 mod version;
 
 use clap::{FromArgMatches, Parser, Subcommand};
@@ -91,7 +92,19 @@ pub fn cli() -> clap::Command {
         };
         c.after_help(text)
     }
-    with_codes(Cli::command()).mut_subcommands(with_codes)
+    // A value that starts with a dash (`--length -1`) reaches the option's own check, which says
+    // what is wrong with it, rather than being taken for an unknown option.
+    fn dashed_values(c: clap::Command) -> clap::Command {
+        c.mut_args(|a| {
+            if a.get_action().takes_values() && !a.is_positional() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(dashed_values)
+    }
+    dashed_values(with_codes(Cli::command()).mut_subcommands(with_codes))
 }
 
 impl Command {
@@ -129,9 +142,12 @@ macro_rules! ranks {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::from_arg_matches_mut(&mut cli().get_matches()) {
+    let cli = match cli()
+        .try_get_matches()
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m))
+    {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => usage::exit(e),
     };
     say::set_quiet(cli.command.quiet());
     let result = match cli.command {

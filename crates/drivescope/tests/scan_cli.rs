@@ -54,7 +54,7 @@ fn bad_input_gets_one_clear_line() {
     assert_refused(
         &["scan", "null:1G", "--block-size", "1000"],
         1,
-        "not a multiple",
+        "not a whole number of sectors",
     );
     assert_refused(
         &["scan", "null:1G", "--block-size", "12X"],

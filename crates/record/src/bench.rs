@@ -15,6 +15,10 @@ pub struct Workload {
     /// with --allow-buffered): the results are then not the device's.
     pub direct: bool,
     pub interrupted: bool,
+    /// The test file drivescope created (and removed) in the directory that is the run's target,
+    /// when the target is a directory; absent for a device, an existing file or `null:`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_file: Option<String>,
 }
 
 /// One measured run.

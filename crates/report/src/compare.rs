@@ -50,6 +50,13 @@ pub const BEST: &str = "▲";
 /// The mark of the worst value.
 pub const WORST: &str = "▼";
 
+/// Differences smaller than this share of the larger value are noise: not marked.
+pub const NOISE_SHARE: f64 = 0.05;
+
+/// What the marks mean, for the line under a compare table.
+pub const LEGEND: &str = "▲ best, ▼ worst of a row; a difference under 5 %, or within the runs' \
+                          own spread (a bench test's runs), is noise and not marked";
+
 impl Table {
     /// Builds the table: rows in first-seen order over the runs; a run without a row's metric shows "—".
     pub fn new(runs: &[Run]) -> Table {
@@ -64,6 +71,14 @@ impl Table {
             .collect();
         let per_run: Vec<Vec<metrics::Metric>> = runs.iter().map(metrics::of).collect();
         let mut order: Vec<(String, String, Unit, Better)> = Vec::new();
+        let spread_of = |key: &str| -> f64 {
+            per_run
+                .iter()
+                .flatten()
+                .filter(|m| m.key == key)
+                .filter_map(|m| m.spread)
+                .fold(0.0, f64::max)
+        };
         for m in per_run.iter().flatten() {
             if !order.iter().any(|o| o.0 == m.key) {
                 order.push((m.key.clone(), m.label.clone(), m.unit, m.better));
@@ -76,7 +91,7 @@ impl Table {
                     .iter()
                     .map(|ms| ms.iter().find(|m| m.key == key).map(|m| m.value))
                     .collect();
-                let marks = marks(&values, better);
+                let marks = marks_beyond_noise(&values, better, spread_of(&key));
                 let cells = values
                     .iter()
                     .zip(marks)
@@ -96,6 +111,20 @@ impl Table {
             .collect();
         Table { columns, rows }
     }
+}
+
+/// [`marks`], where the best and the worst differ by more than noise: [`NOISE_SHARE`] of the
+/// larger value, or the largest `spread` of the runs' own repetitions.
+pub(crate) fn marks_beyond_noise(values: &[Option<f64>], better: Better, spread: f64) -> Vec<Mark> {
+    let present = values.iter().flatten().copied();
+    let (min, max) = present.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let noise = (NOISE_SHARE * min.abs().max(max.abs())).max(spread);
+    if max - min <= noise {
+        return vec![Mark::None; values.len()];
+    }
+    marks(values, better)
 }
 
 /// Marks the best and worst values of a row: only where at least two runs have the value and they differ.
@@ -148,6 +177,26 @@ mod tests {
         assert_eq!(marks(&[Some(2.0)], Better::Lower), vec![None]);
         assert_eq!(
             marks(&[Some(1.0), Some(2.0)], Better::Neither),
+            vec![None, None]
+        );
+    }
+
+    #[test]
+    fn differences_within_the_noise_are_not_marked() {
+        use Mark::*;
+        // p50 15.9 vs 15.4 µs: 3 %, under the 5 % floor
+        assert_eq!(
+            marks_beyond_noise(&[Some(15_900.0), Some(15_400.0)], Better::Lower, 0.0),
+            vec![None, None]
+        );
+        // 10 % apart: marked
+        assert_eq!(
+            marks_beyond_noise(&[Some(100.0), Some(110.0)], Better::Higher, 0.0),
+            vec![Worst, Best]
+        );
+        // 10 % apart, but the runs themselves moved by 12
+        assert_eq!(
+            marks_beyond_noise(&[Some(100.0), Some(110.0)], Better::Higher, 12.0),
             vec![None, None]
         );
     }

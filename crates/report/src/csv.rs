@@ -134,6 +134,15 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
     }
 }
 
+/// The columns of a table that has an order of its own (the screen's members, in the order of
+/// its text: the latency bands from the fastest up).
+fn table_columns(doc: &Document, name: &str) -> Option<Vec<String>> {
+    match (doc, name) {
+        (Document::Screen(r), "members") => Some(crate::screen::member_table(r).0),
+        _ => None,
+    }
+}
+
 /// Columns that identify a row, in this order, before the others.
 const LEADING: &[&str] = &[
     "index",
@@ -189,12 +198,13 @@ fn write(run: &Run, table: Option<&str>, out: &mut dyn Write) -> Result<()> {
                     m
                 })
                 .collect();
-            // serde_json maps are sorted by key: put the identifying columns first.
-            let mut cols: Vec<String> = LEADING
-                .iter()
-                .filter(|c| flat.iter().any(|m| m.contains_key(**c)))
-                .map(|c| c.to_string())
-                .collect();
+            // serde_json maps are sorted by key: a table with an order of its own keeps it,
+            // others put the identifying columns first.
+            let mut cols: Vec<String> = match name.and_then(|n| table_columns(&run.doc, n)) {
+                Some(order) => order,
+                None => LEADING.iter().map(|c| c.to_string()).collect(),
+            };
+            cols.retain(|c| flat.iter().any(|m| m.contains_key(c)));
             for m in &flat {
                 for k in m.keys() {
                     if !cols.contains(k) {

@@ -1,4 +1,4 @@
-//! Numbers for people: MB/s with one decimal, latency in µs/ms/s, sizes in IEC units (design notes, "Units").
+//! Numbers for people: each quantity through drivescope-units' one formatter for it (design notes, "Units").
 
 /// The unit a metric's value is in, which decides how it is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -6,6 +6,8 @@ pub enum Unit {
     MBps,
     Iops,
     Nanos,
+    /// How long something took (a run, a pass): `299.3 µs`, `12.40 s`, `3m 12s`.
+    Elapsed,
     Bytes,
     Count,
     Ratio,
@@ -17,7 +19,7 @@ impl Unit {
         match self {
             Unit::MBps => "MB/s",
             Unit::Iops => "IOPS",
-            Unit::Nanos => "time",
+            Unit::Nanos | Unit::Elapsed => "time",
             Unit::Bytes => "bytes",
             Unit::Count => "count",
             Unit::Ratio => "ratio",
@@ -28,8 +30,9 @@ impl Unit {
     pub fn format(self, v: f64) -> String {
         match self {
             Unit::MBps => drivescope_units::format_rate(v),
-            Unit::Iops => format!("{} IOPS", thousands(v.round())),
+            Unit::Iops => drivescope_units::format_iops(v),
             Unit::Nanos => duration(v),
+            Unit::Elapsed => drivescope_units::format_elapsed(v.max(0.0).round() as u64),
             Unit::Bytes => bytes(v),
             Unit::Count => thousands(v.round()),
             Unit::Ratio => format!("{v:.2}"),
@@ -60,21 +63,9 @@ pub fn bytes(b: f64) -> String {
     drivescope_units::format_bytes(b)
 }
 
-/// `12 345 678` (thin grouping keeps columns readable and is not mistaken for a decimal point).
+/// `12 345 678` (drivescope-units' count spelling).
 pub fn thousands(v: f64) -> String {
-    let s = format!("{:.0}", v.abs());
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(' ');
-        }
-        out.push(c);
-    }
-    if v < 0.0 {
-        format!("-{out}")
-    } else {
-        out
-    }
+    drivescope_units::format_count(v)
 }
 
 fn trim(v: f64) -> String {
@@ -98,5 +89,9 @@ mod tests {
         assert_eq!(bytes(4.0 * (1u64 << 40) as f64), "4.0 TiB");
         assert_eq!(thousands(1234567.0), "1 234 567");
         assert_eq!(Unit::MBps.format(1739.24), "1739.2 MB/s");
+        assert_eq!(Unit::MBps.format(494_127.0), "494.1 GB/s");
+        assert_eq!(Unit::Iops.format(531_550.0), "531 550 IOPS");
+        assert_eq!(Unit::Elapsed.format(21_380_000.0), "21.38 ms");
+        assert_eq!(Unit::Elapsed.format(192e9), "3m 12s");
     }
 }

@@ -28,6 +28,10 @@ pub struct Metric {
     pub unit: Unit,
     pub better: Better,
     pub value: f64,
+    /// How much the value moved between the run's own repetitions (the sample standard
+    /// deviation over a bench test's runs), where it has them: a compare does not mark a
+    /// difference within it.
+    pub spread: Option<f64>,
 }
 
 fn push(
@@ -45,8 +49,27 @@ fn push(
             unit,
             better,
             value,
+            spread: None,
         });
     }
+}
+
+/// Sets the spread of the metric pushed last (if it was pushed: its value was known).
+fn spread(out: &mut [Metric], key: &str, v: Option<f64>) {
+    if let Some(m) = out.last_mut().filter(|m| m.key == key) {
+        m.spread = v;
+    }
+}
+
+/// The sample standard deviation of `v`, from two values on.
+fn sd(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = v.collect();
+    let n = v.len() as f64;
+    if v.len() < 2 {
+        return None;
+    }
+    let mean = v.iter().sum::<f64>() / n;
+    Some((v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt())
 }
 
 /// The metrics of a run, in display order.
@@ -123,7 +146,8 @@ fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
         "Zone ratio (end / start)".into(),
         Unit::Ratio,
         Higher,
-        d.zone_ratio,
+        // Only where offsets are a medium's positions: on a file, memory or null it means nothing.
+        d.zone_ratio.filter(|_| d.header.positions().is_ok()),
     );
     latency(Some(&d.latency), &k("latency"), "Latency", out);
     for (i, b) in d.bands.iter().enumerate() {
@@ -154,7 +178,7 @@ fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
         out,
         k("duration_ns"),
         "Duration".into(),
-        Unit::Nanos,
+        Unit::Elapsed,
         Lower,
         Some(d.duration_ns as f64),
     );
@@ -240,30 +264,36 @@ fn multi(r: &drivescope_record::MultiRecord, out: &mut Vec<Metric>) {
 fn bench(b: &BenchRecord, out: &mut Vec<Metric>) {
     for t in &b.tests {
         let name = format!("{} {}", t.name, t.rw);
+        let key = format!("bench.{name}.mb_per_s");
         push(
             out,
-            format!("bench.{name}.mb_per_s"),
+            key.clone(),
             name.clone(),
             Unit::MBps,
             Better::Higher,
             Some(t.mb_per_s),
         );
+        spread(out, &key, sd(t.runs.iter().map(|r| r.mb_per_s)));
+        let key = format!("bench.{name}.iops");
         push(
             out,
-            format!("bench.{name}.iops"),
+            key.clone(),
             name.clone(),
             Unit::Iops,
             Better::Higher,
             Some(t.iops),
         );
+        spread(out, &key, sd(t.runs.iter().map(|r| r.iops)));
+        let key = format!("bench.{name}.p99");
         push(
             out,
-            format!("bench.{name}.p99"),
+            key.clone(),
             format!("{name} p99"),
             Unit::Nanos,
             Better::Lower,
             t.latency.percentiles_ns.get("99").map(|v| *v as f64),
         );
+        spread(out, &key, sd(t.runs.iter().map(|r| r.p99_ns as f64)));
     }
 }
 

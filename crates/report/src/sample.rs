@@ -76,6 +76,7 @@ fn workload(size: u64) -> Workload {
         data: DataPattern::Random,
         direct: true,
         interrupted: false,
+        test_file: None,
     }
 }
 

@@ -64,20 +64,10 @@ pub fn verify_errors(s: &ScanRecord) -> Option<u64> {
     Some((v.totals.wrong + v.totals.misplaced + v.totals.lost) * per)
 }
 
-/// A duration for a table cell: `45.2 s`, `12 m 30 s`, `2 h 05 m`.
+/// A duration for a table cell, as every output writes a measured duration (`21.38 ms`, `45.20 s`,
+/// `12m 30s`).
 pub fn duration(ns: u64) -> String {
-    let s = ns as f64 / 1e9;
-    if s < 60.0 {
-        format!("{s:.1} s")
-    } else if s < 3600.0 {
-        format!("{} m {:02} s", (s / 60.0) as u64, (s % 60.0) as u64)
-    } else {
-        format!(
-            "{} h {:02} m",
-            (s / 3600.0) as u64,
-            ((s % 3600.0) / 60.0) as u64
-        )
-    }
+    drivescope_units::format_elapsed(ns)
 }
 
 impl Head {
@@ -162,9 +152,16 @@ impl Sheet {
             rate(s.mb_per_s.mean)
         });
         b.row("min_mb_per_s", "min MB/s", Higher, |s| rate(s.mb_per_s.min));
-        b.row("zone_ratio", "zone ratio", Neither, |s| {
-            s.zone_ratio.map(|z| (z, format!("{z:.2}")))
-        });
+        // Only where offsets are a medium's positions (a disk, not a file, memory or null); the row
+        // is left out where no drive has one.
+        let zone = |s: &ScanRecord| {
+            s.zone_ratio
+                .filter(|_| s.header.positions().is_ok())
+                .map(|z| (z, format!("{z:.2}")))
+        };
+        if b.scans.iter().flatten().any(|s| zone(s).is_some()) {
+            b.row("zone_ratio", "zone ratio", Neither, zone);
+        }
         let pct = |s: &ScanRecord, q: &str| s.latency.percentiles_ns.get(q).copied();
         b.row("p50_ns", "p50", Lower, |s| ns(pct(s, "50")?));
         b.row("p99_ns", "p99", Lower, |s| ns(pct(s, "99")?));
@@ -290,7 +287,37 @@ fn smart_rows(b: &mut Builder, r: &ScreenRecord) {
 /// The CSV rows of the drives: one per drive, the sheet's numbers by their keys, and the drive's identity
 /// and verdict (its grade and the rule that decided it).
 pub fn member_rows(r: &ScreenRecord) -> Vec<serde_json::Value> {
+    member_table(r).1
+}
+
+/// The columns of [`member_rows`] in the order the text shows them (bands from the fastest up),
+/// and the rows.
+pub fn member_table(r: &ScreenRecord) -> (Vec<String>, Vec<serde_json::Value>) {
     let sheet = Sheet::new(r);
+    let mut cols: Vec<String> = ["index", "target", "run", "model", "serial", "error"]
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    cols.extend(
+        sheet
+            .rows
+            .iter()
+            .filter(|r| r.key != "verdict")
+            .map(|r| r.key.clone()),
+    );
+    cols.extend(["grade".to_string(), "rule".to_string()]);
+    (cols, member_values(r, &sheet))
+}
+
+/// A whole number as an integer (counts, bytes, nanoseconds: `1024`, not `1024.0`).
+fn number(v: Option<f64>) -> serde_json::Value {
+    match v {
+        Some(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => serde_json::Value::from(x as i64),
+        other => other.into(),
+    }
+}
+
+fn member_values(r: &ScreenRecord, sheet: &Sheet) -> Vec<serde_json::Value> {
     r.members
         .iter()
         .enumerate()
@@ -307,7 +334,7 @@ pub fn member_rows(r: &ScreenRecord) -> Vec<serde_json::Value> {
                 if row.key == "verdict" {
                     continue;
                 }
-                o.insert(row.key.clone(), row.cells[i].value.into());
+                o.insert(row.key.clone(), number(row.cells[i].value));
             }
             let v = m.verdict.as_ref();
             o.insert("grade".into(), v.map(|v| v.grade.as_str()).into());

@@ -284,7 +284,28 @@ fn csv_has_a_row_per_drive_and_the_shared_path() {
         line.split(',').nth(i).unwrap().to_string()
     };
     assert_eq!(at(lines[2], "target"), "/dev/sdc");
-    assert_eq!(at(lines[2], "failed_sectors"), "3.0");
+    // Counts as whole numbers, the bands from the fastest up as the text shows them.
+    assert_eq!(at(lines[2], "failed_sectors"), "3");
+    let bands: Vec<&str> = cols
+        .iter()
+        .copied()
+        .filter(|c| c.starts_with("band."))
+        .collect();
+    assert_eq!(
+        bands,
+        [
+            "band.<1ms",
+            "band.<3ms",
+            "band.<10ms",
+            "band.<20ms",
+            "band.<50ms",
+            "band.<150ms",
+            "band.<500ms",
+            "band.>=500ms",
+            "band.failed"
+        ]
+    );
+    assert!(!at(lines[1], "band.<1ms").contains('.'), "{}", lines[1]);
     assert_eq!(at(lines[2], "grade"), "fail");
     assert_eq!(at(lines[2], "rule"), "failed_sectors");
     assert_eq!(at(lines[1], "rule"), "");

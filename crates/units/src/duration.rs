@@ -31,8 +31,17 @@ pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
             Some(rest) => format!("0.{rest}"),
             None => lower,
         };
-        humantime::parse_duration(&lower)
-            .map_err(|e| UnitError(format!("'{text}' is not a duration ({e}): {hint}")))?
+        humantime::parse_duration(&lower).map_err(|e| {
+            // Say what is wrong in words: humantime's own text names byte positions.
+            let why = match e {
+                humantime::DurationError::UnknownUnit { unit, .. } => {
+                    format!(" (unknown unit '{unit}')")
+                }
+                humantime::DurationError::NumberOverflow => " (too long)".into(),
+                _ => String::new(),
+            };
+            UnitError(format!("'{text}' is not a duration{why}: {hint}"))
+        })?
     };
     if d.as_secs_f64() > MAX_SECS {
         return Err(UnitError(format!("'{text}' is out of range")));
@@ -56,6 +65,18 @@ pub fn format_latency(ns: f64) -> String {
         format!("{:.2} ms", ns / 1e6)
     } else {
         format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// A measured duration (how long a run or a pass took) for people, the same in every output:
+/// below a minute as [`format_latency`] writes it (`850 ns`, `299.3 µs`, `21.38 ms`,
+/// `12.40 s`), from a minute on in whole seconds as [`format_duration`] writes them (`3m 12s`,
+/// `1h 2m 5s`). A short run is never `0.0 s`.
+pub fn format_elapsed(ns: u64) -> String {
+    if ns < 60_000_000_000 {
+        format_latency(ns as f64)
+    } else {
+        format_duration((ns + 500_000_000) / 1_000_000_000 * 1_000_000_000)
     }
 }
 
@@ -152,6 +173,36 @@ mod tests {
             let back = parse_duration(&format_duration(ns)).unwrap();
             assert_eq!(back.as_nanos(), ns as u128, "{}", format_duration(ns));
         }
+    }
+
+    #[test]
+    fn bad_durations_say_why_in_words() {
+        let e = parse_duration("abc").unwrap_err().0;
+        assert_eq!(
+            e,
+            "'abc' is not a duration: expected e.g. 3s, 500ms, 10m or 1h 30m"
+        );
+        let e = parse_duration("3x").unwrap_err().0;
+        assert!(
+            e.starts_with("'3x' is not a duration (unknown unit 'x'): "),
+            "{e}"
+        );
+        for bad in ["abc", "3x", "s", "1..2s", "5 parsecs", ""] {
+            let e = parse_duration(bad).unwrap_err().0;
+            assert!(!e.contains(" at "), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn elapsed_times() {
+        assert_eq!(format_elapsed(0), "0 ns");
+        assert_eq!(format_elapsed(299_300), "299.3 µs");
+        assert_eq!(format_elapsed(21_380_000), "21.38 ms");
+        assert_eq!(format_elapsed(12_400_000_000), "12.40 s");
+        assert_eq!(format_elapsed(59_990_000_000), "59.99 s");
+        assert_eq!(format_elapsed(60_000_000_000), "1m");
+        assert_eq!(format_elapsed(192_400_000_000), "3m 12s");
+        assert_eq!(format_elapsed(3_725_000_000_000), "1h 2m 5s");
     }
 
     #[test]

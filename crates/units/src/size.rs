@@ -101,6 +101,12 @@ pub fn format_size(bytes: u64) -> String {
     format_bytes(bytes as f64)
 }
 
+/// An offset for people: the size from the start, as [`format_size`] writes it (`0 B`,
+/// `57.0 MiB`); where the exact position matters the LBA is written beside it.
+pub fn format_offset(bytes: u64) -> String {
+    format_size(bytes)
+}
+
 /// [`format_size`] for a value that may be fractional or negative (means, differences).
 pub fn format_bytes(bytes: f64) -> String {
     if !bytes.is_finite() {

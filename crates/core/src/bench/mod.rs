@@ -73,6 +73,7 @@ fn start(kind: Kind, target: &Target, c: &Common) -> (Header, Workload) {
         data: c.data,
         direct: target.direct,
         interrupted: false,
+        test_file: None,
     };
     (header, workload)
 }

@@ -40,7 +40,7 @@ pub use sequential::{ScanParams, SequentialScan};
 
 use crate::engine::{self, Engine, EngineConfig, EngineError, EngineKind, Live, Now, Reap};
 use crate::target::{Target, TargetType};
-use crate::units::{format_size, SizeOrPercent};
+use crate::units::{format_size, short_size, SizeOrPercent};
 use drivescope_record::{Header, Kind, Pass};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -145,14 +145,40 @@ pub struct Plan {
     pub reap: Reap,
 }
 
+/// A size the user gave, spelled as size arguments are (`60M`, `8M`, `1000`), or the
+/// percentage they gave with the bytes it came to (`50% = 512M`).
+fn spelled(given: Option<SizeOrPercent>, bytes: u64) -> String {
+    match given {
+        Some(SizeOrPercent::Percent(p)) => format!("{p}% = {}", arg(bytes)),
+        _ => arg(bytes),
+    }
+}
+
+/// Bytes as a size argument spells them: `64K`, `60M`, `2G`, or the bare number (`1000`).
+fn arg(bytes: u64) -> String {
+    let s = short_size(bytes);
+    match s.strip_suffix('B') {
+        Some(n) => n.to_string(),
+        None => s,
+    }
+}
+
 /// Check a configuration against a target and resolve range and engine.
 pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
     let invalid = |m: String| Err(ScanError::Invalid(m));
     let lbs = target.logical_block_size as u64;
-    if cfg.block_size == 0 || !cfg.block_size.is_multiple_of(lbs) {
+    if cfg.block_size < lbs {
         return invalid(format!(
-            "block size {} is not a multiple of the logical sector size ({lbs} bytes)",
-            cfg.block_size
+            "block size {} is too small: a command is at least one sector ({})",
+            arg(cfg.block_size),
+            format_size(lbs)
+        ));
+    }
+    if !cfg.block_size.is_multiple_of(lbs) {
+        return invalid(format!(
+            "block size {} is not a whole number of sectors ({} each)",
+            arg(cfg.block_size),
+            format_size(lbs)
         ));
     }
     if cfg.block_size > 64 << 20 {
@@ -178,15 +204,18 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
         Some(SizeOrPercent::Percent(_)) => start / lbs * lbs,
         _ => start,
     };
+    let offset = spelled(cfg.offset, start);
     if !start.is_multiple_of(lbs) {
         return invalid(format!(
-            "offset {start} is not a multiple of the logical sector size ({lbs} bytes)"
+            "offset {offset} is not a whole number of sectors ({} each)",
+            format_size(lbs)
         ));
     }
     if start >= target.size {
         return invalid(format!(
-            "offset {start} is at or beyond the end of {} ({} bytes)",
-            target.spec, target.size
+            "offset {offset} is at or beyond the end of {} ({})",
+            target.spec,
+            format_size(target.size)
         ));
     }
     let length = match cfg.length {
@@ -199,9 +228,11 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
     if length == 0 {
         return invalid("the range to scan is empty (--length 0)".into());
     }
+    let spelled_length = spelled(cfg.length, length);
     if !length.is_multiple_of(lbs) {
         return invalid(format!(
-            "length {length} is not a multiple of the logical sector size ({lbs} bytes)"
+            "length {spelled_length} is not a whole number of sectors ({} each)",
+            format_size(lbs)
         ));
     }
     if start
@@ -209,8 +240,9 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
         .is_none_or(|end| end > target.size)
     {
         return invalid(format!(
-            "offset + length ({start} + {length}) runs past the end of {} ({} bytes)",
-            target.spec, target.size
+            "offset + length ({offset} + {spelled_length}) runs past the end of {} ({})",
+            target.spec,
+            format_size(target.size)
         ));
     }
     if cfg.write && cfg.quick.is_some() {

@@ -66,16 +66,38 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
     let list: Vec<ListedRun> = runs
         .iter()
         .zip(&states)
-        .map(|(r, state)| ListedRun {
-            id: r.id.0,
-            kind: r.kind.clone(),
-            state: state.map(|s| s.words().to_string()),
-            started_at: r.started_at.clone(),
-            device: r.device(),
-            target: r.target_path.clone(),
-            host: r.host.clone(),
+        .map(|(r, state)| {
+            // A document this version cannot read still lists, without its result.
+            let doc = store.get(r.id).ok();
+            ListedRun {
+                id: r.id.0,
+                kind: r.kind.clone(),
+                state: state.map(|s| s.words().to_string()),
+                started_at: r.started_at.clone(),
+                ended_at: r.ended_at.clone(),
+                device: r.device(),
+                target: r.target_path.clone(),
+                host: r.host.clone(),
+                result: doc.as_ref().and_then(text::headline),
+                took_ns: doc.as_ref().and_then(text::took),
+            }
         })
         .collect();
-    print!("{}", text::runs(&list));
+    print!("{}", text::runs(&list, terminal_width()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The width to fit the table to: `COLUMNS` when set, else the terminal's; none for a pipe.
+fn terminal_width() -> Option<usize> {
+    if let Some(c) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+        return Some(c);
+    }
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size()
+        .ok()
+        .map(|(cols, _)| cols as usize)
+        .filter(|c| *c > 0)
 }

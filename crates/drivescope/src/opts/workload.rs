@@ -244,6 +244,23 @@ pub fn one_rw(rw: RwArg, mix: u8, command: &str) -> anyhow::Result<Rw> {
 /// A bench or sweep from start to record: the target opened (a test file made and filled), the run
 /// shown (the live view with `done`, or plain lines), `measure` run with the settings the target
 /// takes and the live view when it is up, and the record given its device and findings.
+/// A record of a run on a workload region (bench, sweep): its workload, where the test file is named.
+pub trait OnRegion: drivescope_record::Record {
+    fn workload_mut(&mut self) -> &mut drivescope_record::Workload;
+}
+
+impl OnRegion for drivescope_record::BenchRecord {
+    fn workload_mut(&mut self) -> &mut drivescope_record::Workload {
+        &mut self.workload
+    }
+}
+
+impl OnRegion for drivescope_record::SweepRecord {
+    fn workload_mut(&mut self) -> &mut drivescope_record::Workload {
+        &mut self.workload
+    }
+}
+
 pub fn measured<T, E>(
     w: &WorkloadArgs,
     rws: &[Rw],
@@ -253,7 +270,7 @@ pub fn measured<T, E>(
     measure: impl FnOnce(&Target, Common, &AtomicBool, Option<&Watching>) -> Result<T, E>,
 ) -> anyhow::Result<T>
 where
-    T: drivescope_record::Record,
+    T: OnRegion,
     anyhow::Error: From<E>,
 {
     let stop = Arc::new(AtomicBool::new(false));
@@ -267,6 +284,12 @@ where
     }
     let mut rec = result?;
     rec.header_mut().device = crate::identity::of(&w.target);
+    // A run on a directory is a run on that directory: its test file is gone when the run
+    // ends, and runs on the same directory belong together.
+    if let Some(tf) = opened.test_file() {
+        rec.workload_mut().test_file = Some(tf.display().to_string());
+        rec.header_mut().target.path = w.target.clone();
+    }
     Ok(annotated(rec, &w.store))
 }
 

@@ -238,6 +238,7 @@ fn workload() -> Workload {
         data: DataPattern::Random,
         direct: true,
         interrupted: false,
+        test_file: None,
     }
 }
 

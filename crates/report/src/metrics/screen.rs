@@ -134,7 +134,7 @@ pub(super) fn rows(r: &ScreenRecord, out: &mut Vec<Metric>) {
         out,
         "screen.duration_ns".into(),
         "Duration".into(),
-        Unit::Nanos,
+        Unit::Elapsed,
         Neither,
         Some(r.duration_ns as f64),
     );

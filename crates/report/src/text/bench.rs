@@ -4,20 +4,56 @@
 
 use super::buffered_mark as mark;
 use drivescope_record::{BenchRecord, Direction, Reap, TargetType, TestResult};
-use drivescope_units::{format_ns, format_size};
+use drivescope_units::{
+    format_count, format_duration, format_iops, format_ns, format_rate, format_size,
+};
 use std::io::Write;
 
 /// One line per finished test (progress).
 pub fn bench_line(t: &TestResult, direct: bool) -> String {
     format!(
-        "  {:<14} {:<5} {:>10.2} MB/s {:>11.0} IOPS  p99 {}{}",
+        "  {:<14} {:<5} {:>13} {:>14}  p99 {}{}",
         t.name,
         t.rw,
-        t.mb_per_s,
-        t.iops,
+        format_rate(t.mb_per_s),
+        format_iops(t.iops),
         format_ns(*t.latency.percentiles_ns.get("99").unwrap_or(&0)),
         mark(direct)
     )
+}
+
+/// What the bench ran on: a test file it made in a directory, an existing file (read only), a
+/// device's region, or the null target; and its size.
+fn region(r: &BenchRecord) -> String {
+    let made = r.workload.test_file.is_some()
+        || std::path::Path::new(&r.header.target.path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("drivescope-test-") && n.ends_with(".tmp"));
+    let size = format_size(r.workload.size);
+    match r.header.target.kind {
+        TargetType::File if made => format!("a test file of {size} made there"),
+        TargetType::File => format!(
+            "the existing file, {}, read only",
+            format_size(r.header.target.size)
+        ),
+        TargetType::Null => format!("the null target, {size}"),
+        TargetType::Block => format!("a region of {size} of the device"),
+    }
+}
+
+/// `1 run`, `5 runs`.
+fn plural(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A test's mean rate over its runs, and their spread where there is more than one.
+fn spread(r: &BenchRecord, t: &TestResult) -> String {
+    if r.runs > 1 && t.runs.len() != 1 {
+        format!("{:.1} ± {:.1}", t.mean_mb_per_s, t.stddev_mb_per_s)
+    } else {
+        format!("{:.1}", t.mean_mb_per_s)
+    }
 }
 
 /// CrystalDiskMark-shaped table (tests as rows, read and write side by side), then details.
@@ -25,20 +61,23 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     let h = &r.header;
     writeln!(
         out,
-        "drivescope bench {} ({} {}, {} data, {} runs × {:.1} s, best run shown){}",
+        "drivescope bench {} ({}{}, {} × {}{}){}",
         h.target.path,
-        if h.target.kind == TargetType::File {
-            "test file of"
+        region(r),
+        if r.tests.iter().any(|t| t.rw != Direction::Read) {
+            format!(
+                ", {} data",
+                serde_json::to_value(r.workload.data)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            )
         } else {
-            "device region of"
+            String::new()
         },
-        format_size(h.target.size),
-        serde_json::to_value(r.workload.data)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default(),
-        r.runs,
-        r.duration_ns as f64 / 1e9,
+        plural(r.runs as u64, "run"),
+        format_duration(r.duration_ns),
+        if r.runs > 1 { ", best run shown" } else { "" },
         mark(r.workload.direct)
     )?;
     let mut names: Vec<&str> = Vec::new();
@@ -86,11 +125,11 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     writeln!(out)?;
     writeln!(
         out,
-        "  {:<14} {:<5} {:>9} {:>16} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "  {:<14} {:<5} {:>9} {:>16} {:>13} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "test",
         "rw",
         "MB/s",
-        "mean ± sd",
+        if r.runs > 1 { "mean ± sd" } else { "mean" },
         "IOPS",
         "lat mean",
         "p50",
@@ -103,12 +142,12 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         let p = |k: &str| format_ns(*t.latency.percentiles_ns.get(k).unwrap_or(&0));
         writeln!(
             out,
-            "  {:<14} {:<5} {:>9.2} {:>16} {:>10.0} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}{}",
+            "  {:<14} {:<5} {:>9.2} {:>16} {:>13} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}{}",
             t.name,
             t.rw,
             t.mb_per_s,
-            format!("{:.1} ± {:.1}", t.mean_mb_per_s, t.stddev_mb_per_s),
-            t.iops,
+            spread(r, t),
+            format_count(t.iops),
             format_ns(t.latency.mean_ns),
             p("50"),
             p("99"),
@@ -127,7 +166,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     if !polled.is_empty() {
         writeln!(
             out,
-            "  completions polled (--reap poll; fio sleeps for them): {}{}",
+            "  note: a CPU watched for the completions of {} instead of sleeping until they came, as fio does (--reap){}",
             polled.join(", "),
             mark(r.workload.direct)
         )?;

@@ -1,7 +1,7 @@
 //! The compare table for a terminal: aligned columns, best values green and bold, worst red; without colour
 //! the best value carries ▲ and the worst ▼.
 
-use crate::compare::{Cell, Column, Mark, Table, BEST, WORST};
+use crate::compare::{Cell, Column, Mark, Table, BEST, LEGEND, WORST};
 use anstyle::{AnsiColor, Style};
 
 /// Plain text; with `color`, best values green and bold, worst red (for a terminal). Without colour the
@@ -70,7 +70,25 @@ pub fn table(table: &Table, color: bool) -> String {
         }
         out += "\n";
     }
+    if table
+        .rows
+        .iter()
+        .any(|r| r.cells.iter().any(|c| c.mark != Mark::None))
+    {
+        out += &if color {
+            format!("({})\n", legend_in_colour())
+        } else {
+            format!("({LEGEND})\n")
+        };
+    }
     out
+}
+
+/// The legend where colour shows the marks.
+fn legend_in_colour() -> String {
+    LEGEND
+        .replace("▲ best", "best in green")
+        .replace("▼ worst", "worst in red")
 }
 
 #[cfg(test)]
@@ -91,7 +109,8 @@ mod tests {
         let colored = table(&t, true);
         assert!(colored.contains("\u{1b}[") && !colored.contains('▲'));
         let lines: Vec<&str> = plain.lines().collect();
-        assert_eq!(lines.len(), 3 + t.rows.len());
+        assert_eq!(lines.len(), 3 + t.rows.len() + 1);
+        assert!(lines.last().unwrap().contains("under 5 %"), "{plain}");
         assert!(lines[0].trim_end().ends_with("run 3"), "{plain}");
     }
 }

@@ -1,9 +1,9 @@
 //! A scan's failed extents, untried stretches and slow regions as text lines: one line per
-//! extent or region (offset, length, first-last LBA, and errno and sectors, or commands and
+//! extent or region (offset as the size from the start, length, first-last LBA (exact), and errno and sectors, or commands and
 //! the slowest), however many sectors or commands each holds.
 
 use drivescope_record::ScanRecord;
-use drivescope_units::{format_ns, format_size};
+use drivescope_units::{format_ns, format_offset, format_size};
 
 /// The heading and lines of the failed extents, at most `max` of them.
 pub fn failed(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
@@ -27,8 +27,8 @@ pub fn failed(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
                 parts.push(format!("{} untried", format_size(e.untried)));
             }
             format!(
-                "offset {:>16}  {:>10}  LBA {}-{}  errno {}  {}",
-                e.offset,
+                "offset {:>10}  {:>10}  LBA {}-{}  errno {}  {}",
+                format_offset(e.offset),
                 format_size(e.length),
                 e.first_lba,
                 e.last_lba,
@@ -86,8 +86,8 @@ pub fn untried(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) 
         .take(max)
         .map(|u| {
             format!(
-                "offset {:>16}  {:>10}  LBA {}-{}",
-                u.offset,
+                "offset {:>10}  {:>10}  LBA {}-{}",
+                format_offset(u.offset),
                 format_size(u.length),
                 u.first_lba,
                 u.last_lba
@@ -131,8 +131,8 @@ pub fn slow(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) {
         .take(max)
         .map(|g| {
             format!(
-                "offset {:>16}  {:>10}  LBA {}-{}  {} command{}, slowest {}",
-                g.offset,
+                "offset {:>10}  {:>10}  LBA {}-{}  {} command{}, slowest {}",
+                format_offset(g.offset),
                 format_size(g.length),
                 g.offset / lbs,
                 (g.offset + g.length).div_ceil(lbs).saturating_sub(1),
@@ -193,7 +193,8 @@ fn more(lines: &mut Vec<String>, len: usize, max: usize, what: &str, cut: Option
     }
     if let Some(c) = cut {
         lines.push(format!(
-            "the list stops at offset {c} ({len} {what} kept); what lies beyond is counted only"
+            "the list stops at offset {} ({len} {what} kept); what lies beyond is counted only",
+            format_offset(c)
         ));
     }
 }

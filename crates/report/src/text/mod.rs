@@ -29,7 +29,7 @@ pub use diagnose::print_diagnose;
 pub use findings::print_findings;
 pub use info::info;
 pub use multi::print_multi;
-pub use runs::{runs, ListedRun};
+pub use runs::{headline, runs, took, ListedRun};
 pub use scan::print_scan;
 pub use screen::print_screen;
 pub use show::show;

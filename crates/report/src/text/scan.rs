@@ -3,7 +3,9 @@
 
 use super::sparkline;
 use drivescope_record::{Reap, ScanRecord, Surface};
-use drivescope_units::{format_ns, format_size};
+use drivescope_units::{
+    format_count, format_elapsed, format_ns, format_offset, format_rate, format_size,
+};
 use std::io::Write;
 
 /// Failed extents and slow regions a summary lists before it says how many more there are.
@@ -14,7 +16,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     let quick = r.is_quick();
     writeln!(
         out,
-        "drivescope {} {} ({}, {:?}, {}-byte sectors): {}, {}, QD{}{}",
+        "drivescope {} {} ({}, {:?}, {}-byte sectors): {}, {}, QD{}",
         if quick {
             "quick scan"
         } else if r.write {
@@ -29,29 +31,24 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         r.engine,
         format_size(r.block_size),
         r.queue_depth,
-        if r.reap == Reap::Poll {
-            ", completions polled (--reap sleep waits as fio does)"
-        } else {
-            ""
-        }
     )?;
     let lbs = r.header.target.logical_block_size.max(1) as u64;
     writeln!(
         out,
         "  range     {} .. {} (LBA {} .. {}){}",
-        r.offset,
-        r.offset + r.length,
+        format_offset(r.offset),
+        format_offset(r.offset + r.length),
         r.offset / lbs,
         (r.offset + r.length) / lbs,
         if r.interrupted { "  [interrupted]" } else { "" }
     )?;
     writeln!(
         out,
-        "  {}   {} in {} commands, {:.2} s{}",
+        "  {}   {} in {} commands, {}{}",
         if r.write { "written" } else { "read   " },
         format_size(r.bytes),
-        r.commands,
-        r.duration_ns as f64 / 1e9,
+        format_count(r.commands as f64),
+        format_elapsed(r.duration_ns),
         r.resumed_from
             .map(|id| format!(" (resumed from run {id})"))
             .unwrap_or_default()
@@ -64,8 +61,10 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         .unwrap_or_default();
     writeln!(
         out,
-        "  rate      mean {:.1} MB/s, min {:.1}, max {:.1}{zone}",
-        r.mb_per_s.mean, r.mb_per_s.min, r.mb_per_s.max
+        "  rate      mean {}, min {}, max {}{zone}",
+        format_rate(r.mb_per_s.mean),
+        format_rate(r.mb_per_s.min),
+        format_rate(r.mb_per_s.max)
     )?;
     let l = &r.latency;
     let mut pct: Vec<(f64, String)> = l
@@ -87,7 +86,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     let bands: Vec<String> = r
         .bands
         .iter()
-        .map(|b| format!("{} {}", b.label, b.count))
+        .map(|b| format!("{} {}", b.label, format_count(b.count as f64)))
         .collect();
     writeln!(out, "  bands     {}", bands.join(" | "))?;
     if let Some(regions) = &r.regions {
@@ -101,15 +100,22 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         if let Some(worst) = regions.iter().max_by_key(|g| g.first_ns) {
             writeln!(
                 out,
-                "            slowest seek in: region {} at {} ({})",
+                "            slowest seek in: region {} at {} (LBA {}, {})",
                 worst.index,
-                worst.offset,
+                format_offset(worst.offset),
+                worst.offset / lbs,
                 format_ns(worst.first_ns)
             )?;
         }
     } else if !r.curve.is_empty() {
         let rates: Vec<f64> = r.curve.iter().map(|p| p.mb_per_s).collect();
         writeln!(out, "  curve     {}", sparkline(&rates, 64))?;
+    }
+    if r.reap == Reap::Poll {
+        writeln!(
+            out,
+            "  note      completions were polled (--reap): a CPU watched for each one instead of sleeping until it came, as fio does"
+        )?;
     }
     if let Some(s) = &r.surface {
         surface(r, s, out)?;
@@ -131,7 +137,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         let t = &v.totals;
         writeln!(
             out,
-            "  verify    {} blocks of {} B read back{}: {} ok, {} wrong, {} misplaced, {} lost, {} unreadable{} ({:.1} MB/s)",
+            "  verify    {} blocks of {} B read back{}: {} ok, {} wrong, {} misplaced, {} lost, {} unreadable{} ({})",
             v.blocks,
             v.unit,
             if v.complete { "" } else { " (stopped early)" },
@@ -145,7 +151,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
             } else {
                 String::new()
             },
-            v.read_mb_per_s
+            format_rate(v.read_mb_per_s)
         )?;
         for (what, list) in [
             ("wrong", &v.wrong),
@@ -156,12 +162,12 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
             for e in list.iter().take(10) {
                 let holds = e
                     .holds_offset
-                    .map(|h| format!("  holds the data of offset {h}"))
+                    .map(|h| format!("  holds the data of offset {}", format_offset(h)))
                     .unwrap_or_default();
                 writeln!(
                     out,
-                    "    {what:<10} offset {:>16}  LBA {:>12}  {}{holds}",
-                    e.offset,
+                    "    {what:<10} offset {:>10}  LBA {:>12}  {}{holds}",
+                    format_offset(e.offset),
                     e.lba,
                     format_size(e.length)
                 )?;
@@ -238,7 +244,7 @@ fn surface(r: &ScanRecord, s: &Surface, out: &mut dyn Write) -> std::io::Result<
 }
 
 fn format_secs(ns: u64) -> String {
-    format!("{:.1} s", ns as f64 / 1e9)
+    format_elapsed(ns)
 }
 
 #[cfg(test)]
@@ -265,7 +271,7 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.contains("\n    offset                0    64.0 KiB  LBA 0-127  1 command, slowest "),
+            t.contains("\n    offset        0 B    64.0 KiB  LBA 0-127  1 command, slowest "),
             "{t}"
         );
         assert!(
@@ -296,7 +302,7 @@ mod tests {
         ];
         let t = text(&r);
         assert!(t.contains("\n  slow (>= 50.00 ms): none\n"), "{t}");
-        assert!(t.contains("\n  failed: 2051 sectors in 2 extents\n    offset          1048576     1.0 MiB  LBA 2048-4095  errno 5  2048 sectors\n    offset          2097152     1.5 KiB  LBA 4096-4098  errno 61  3 sectors\n"), "{t}");
+        assert!(t.contains("\n  failed: 2051 sectors in 2 extents\n    offset    1.0 MiB     1.0 MiB  LBA 2048-4095  errno 5  2048 sectors\n    offset    2.0 MiB     1.5 KiB  LBA 4096-4098  errno 61  3 sectors\n"), "{t}");
         r.failed_total += 10;
         r.failed_extents_cut = Some(8 << 20);
         let t = text(&r);
@@ -305,7 +311,7 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.contains("\n    the list stops at offset 8388608 (2 extents kept); what lies beyond is counted only\n"),
+            t.contains("\n    the list stops at offset 8.0 MiB (2 extents kept); what lies beyond is counted only\n"),
             "{t}"
         );
     }
@@ -351,15 +357,15 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.contains("\n  errors    first pass 12.3 s; trimming, scraping and retries 64.0 s (budget 60.0 s, used up: what is left stays untried or unscraped)\n"),
+            t.contains("\n  errors    first pass 12.30 s; trimming, scraping and retries 1m 4s (budget 1m, used up: what is left stays untried or unscraped)\n"),
             "{t}"
         );
         assert!(
-            t.contains("\n  failed: 2 sectors and 10.0 MiB in failed commands not read sector by sector in 1 extent\n    offset        104857600    16.0 MiB  LBA 204800-237567  errno 5  2 sectors, 10.0 MiB in failed commands not read sector by sector, 6.0 MiB untried\n"),
+            t.contains("\n  failed: 2 sectors and 10.0 MiB in failed commands not read sector by sector in 1 extent\n    offset  100.0 MiB    16.0 MiB  LBA 204800-237567  errno 5  2 sectors, 10.0 MiB in failed commands not read sector by sector, 6.0 MiB untried\n"),
             "{t}"
         );
         assert!(
-            t.contains("\n  untried (neither good nor failed): 6.0 MiB in 3 stretches\n    offset        106954752     2.0 MiB  LBA 208896-212991\n"),
+            t.contains("\n  untried (neither good nor failed): 6.0 MiB in 3 stretches\n    offset  102.0 MiB     2.0 MiB  LBA 208896-212991\n"),
             "{t}"
         );
         // A write scan says written and failed.
@@ -425,7 +431,7 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.contains("\n    misplaced  offset             4096  LBA            8  4.0 KiB  holds the data of offset 8192\n"),
+            t.contains("\n    misplaced  offset    4.0 KiB  LBA            8  4.0 KiB  holds the data of offset 8.0 KiB\n"),
             "{t}"
         );
         assert_eq!(t.matches("\n    misplaced  offset").count(), 10, "{t}");
