@@ -166,7 +166,7 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
     if !polled.is_empty() {
         writeln!(
             out,
-            "  note: a CPU watched for the completions of {} instead of sleeping until they came, as fio does (--reap){}",
+            "  note: a CPU watched for the completions of {} instead of sleeping until they came as fio does (--reap sleep to sleep){}",
             polled.join(", "),
             mark(r.workload.direct)
         )?;

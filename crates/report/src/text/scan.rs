@@ -114,7 +114,7 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     if r.reap == Reap::Poll {
         writeln!(
             out,
-            "  note      completions were polled (--reap): a CPU watched for each one instead of sleeping until it came, as fio does"
+            "  note      completions were polled: a CPU watched for each one instead of sleeping until it came as fio does (--reap sleep to sleep)"
         )?;
     }
     if let Some(s) = &r.surface {
