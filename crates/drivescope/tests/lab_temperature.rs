@@ -174,5 +174,5 @@ fn a_disk_without_a_temperature_says_so_once() {
     assert_eq!(lines.len(), 1, "{text}");
     assert!(lines[0]
         .trim_start()
-        .starts_with("temp      not read: no temperature could be read"));
+        .starts_with("temp      not read: loop"));
 }

@@ -8,10 +8,11 @@ use drivescope_record::TemperatureSeries;
 pub fn line(s: Option<&TemperatureSeries>) -> Option<String> {
     let s = s?;
     let Some((lo, hi)) = s.min_max() else {
-        return Some(format!(
-            "temp      not read: {}",
-            s.note.as_deref().unwrap_or("no reading")
-        ));
+        let why = s.note.as_deref().unwrap_or("no reading");
+        let why = why
+            .strip_prefix("no temperature could be read: ")
+            .unwrap_or(why);
+        return Some(format!("temp      not read: {why}"));
     };
     let from = s
         .source
@@ -61,7 +62,7 @@ mod tests {
         };
         assert_eq!(
             line(Some(&none)).unwrap(),
-            "temp      not read: no temperature could be read: loop0 is a loop device"
+            "temp      not read: loop0 is a loop device"
         );
         assert_eq!(line(None), None);
     }
