@@ -10,6 +10,7 @@ pub mod capacity;
 pub mod diagnose;
 mod link;
 pub mod multi;
+pub mod predict;
 mod queueing;
 pub mod screen;
 mod soak;

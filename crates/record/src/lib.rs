@@ -24,6 +24,8 @@ mod lab;
 mod lab_truth;
 mod liveness;
 mod multi;
+mod prediction;
+mod replay;
 mod same_device;
 mod scan;
 mod screen;
@@ -62,6 +64,8 @@ pub use kind::Kind;
 pub use lab::{LabPreset, LabPresets, LabServed};
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RankTest, RunWindow};
+pub use prediction::{ClassPrediction, Prediction};
+pub use replay::{ReplayClass, ReplayRecord, ReplayTotals};
 pub use same_device::{serials, DeviceMatch};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{

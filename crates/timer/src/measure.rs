@@ -202,6 +202,7 @@ pub fn measure(
         fingerprint: None,
         interrupted: false,
         duration_ns: 0,
+        prediction: None,
     };
     let runner = Runner { plan, cgroup };
     for &mode in &plan.modes {
