@@ -9,6 +9,7 @@ pub mod export;
 pub mod info;
 pub mod lab;
 pub mod manpage;
+pub mod replay;
 pub mod report;
 pub mod runs;
 pub mod scan;
