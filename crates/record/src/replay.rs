@@ -32,8 +32,12 @@ pub struct ReplayRecord {
     pub errors: u64,
     /// The trace's numbers over the requests replayed.
     pub original: ReplayTotals,
-    /// The replay's.
+    /// The replay's, as the replay saw its requests complete (issue to completion seen).
     pub replayed: ReplayTotals,
+    /// The replay's block requests as the kernel's block tracepoints saw them (as root, where tracefs
+    /// can be used): the same measure the trace's numbers are, without the replay's own overhead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<ReplayTotals>,
     /// Per class of request (direction × size class × pattern), as the trace classed them.
     pub classes: Vec<ReplayClass>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -70,8 +74,10 @@ pub struct ReplayClass {
 }
 
 impl ReplayRecord {
-    /// Replayed I/O time over traced I/O time.
+    /// Replayed I/O time over traced I/O time: as the kernel saw the replay's requests where it was
+    /// traced, else as the replay saw them.
     pub fn io_ratio(&self) -> Option<f64> {
-        (self.original.io_ns > 0).then(|| self.replayed.io_ns as f64 / self.original.io_ns as f64)
+        let replayed = self.kernel.as_ref().unwrap_or(&self.replayed);
+        (self.original.io_ns > 0).then(|| replayed.io_ns as f64 / self.original.io_ns as f64)
     }
 }

@@ -8,6 +8,7 @@
 //! destructive gate, or a test file drivescope created), and are skipped otherwise, as are flushes and
 //! discards. The trace is held in memory (40 bytes a request in the file, about 100 while replayed).
 
+mod psync;
 pub mod schedule;
 pub mod summary;
 mod uring;
@@ -199,7 +200,12 @@ pub fn run(
             "{dropped} requests of other devices, or that failed when traced, not replayed"
         ));
     }
-    let issued = uring::run(target, &s, max_depth(&reqs), o.no_think, stop)?;
+    let depth = max_depth(&reqs);
+    let issued = if depth == 1 {
+        psync::run(target, &s, o.no_think, stop)?
+    } else {
+        uring::run(target, &s, depth, o.no_think, stop)?
+    };
     let (original, replayed, classes) = summary::summarize(&s, &issued.timings);
     let errors = issued
         .timings
@@ -218,6 +224,7 @@ pub fn run(
         errors,
         original,
         replayed,
+        kernel: None,
         classes,
         notes,
         interrupted: issued.interrupted,

@@ -82,7 +82,6 @@ pub fn run(
         }
         let now = clock.now_ns();
         let mut due_at = None;
-        let mut fresh: Vec<usize> = Vec::new();
         while next < n {
             let step = &s.steps[next];
             if st.prefix < step.after {
@@ -116,19 +115,15 @@ pub fn run(
                     .expect("submission queue sized to the depth");
             }
             slots[slot] = Some(next);
-            fresh.push(next);
+            // One request per submission, as the trace's were issued: several sequential ones queued
+            // in one call would be merged by the block layer's plug into fewer, larger requests.
+            timings[next] = Some(Timing {
+                issue_ns: clock.now_ns(),
+                ..Timing::default()
+            });
+            submit(&ring, 0, None)?;
             in_flight += 1;
             next += 1;
-        }
-        if !fresh.is_empty() {
-            let t = clock.now_ns();
-            for &i in &fresh {
-                timings[i] = Some(Timing {
-                    issue_ns: t,
-                    ..Timing::default()
-                });
-            }
-            submit(&ring, 0, None)?;
         }
         if next >= n && in_flight == 0 {
             break;

@@ -7,7 +7,8 @@ use clap::Args;
 use drivescope_core::replay::{self, Options};
 use drivescope_core::target::Target;
 use drivescope_core::testfile::TestFile;
-use drivescope_record::{Header, Kind, ReplayRecord};
+use drivescope_record::{Header, Kind, ReplayRecord, ReplayTotals};
+use drivescope_trace::{Capture, Reducer, Sink, TracedRun};
 use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
@@ -105,7 +106,9 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
             target.spec
         );
     }
+    let watch = kernel_watch(&target);
     let mut rec = replay::run(&trace, &path, &target, header, &opts, &stop)?;
+    rec.kernel = watch.and_then(|w| w.finish(&mut rec.notes));
     rec.header.end_now();
     drop(target);
     if a.json {
@@ -167,6 +170,24 @@ pub fn print(r: &ReplayRecord, out: &mut dyn Write) -> std::io::Result<()> {
             ratio(b as f64, a as f64)
         )?;
     }
+    if let Some(k) = &r.kernel {
+        writeln!(
+            out,
+            "{:<12} {:>12} {:>12} {:>8}   (the replay's block requests as the kernel saw them)",
+            "kernel I/O",
+            format_latency(o.io_ns as f64),
+            format_latency(k.io_ns as f64),
+            ratio(k.io_ns as f64, o.io_ns as f64)
+        )?;
+        writeln!(
+            out,
+            "{:<12} {:>12} {:>12} {:>8}",
+            "kernel reqs",
+            o.requests,
+            k.requests,
+            ratio(k.requests as f64, o.requests as f64)
+        )?;
+    }
     writeln!(out, "\nService time per class (mean, traced → replayed):")?;
     for c in &r.classes {
         let dir = match c.direction {
@@ -194,4 +215,75 @@ pub fn print(r: &ReplayRecord, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "note: {n}")?;
     }
     Ok(())
+}
+
+/// The replay's block requests reduced as they come (a capture's sink).
+struct Tally(Reducer);
+
+impl Sink for Tally {
+    fn request(&mut self, r: &drivescope_trace::Request) {
+        self.0.push(r);
+    }
+}
+
+/// A block trace of the target's disk while the replay runs.
+struct KernelWatch {
+    capture: Capture<Tally>,
+    devices: Vec<String>,
+}
+
+/// Trace the disk under `target` (as root, where tracefs can be used; said in a note otherwise).
+fn kernel_watch(target: &Target) -> Option<KernelWatch> {
+    let name = target.block_name().or_else(|| {
+        let dir = target.path.as_ref()?.parent()?.to_path_buf();
+        let id = drivescope_probe::identify(&dir, &drivescope_probe::Roots::default()).ok()?;
+        let name = id.block_devices().next().map(|b| b.name.clone());
+        name
+    })?;
+    if drivescope_trace::unavailable().is_some() {
+        return None;
+    }
+    let devices = drivescope_trace::devices::resolve(std::slice::from_ref(&name)).ok()?;
+    match Capture::start(&devices, Tally(Reducer::new())) {
+        Ok(capture) => Some(KernelWatch {
+            capture,
+            devices: devices.iter().map(|d| d.name.clone()).collect(),
+        }),
+        Err(e) => {
+            eprintln!("drivescope: warning: the replay's block requests are not traced: {e}");
+            None
+        }
+    }
+}
+
+impl KernelWatch {
+    fn finish(self, notes: &mut Vec<String>) -> Option<ReplayTotals> {
+        let (tally, stats) = match self.capture.finish() {
+            Ok(x) => x,
+            Err(e) => {
+                notes.push(format!("the replay's block trace failed: {e}"));
+                return None;
+            }
+        };
+        let fp = tally.0.finish(TracedRun {
+            mode: drivescope_record::TimeMode::Cold,
+            run: 1,
+            devices: self.devices,
+            wall_ns: stats.wall_ns,
+            unmatched: stats.unmatched,
+            lost_events: stats.lost_events,
+        });
+        if stats.lost_events > 0 {
+            notes.push(format!(
+                "the kernel dropped {} events of the replay's block trace",
+                stats.lost_events
+            ));
+        }
+        Some(ReplayTotals {
+            requests: fp.requests,
+            bytes: fp.classes.iter().map(|c| c.bytes).sum(),
+            io_ns: fp.busy_ns,
+            wall_ns: fp.wall_ns,
+        })
+    }
 }
