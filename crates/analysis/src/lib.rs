@@ -8,6 +8,7 @@
 pub mod cache_fit;
 pub mod capacity;
 pub mod diagnose;
+pub mod fingerprint;
 mod link;
 pub mod multi;
 pub mod predict;

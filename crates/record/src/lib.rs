@@ -56,7 +56,8 @@ pub use engine::{DataPattern, EngineKind, Reap};
 pub use extents::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use finding::{Confidence, Evidence, Finding, FindingCode};
 pub use fingerprint::{
-    AccessPattern, DepthShare, Fingerprint, IoClass, IoDirection, ThinkTime, TimelinePoint,
+    size_class_label, AccessPattern, DepthShare, Fingerprint, IoClass, IoDirection, ThinkTime,
+    TimelinePoint,
 };
 pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;

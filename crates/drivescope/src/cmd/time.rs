@@ -17,10 +17,13 @@ use std::sync::Arc;
 #[command(after_help = "Examples:\n  \
     drivescope time -- cargo build --release\n  \
     drivescope time --cwd /mnt/new --prepare 'cargo clean' -- cargo build\n  \
-    drivescope time --warm --runs 10 --shell 'git status'\n\n\
+    drivescope time --warm --runs 10 --shell 'git status'\n  \
+    drivescope time --trace --cold --runs 3 --cwd ~/src/linux -- git status\n\n\
     Without --cold or --warm both are measured. Cold runs need root (they write /proc/sys/vm/drop_caches); \
     --cold as another user is refused (exit code 3), and without --cold or --warm only warm runs are made. \
-    A command that fails fails the measurement (exit code 1) unless -i is given.")]
+    A command that fails fails the measurement (exit code 1) unless -i is given. \
+    --trace needs root too; where the trace cannot be taken the runs are timed without it, and one line \
+    says why.")]
 pub struct TimeArgs {
     /// Timed runs per mode.
     #[arg(long, short = 'r', default_value_t = 5, value_parser = crate::opts::args::parse_count)]
@@ -46,6 +49,14 @@ pub struct TimeArgs {
     /// Let the command's output through (it is hidden otherwise; a failing command's stderr is shown).
     #[arg(long)]
     pub show_output: bool,
+    /// Trace the block requests of the first timed run of the first mode (root) and add its I/O
+    /// fingerprint: request sizes, sequential or random, queue depth, service times, think time.
+    #[arg(long)]
+    pub trace: bool,
+    /// Trace as --trace does and keep every request in FILE (a compact binary trace, documented in
+    /// docs/time-trace.md), the input of `replay`.
+    #[arg(long, value_name = "FILE")]
+    pub keep_trace: Option<PathBuf>,
     /// The command as one shell line, run with `sh -c`.
     #[arg(long, value_name = "CMD")]
     pub shell: Option<String>,
@@ -110,7 +121,8 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     let main = plan.watched.first().cloned();
     let (quiet, runs) = (crate::say::quiet(), a.runs);
     let mut say = |p: Progress<'_>| {
-        if !quiet {
+        // Why a trace was not taken is a warning: said even with --quiet.
+        if !quiet || matches!(p, Progress::NotTraced(_)) {
             eprintln!("drivescope: {}", progress_line(&p, main.as_deref(), runs));
         }
     };
@@ -181,6 +193,14 @@ fn plan(a: &TimeArgs, cwd: PathBuf) -> anyhow::Result<Plan> {
         ignore_failure: a.ignore_failure,
         show_output: a.show_output,
         notes,
+        trace: trace_plan(a),
+    })
+}
+
+/// `--trace` / `--keep-trace FILE`.
+fn trace_plan(a: &TimeArgs) -> Option<drivescope_timer::TracePlan> {
+    (a.trace || a.keep_trace.is_some()).then(|| drivescope_timer::TracePlan {
+        keep: a.keep_trace.clone(),
     })
 }
 
@@ -188,6 +208,10 @@ fn plan(a: &TimeArgs, cwd: PathBuf) -> anyhow::Result<Plan> {
 fn progress_line(p: &Progress<'_>, main: Option<&str>, runs: u32) -> String {
     match p {
         Progress::Warmup { mode, index } => format!("{mode} untimed run {index}"),
+        Progress::Tracing { mode, index } => {
+            format!("{mode} run {index}/{runs} is traced (--trace)")
+        }
+        Progress::NotTraced(why) => why.to_string(),
         Progress::Run { mode, run } => {
             let dev = main.and_then(|n| run.device(n));
             format!(
