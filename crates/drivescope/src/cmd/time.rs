@@ -6,7 +6,6 @@ use crate::opts::store::StoreOpts;
 use anyhow::{bail, Context};
 use clap::Args;
 use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode};
-use drivescope_report::text::print_time;
 use drivescope_timer::{measure, Plan, Progress, Stop};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,6 +68,8 @@ pub struct TimeArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub store: StoreOpts,
+    #[command(flatten)]
+    pub predict: super::time_predict::PredictArgs,
     /// The command and its arguments, after `--`.
     #[arg(
         last = true,
@@ -101,7 +102,8 @@ fn devices_of(dir: &std::path::Path) -> Vec<String> {
     }
 }
 
-pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: TimeArgs) -> anyhow::Result<ExitCode> {
+    a.trace |= a.predict.wanted();
     let cwd =
         std::fs::canonicalize(&a.cwd).with_context(|| format!("--cwd {}", a.cwd.display()))?;
     if !cwd.is_dir() {
@@ -142,13 +144,14 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     };
     rec.header.end_now();
     drivescope_analysis::annotate(&mut rec);
+    super::time_predict::apply(&a.predict, &a.store, &mut rec)?;
     let how = Finish {
         json: a.json,
         store: &a.store,
         replace: None,
         resume_with: None,
     };
-    finish(rec, &and_findings(print_time), how)
+    finish(rec, &and_findings(super::time_predict::print), how)
 }
 
 /// The timing the arguments ask for: cold and warm runs (warm only where the page cache cannot be
