@@ -100,12 +100,21 @@ pub fn points_of_sweep(s: &SweepRecord, run: Option<i64>) -> Vec<Point> {
         .filter(|c| c.errors == 0 && c.iops > 0.0)
         .map(|c| {
             let depth = f64::from(c.queue_depth.max(1) * c.threads.max(1));
+            // A cell keeps no mean latency. Little's law gives depth / IOPS, which also counts the
+            // benchmark's own turnaround between a completion and the next submission (the device idles
+            // then, most of all at depth 1); the median completion latency stands in where it is lower.
+            let little = depth * 1e9 / c.iops;
+            let median = c.p50_ns as f64;
             Point {
                 direction: dir,
                 pattern: pat,
                 block_size: s.block_size,
                 depth,
-                service_ns: depth * 1e9 / c.iops,
+                service_ns: if median > 0.0 {
+                    median.min(little)
+                } else {
+                    little
+                },
                 spread: MIN_SPREAD,
                 source: format!("{} {}", run_name("sweep", run), s.pattern),
             }
@@ -220,8 +229,41 @@ fn at_depth(pts: &[&Point], depth: f64) -> (f64, f64, f64) {
 }
 
 /// The other disk's mean service time for `block_size` bytes of `pattern` in `dir` at `depth`, from
-/// `points`; `None` when there are none at all.
+/// `points`; `None` when there are none at all. Random requests much larger than any random result are
+/// taken as a random one's positioning plus the transfer of their bytes, from the sequential results.
 pub fn estimate(
+    points: &[Point],
+    dir: IoDirection,
+    pattern: AccessPattern,
+    block_size: u64,
+    depth: f64,
+) -> Option<Estimate> {
+    let of = |p: AccessPattern| {
+        points
+            .iter()
+            .filter(move |x| x.direction == dir && x.pattern == p)
+    };
+    let largest_random = of(AccessPattern::Random).map(|p| p.block_size).max();
+    let has_sequential = of(AccessPattern::Sequential).next().is_some();
+    if let (AccessPattern::Random, Some(m), true) = (pattern, largest_random, has_sequential) {
+        if block_size > 2 * m {
+            let pos = estimate_one(points, dir, AccessPattern::Random, m, depth)?;
+            let seq = estimate_one(points, dir, AccessPattern::Sequential, block_size, depth)?;
+            let transfer = seq.service_ns * (1.0 - m as f64 / block_size as f64);
+            return Some(Estimate {
+                service_ns: pos.service_ns + transfer,
+                uncertainty: pos.uncertainty.max(seq.uncertainty),
+                basis: format!("{} + transfer from {}", pos.basis, seq.basis),
+                size_stretch: seq.size_stretch,
+                depth_stretch: pos.depth_stretch,
+                substituted: false,
+            });
+        }
+    }
+    estimate_one(points, dir, pattern, block_size, depth)
+}
+
+fn estimate_one(
     points: &[Point],
     dir: IoDirection,
     pattern: AccessPattern,
