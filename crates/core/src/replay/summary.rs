@@ -114,7 +114,7 @@ pub fn summarize(
             },
         )
         .collect();
-    out.sort_by(|a, b| b.requests.cmp(&a.requests));
+    out.sort_by_key(|c| std::cmp::Reverse(c.requests));
     (totals(&orig), totals(&rep), out)
 }
 
