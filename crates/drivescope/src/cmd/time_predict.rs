@@ -213,7 +213,8 @@ fn class_name(direction: IoDirection, size: u64, pattern: AccessPattern) -> Stri
 
 pub fn print_prediction(p: &Prediction, out: &mut dyn Write) -> std::io::Result<()> {
     let on = match &p.device {
-        Some(d) => format!("{} ({d})", p.on),
+        Some(d) if *d != p.on => format!("{} ({d})", p.on),
+        Some(_) => p.on.clone(),
         None => p.on.clone(),
     };
     writeln!(
