@@ -8,8 +8,10 @@
 pub mod cache_fit;
 pub mod capacity;
 pub mod diagnose;
+pub mod fingerprint;
 mod link;
 pub mod multi;
+pub mod predict;
 mod queueing;
 pub mod screen;
 mod soak;

@@ -10,9 +10,11 @@ pub const CPU_SHARE: f64 = 0.6;
 /// Shorter runs cannot settle it: the kernel counts a device's busy time in ticks of 1 to 10 ms.
 pub const MIN_WALL_NS: f64 = 100e6;
 
-/// One finding per measured mode.
+/// One finding per measured mode, then the traced run's (see [`crate::fingerprint`]).
 pub fn findings(r: &TimeRecord) -> Vec<Finding> {
-    r.modes.iter().filter_map(of_mode).collect()
+    let mut out: Vec<Finding> = r.modes.iter().filter_map(of_mode).collect();
+    out.extend(r.fingerprint.as_ref().map(crate::fingerprint::finding));
+    out
 }
 
 /// The verdict on one mode's summary.

@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod engine;
 pub mod loopdev;
 pub mod rank_target;
+pub mod replay;
 pub mod rng;
 pub mod safety;
 pub mod scan;

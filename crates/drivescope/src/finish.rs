@@ -71,7 +71,7 @@ pub fn exit_codes_of(command: &str) -> Vec<u8> {
             EXIT_DRIVE_FAILED,
             EXIT_INTERRUPTED,
         ]),
-        "time" => codes.extend([EXIT_REFUSED, EXIT_INTERRUPTED]),
+        "time" | "replay" => codes.extend([EXIT_REFUSED, EXIT_INTERRUPTED]),
         "serve" | "lab" => codes.push(EXIT_REFUSED),
         _ => {}
     }

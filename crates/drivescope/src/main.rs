@@ -52,6 +52,9 @@ enum Command {
     Screen(cmd::screen::ScreenArgs),
     /// Time a real workload (a command) cold and warm, and how much of it was the disk.
     Time(cmd::time::TimeArgs),
+    /// Issue a trace kept by `time --keep-trace` again on a device or in a directory, closed-loop, and
+    /// compare its times with the trace's.
+    Replay(cmd::replay::ReplayArgs),
     /// Find a drive's real capacity (counterfeit flash: wrap-around, dropped writes, a cache),
     /// keeping its data.
     Capacity(cmd::capacity::CapacityArgs),
@@ -118,6 +121,7 @@ impl Command {
             | Command::Diagnose(cmd::diagnose::DiagnoseArgs { w, .. }) => w.json || w.quiet,
             Command::Screen(a) => a.json || a.quiet,
             Command::Time(a) => a.json || a.quiet,
+            Command::Replay(a) => a.json || a.quiet,
             Command::Capacity(a) => a.json || a.quiet,
             Command::Info(a) => a.json,
             Command::Runs(a) => a.json,
@@ -158,6 +162,7 @@ fn main() -> ExitCode {
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Screen(a) => cmd::screen::run(a),
         Command::Time(a) => cmd::time::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
         Command::Capacity(a) => cmd::capacity::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),

@@ -29,6 +29,11 @@ pub enum FindingCode {
     CpuBound,
     /// A timed workload neither mostly on the disk nor mostly on the CPU.
     MixedBound,
+    /// A traced workload's I/O is mostly small random requests at a shallow queue: the disk's latency
+    /// at that depth decides its time.
+    LatencyBound,
+    /// A traced workload's I/O is mostly sequential or large requests: the disk's transfer rate decides.
+    ThroughputBound,
     /// One rank of a multi-rank run holds the aggregate back.
     SlowRank,
     /// A drive-managed SMR disk: random writes fill a media cache, then band cleaning stalls it.
@@ -55,6 +60,8 @@ impl FindingCode {
             FindingCode::StorageBound => "storage_bound",
             FindingCode::CpuBound => "cpu_bound",
             FindingCode::MixedBound => "mixed_bound",
+            FindingCode::LatencyBound => "latency_bound",
+            FindingCode::ThroughputBound => "throughput_bound",
             FindingCode::SlowRank => "slow_rank",
             FindingCode::Smr => "smr",
             FindingCode::CounterfeitCapacity => "counterfeit_capacity",

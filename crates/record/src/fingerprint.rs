@@ -110,3 +110,79 @@ pub struct TimelinePoint {
     pub write_bytes: u64,
     pub requests: u64,
 }
+
+impl IoDirection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IoDirection::Read => "read",
+            IoDirection::Write => "write",
+        }
+    }
+}
+
+impl AccessPattern {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessPattern::Sequential => "sequential",
+            AccessPattern::Random => "random",
+        }
+    }
+}
+
+/// A size class as people say it: `4 KiB`, `128 KiB`, `1 MiB`.
+pub fn size_class_label(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while i + 1 < UNITS.len() && v >= 1024 && v.is_multiple_of(1024) {
+        v /= 1024;
+        i += 1;
+    }
+    format!("{v} {}", UNITS[i])
+}
+
+impl IoClass {
+    /// `4 KiB random read`.
+    pub fn label(&self) -> String {
+        format!(
+            "{} {} {}",
+            size_class_label(self.size_max_bytes),
+            self.pattern.as_str(),
+            self.direction.as_str()
+        )
+    }
+}
+
+impl Fingerprint {
+    /// The share of the traced wall time with a request in flight.
+    pub fn busy_share(&self) -> f64 {
+        if self.wall_ns == 0 {
+            0.0
+        } else {
+            (self.busy_ns as f64 / self.wall_ns as f64).min(1.0)
+        }
+    }
+
+    /// Bytes read and written by the classes.
+    pub fn bytes(&self) -> u64 {
+        self.classes.iter().map(|c| c.bytes).sum()
+    }
+
+    /// `cold run 1`: the run traced.
+    pub fn run_label(&self) -> String {
+        format!("{} run {}", self.mode, self.run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_classes_read_as_people_say_them() {
+        assert_eq!(size_class_label(4096), "4 KiB");
+        assert_eq!(size_class_label(128 << 10), "128 KiB");
+        assert_eq!(size_class_label(1 << 20), "1 MiB");
+        assert_eq!(size_class_label(512), "512 B");
+    }
+}

@@ -34,6 +34,9 @@ pub enum Kind {
     LabPresets,
     /// `drivescope lab serve`.
     LabServe,
+    /// `drivescope replay`: a kept trace issued again on a target. A check of a prediction made there and
+    /// then against the trace it replays, not kept in the store (the trace file is what is kept).
+    Replay,
     /// A kind this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -71,6 +74,7 @@ impl Kind {
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
             Kind::LabServe => "lab_serve",
+            Kind::Replay => "replay",
             Kind::Other(s) => s,
         }
     }
@@ -108,6 +112,7 @@ mod tests {
             Kind::LabTruth,
             Kind::LabPresets,
             Kind::LabServe,
+            Kind::Replay,
         ] {
             let json = serde_json::to_value(&k).unwrap();
             assert_eq!(json, serde_json::Value::String(k.as_str().into()));
@@ -131,9 +136,12 @@ mod tests {
             | Kind::Time
             | Kind::Multi
             | Kind::Capacity => true,
-            Kind::Info | Kind::LabTruth | Kind::LabPresets | Kind::LabServe | Kind::Other(_) => {
-                false
-            }
+            Kind::Info
+            | Kind::LabTruth
+            | Kind::LabPresets
+            | Kind::LabServe
+            | Kind::Replay
+            | Kind::Other(_) => false,
         }
     }
 
@@ -157,6 +165,7 @@ mod tests {
             Kind::LabTruth,
             Kind::LabPresets,
             Kind::LabServe,
+            Kind::Replay,
         ];
         for k in all.iter().filter(|k| saved(k)) {
             assert!(Kind::SAVED.contains(k), "{k} is saved but not listed");

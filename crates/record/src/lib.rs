@@ -24,6 +24,8 @@ mod lab;
 mod lab_truth;
 mod liveness;
 mod multi;
+mod prediction;
+mod replay;
 mod same_device;
 mod scan;
 mod screen;
@@ -54,7 +56,8 @@ pub use engine::{DataPattern, EngineKind, Reap};
 pub use extents::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};
 pub use finding::{Confidence, Evidence, Finding, FindingCode};
 pub use fingerprint::{
-    AccessPattern, DepthShare, Fingerprint, IoClass, IoDirection, ThinkTime, TimelinePoint,
+    size_class_label, AccessPattern, DepthShare, Fingerprint, IoClass, IoDirection, ThinkTime,
+    TimelinePoint,
 };
 pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
@@ -62,6 +65,8 @@ pub use kind::Kind;
 pub use lab::{LabPreset, LabPresets, LabServed};
 pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone};
 pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RankTest, RunWindow};
+pub use prediction::{ClassPrediction, Prediction};
+pub use replay::{ReplayClass, ReplayRecord, ReplayTotals};
 pub use same_device::{serials, DeviceMatch};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{

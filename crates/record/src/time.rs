@@ -41,6 +41,9 @@ pub struct TimeRecord {
     /// With `--trace`: the block requests of one run, reduced to what kind of I/O the workload does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<crate::fingerprint::Fingerprint>,
+    /// With `--predict-on`: the fingerprint's I/O time predicted on another disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<crate::prediction::Prediction>,
     /// Stopped (SIGINT) before every run was done.
     pub interrupted: bool,
     pub duration_ns: u64,

@@ -17,6 +17,8 @@ pub(crate) fn finding_name(code: &FindingCode) -> String {
         FindingCode::StorageBound => "storage-bound".into(),
         FindingCode::CpuBound => "CPU-bound".into(),
         FindingCode::MixedBound => "mixed".into(),
+        FindingCode::LatencyBound => "latency-bound".into(),
+        FindingCode::ThroughputBound => "throughput-bound".into(),
         FindingCode::SlowRank => "slow rank".into(),
         FindingCode::Smr => "SMR".into(),
         FindingCode::CounterfeitCapacity => "counterfeit capacity".into(),

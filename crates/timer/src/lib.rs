@@ -4,7 +4,9 @@
 //! before every run, which needs root) and warm (after an untimed run). Each run's wall time comes from the
 //! monotonic clock around fork and wait; its user and system CPU from the kernel's accounting of the child
 //! (`wait4`); the I/O from the block devices' own counters (`/proc/diskstats` before and after) and, where a
-//! cgroup v2 of its own can be made with the io controller, from the cgroup's `io.stat`.
+//! cgroup v2 of its own can be made with the io controller, from the cgroup's `io.stat`. With a
+//! [`TracePlan`] (`--trace`), the first timed run of the first mode is also traced at the block layer and
+//! reduced to the workload's I/O fingerprint.
 
 pub mod caches;
 pub mod cgroup;
@@ -13,8 +15,10 @@ pub mod diskstats;
 pub mod error;
 mod measure;
 pub mod stats;
+mod traced;
 
 pub use caches::{can_drop_caches, drop_caches};
 pub use child::{run_once, Outcome};
 pub use error::{CgroupError, TimerError};
 pub use measure::{finish, measure, Failed, Plan, Progress, Stop};
+pub use traced::TracePlan;

@@ -3,6 +3,7 @@
 use crate::cgroup::{self, Cgroup};
 use crate::child::{run_once, Outcome};
 use crate::error::TimerError;
+use crate::traced::{self, TracePlan};
 use crate::{caches, diskstats, stats};
 use drivescope_record::{
     DeviceIo, Header, IoSource, ModeResult, ModeSummary, TimeMode, TimeRecord, TimedRun,
@@ -29,13 +30,28 @@ pub struct Plan {
     pub watched: Vec<String>,
     /// Things the caller found worth recording.
     pub notes: Vec<String>,
+    /// `--trace`: the first timed run of the first mode is traced (see [`crate::traced`]).
+    pub trace: Option<TracePlan>,
 }
 
 /// A step done, for a live view.
 #[derive(Debug, Clone)]
 pub enum Progress<'a> {
-    Warmup { mode: TimeMode, index: u32 },
-    Run { mode: TimeMode, run: &'a TimedRun },
+    Warmup {
+        mode: TimeMode,
+        index: u32,
+    },
+    Run {
+        mode: TimeMode,
+        run: &'a TimedRun,
+    },
+    /// The run about to be traced.
+    Tracing {
+        mode: TimeMode,
+        index: u32,
+    },
+    /// Why a run that was to be traced was not: one line, the timing goes on.
+    NotTraced(&'a str),
 }
 
 /// The command failed (and `-i` was not given): the runs so far, and the failing one.
@@ -202,6 +218,7 @@ pub fn measure(
         fingerprint: None,
         interrupted: false,
         duration_ns: 0,
+        prediction: None,
     };
     let runner = Runner { plan, cgroup };
     for &mode in &plan.modes {
@@ -235,7 +252,18 @@ pub fn measure(
                 break;
             }
             runner.before(mode, index, &rec)?;
+            let traced_run = plan
+                .trace
+                .as_ref()
+                .filter(|_| index == 1 && rec.modes.is_empty());
+            let tracing = match traced_run {
+                Some(t) => start_trace(t, plan, mode, index, &mut rec, progress),
+                None => None,
+            };
             let (run, o) = runner.timed(index)?;
+            if let Some(t) = tracing {
+                finish_trace(t, mode, index, &mut rec, progress);
+            }
             if stop.load(Ordering::Relaxed) {
                 // SIGINT reaches the command too: a run cut short is no measurement.
                 rec.interrupted = true;
@@ -261,6 +289,47 @@ pub fn measure(
     }
     rec.duration_ns = t0.elapsed().as_nanos() as u64;
     Ok(rec)
+}
+
+/// Starts the trace of a run; where it cannot start, says why (once, and in the record's notes).
+fn start_trace(
+    t: &TracePlan,
+    plan: &Plan,
+    mode: TimeMode,
+    index: u32,
+    rec: &mut TimeRecord,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Option<traced::Tracing> {
+    match traced::start(t, &plan.watched, &plan.argv) {
+        Ok(t) => {
+            progress(Progress::Tracing { mode, index });
+            Some(t)
+        }
+        Err(why) => {
+            not_traced(rec, progress, why);
+            None
+        }
+    }
+}
+
+/// Stops a run's trace and attaches its fingerprint, or says why there is none.
+fn finish_trace(
+    t: traced::Tracing,
+    mode: TimeMode,
+    index: u32,
+    rec: &mut TimeRecord,
+    progress: &mut dyn FnMut(Progress<'_>),
+) {
+    match traced::stop(t, mode, index) {
+        Ok(f) => rec.fingerprint = Some(f),
+        Err(why) => not_traced(rec, progress, why),
+    }
+}
+
+fn not_traced(rec: &mut TimeRecord, progress: &mut dyn FnMut(Progress<'_>), why: String) {
+    let line = format!("not traced: {why}; the runs are timed without a fingerprint");
+    progress(Progress::NotTraced(&line));
+    rec.notes.push(line);
 }
 
 fn failed(rec: &TimeRecord, mode: TimeMode, index: u32, outcome: Outcome) -> Stop {

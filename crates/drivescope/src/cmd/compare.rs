@@ -40,5 +40,10 @@ pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
         CompareFormat::Html => Box::new(Html::Compare),
     };
     super::emit(exporter.as_ref(), &runs, None)?;
+    if matches!(a.format, CompareFormat::Text) {
+        let mut text = Vec::new();
+        super::compare_prediction::print(&runs, &mut text)?;
+        crate::finish::print_all(&text)?;
+    }
     Ok(ExitCode::SUCCESS)
 }

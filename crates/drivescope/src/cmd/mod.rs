@@ -3,12 +3,14 @@
 pub mod bench;
 pub mod capacity;
 pub mod compare;
+pub mod compare_prediction;
 pub mod completions;
 pub mod diagnose;
 pub mod export;
 pub mod info;
 pub mod lab;
 pub mod manpage;
+pub mod replay;
 pub mod report;
 pub mod runs;
 pub mod scan;
@@ -19,6 +21,7 @@ pub mod soak;
 pub mod store;
 pub mod sweep;
 pub mod time;
+pub mod time_predict;
 
 /// Writes what `exporter` makes of `runs` to `file`, or to stdout. The export is made in full first, so a
 /// failed one leaves no file behind.

@@ -6,7 +6,6 @@ use crate::opts::store::StoreOpts;
 use anyhow::{bail, Context};
 use clap::Args;
 use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode};
-use drivescope_report::text::print_time;
 use drivescope_timer::{measure, Plan, Progress, Stop};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,10 +16,13 @@ use std::sync::Arc;
 #[command(after_help = "Examples:\n  \
     drivescope time -- cargo build --release\n  \
     drivescope time --cwd /mnt/new --prepare 'cargo clean' -- cargo build\n  \
-    drivescope time --warm --runs 10 --shell 'git status'\n\n\
+    drivescope time --warm --runs 10 --shell 'git status'\n  \
+    drivescope time --trace --cold --runs 3 --cwd ~/src/linux -- git status\n\n\
     Without --cold or --warm both are measured. Cold runs need root (they write /proc/sys/vm/drop_caches); \
     --cold as another user is refused (exit code 3), and without --cold or --warm only warm runs are made. \
-    A command that fails fails the measurement (exit code 1) unless -i is given.")]
+    A command that fails fails the measurement (exit code 1) unless -i is given. \
+    --trace needs root too; where the trace cannot be taken the runs are timed without it, and one line \
+    says why.")]
 pub struct TimeArgs {
     /// Timed runs per mode.
     #[arg(long, short = 'r', default_value_t = 5, value_parser = crate::opts::args::parse_count)]
@@ -46,6 +48,14 @@ pub struct TimeArgs {
     /// Let the command's output through (it is hidden otherwise; a failing command's stderr is shown).
     #[arg(long)]
     pub show_output: bool,
+    /// Trace the block requests of the first timed run of the first mode (root) and add its I/O
+    /// fingerprint: request sizes, sequential or random, queue depth, service times, think time.
+    #[arg(long)]
+    pub trace: bool,
+    /// Trace as --trace does and keep every request in FILE (a compact binary trace, documented in
+    /// docs/time-trace.md), the input of `replay`.
+    #[arg(long, value_name = "FILE")]
+    pub keep_trace: Option<PathBuf>,
     /// The command as one shell line, run with `sh -c`.
     #[arg(long, value_name = "CMD")]
     pub shell: Option<String>,
@@ -58,6 +68,8 @@ pub struct TimeArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub store: StoreOpts,
+    #[command(flatten)]
+    pub predict: super::time_predict::PredictArgs,
     /// The command and its arguments, after `--`.
     #[arg(
         last = true,
@@ -90,7 +102,8 @@ fn devices_of(dir: &std::path::Path) -> Vec<String> {
     }
 }
 
-pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: TimeArgs) -> anyhow::Result<ExitCode> {
+    a.trace |= a.predict.wanted();
     let cwd =
         std::fs::canonicalize(&a.cwd).with_context(|| format!("--cwd {}", a.cwd.display()))?;
     if !cwd.is_dir() {
@@ -110,7 +123,8 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     let main = plan.watched.first().cloned();
     let (quiet, runs) = (crate::say::quiet(), a.runs);
     let mut say = |p: Progress<'_>| {
-        if !quiet {
+        // Why a trace was not taken is a warning: said even with --quiet.
+        if !quiet || matches!(p, Progress::NotTraced(_)) {
             eprintln!("drivescope: {}", progress_line(&p, main.as_deref(), runs));
         }
     };
@@ -130,13 +144,14 @@ pub fn run(a: TimeArgs) -> anyhow::Result<ExitCode> {
     };
     rec.header.end_now();
     drivescope_analysis::annotate(&mut rec);
+    super::time_predict::apply(&a.predict, &a.store, &mut rec)?;
     let how = Finish {
         json: a.json,
         store: &a.store,
         replace: None,
         resume_with: None,
     };
-    finish(rec, &and_findings(print_time), how)
+    finish(rec, &and_findings(super::time_predict::print), how)
 }
 
 /// The timing the arguments ask for: cold and warm runs (warm only where the page cache cannot be
@@ -181,6 +196,14 @@ fn plan(a: &TimeArgs, cwd: PathBuf) -> anyhow::Result<Plan> {
         ignore_failure: a.ignore_failure,
         show_output: a.show_output,
         notes,
+        trace: trace_plan(a),
+    })
+}
+
+/// `--trace` / `--keep-trace FILE`.
+fn trace_plan(a: &TimeArgs) -> Option<drivescope_timer::TracePlan> {
+    (a.trace || a.keep_trace.is_some()).then(|| drivescope_timer::TracePlan {
+        keep: a.keep_trace.clone(),
     })
 }
 
@@ -188,6 +211,10 @@ fn plan(a: &TimeArgs, cwd: PathBuf) -> anyhow::Result<Plan> {
 fn progress_line(p: &Progress<'_>, main: Option<&str>, runs: u32) -> String {
     match p {
         Progress::Warmup { mode, index } => format!("{mode} untimed run {index}"),
+        Progress::Tracing { mode, index } => {
+            format!("{mode} run {index}/{runs} is traced (--trace)")
+        }
+        Progress::NotTraced(why) => why.to_string(),
         Progress::Run { mode, run } => {
             let dev = main.and_then(|n| run.device(n));
             format!(

@@ -20,6 +20,8 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         | FindingCode::StorageBound
         | FindingCode::CpuBound
         | FindingCode::MixedBound
+        | FindingCode::LatencyBound
+        | FindingCode::ThroughputBound
         | FindingCode::SlowRank
         | FindingCode::CounterfeitCapacity
         | FindingCode::Other(_) => return None,

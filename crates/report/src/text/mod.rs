@@ -8,6 +8,7 @@ mod compare;
 mod diagnose;
 mod extents;
 mod findings;
+mod fingerprint;
 mod info;
 mod multi;
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub use capacity::print_capacity;
 pub use compare::table as compare_table;
 pub use diagnose::print_diagnose;
 pub use findings::print_findings;
+pub use fingerprint::print_fingerprint;
 pub use info::info;
 pub use multi::print_multi;
 pub use runs::{headline, runs, took, ListedRun};

@@ -135,6 +135,9 @@ pub fn print_time(r: &TimeRecord, out: &mut dyn Write) -> std::io::Result<()> {
             )?;
         }
     }
+    if let Some(f) = &r.fingerprint {
+        super::print_fingerprint(f, out)?;
+    }
     for n in &r.notes {
         writeln!(out, "  note: {n}")?;
     }

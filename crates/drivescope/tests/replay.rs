@@ -1,0 +1,247 @@
+//! `replay` on real kernel devices: a workload's block requests kept with the capture library while fio
+//! runs on a loop device, then replayed on the same device. The replay must issue every request and
+//! take the same I/O time as the kernel traced the first time. Needs root (loop devices, tracefs).
+
+mod common;
+use common::{drivescope_cmd, skip_without_root, TmpfsLoop};
+use drivescope_record::{Kind, ReplayRecord};
+use drivescope_trace::{Capture, Sink, TraceHeader, TraceReader, TraceWriter};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// I/O time of the replay (kernel-traced) against the trace's.
+const IO_TOLERANCE: f64 = 0.15;
+
+struct Keep(TraceWriter<BufWriter<File>>);
+
+impl Sink for Keep {
+    fn request(&mut self, r: &drivescope_trace::Request) {
+        self.0.write(r).expect("write the kept trace");
+    }
+}
+
+/// Keep the block trace of `dev` while `cmd` runs, in `file`; the number of requests kept.
+fn keep_trace(dev: &Path, cmd: &mut Command, file: &Path) -> u64 {
+    let name = dev.file_name().unwrap().to_string_lossy().to_string();
+    let devices = drivescope_trace::devices::resolve(&[name]).expect("the loop device");
+    let header = TraceHeader {
+        devices: devices.clone(),
+        command: std::iter::once(cmd.get_program())
+            .chain(cmd.get_args())
+            .map(|a| a.to_string_lossy().to_string())
+            .collect(),
+        started: drivescope_record::now_rfc3339(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let out = BufWriter::new(File::create(file).expect("create the trace file"));
+    let writer = TraceWriter::new(out, &header).expect("trace header");
+    let capture = Capture::start(&devices, Keep(writer)).expect("start the block trace");
+    let status = cmd.status().expect("run the workload");
+    assert!(status.success(), "{cmd:?}: {status}");
+    let (keep, stats) = capture.finish().expect("stop the block trace");
+    assert_eq!(stats.lost_events, 0, "the kernel dropped trace events");
+    let n = keep.0.written();
+    keep.0.finish().expect("flush the trace");
+    n
+}
+
+fn replay(trace: &Path, target: &Path, extra: &[&str]) -> ReplayRecord {
+    let out = drivescope_cmd()
+        .arg("replay")
+        .args(extra)
+        .arg(trace)
+        .arg(target)
+        .args(["--json", "--quiet"])
+        .output()
+        .expect("run drivescope replay");
+    assert!(
+        out.status.success(),
+        "replay: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: ReplayRecord = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not a replay document ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    assert_eq!(rec.header.kind, Kind::Replay);
+    rec
+}
+
+fn trace_path(what: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "drivescope-replay-{}-{what}.trace",
+        std::process::id()
+    ))
+}
+
+fn fio(dev: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("fio");
+    c.args([
+        "--name=w",
+        "--direct=1",
+        "--ioengine=psync",
+        "--output=/dev/null",
+    ])
+    .arg(format!("--filename={}", dev.display()))
+    .args(args);
+    c
+}
+
+/// Up to three tries (a busy 2-core host can stall the loop worker during one pass); a replay that
+/// loses requests or mistimes them fails all three.
+fn replays_the_same_io_time(dev: &Path, what: &str, workload: &[&str]) {
+    let file = trace_path(what);
+    let mut last = String::new();
+    for _ in 0..3 {
+        let kept = keep_trace(dev, &mut fio(dev, workload), &file);
+        assert!(kept >= 2000, "only {kept} requests traced");
+        let n = TraceReader::new(std::io::BufReader::new(File::open(&file).unwrap()))
+            .unwrap()
+            .count() as u64;
+        assert_eq!(n, kept);
+        let rec = replay(&file, dev, &[]);
+        assert_eq!(rec.skipped, 0);
+        assert_eq!(rec.errors, 0);
+        assert_eq!(rec.original.requests, kept);
+        assert_eq!(rec.replayed.requests, kept, "every request is issued once");
+        let kernel = rec.kernel.expect("the replay traced as root");
+        assert_eq!(kernel.requests, kept, "the kernel saw as many requests");
+        assert_eq!(kernel.bytes, rec.original.bytes);
+        let ratio = rec.io_ratio().unwrap();
+        eprintln!(
+            "{what}: {kept} requests, I/O time traced {:.1} ms, replayed {:.1} ms (kernel) {:.1} ms (seen) (x{ratio:.3}), wall {:.1} → {:.1} ms; classes {:?}",
+            rec.original.io_ns as f64 / 1e6,
+            kernel.io_ns as f64 / 1e6,
+            rec.replayed.io_ns as f64 / 1e6,
+            rec.original.wall_ns as f64 / 1e6,
+            rec.replayed.wall_ns as f64 / 1e6,
+            rec.classes
+        );
+        if (ratio - 1.0).abs() <= IO_TOLERANCE {
+            let _ = std::fs::remove_file(&file);
+            return;
+        }
+        last = format!("I/O time ratio {ratio:.3}");
+    }
+    let _ = std::fs::remove_file(&file);
+    panic!("{what}: {last}, beyond ±{IO_TOLERANCE}");
+}
+
+/// A lab disk with a flat 60 µs command overhead (ssd-slc): its service times are the device's. On a
+/// loop device over tmpfs they are a few µs of the loop worker's scheduling, which a busy host varies
+/// several-fold between two passes.
+fn lab_disk() -> drivescope_lab::LabDevice {
+    if let Err(e) = drivescope_lab::check_environment(true) {
+        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
+    }
+    let model = drivescope_lab::Model::preset("ssd-slc").expect("preset");
+    drivescope_lab::LabDevice::start_temp(&model, true).expect("start lab device")
+}
+
+#[test]
+fn fio_random_reads_replay_with_the_same_count_and_io_time() {
+    if skip_without_root("creates lab disks and traces them through tracefs") {
+        return;
+    }
+    let lab = lab_disk();
+    replays_the_same_io_time(
+        lab.loop_device().expect("loop device"),
+        "randread",
+        &[
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=1",
+            "--number_ios=3000",
+            "--size=256M",
+        ],
+    );
+}
+
+#[test]
+fn fio_random_reads_at_depth_8_replay_with_the_same_count_and_io_time() {
+    if skip_without_root("creates lab disks and traces them through tracefs") {
+        return;
+    }
+    let lab = lab_disk();
+    replays_the_same_io_time(
+        lab.loop_device().expect("loop device"),
+        "randread-q8",
+        &[
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=8",
+            "--ioengine=libaio",
+            "--number_ios=4000",
+            "--size=256M",
+        ],
+    );
+}
+
+#[test]
+fn a_trace_past_the_targets_end_is_refused_in_one_line_or_folded() {
+    if skip_without_root("creates loop devices and traces them through tracefs") {
+        return;
+    }
+    let big = TmpfsLoop::new(64 << 20);
+    let small = TmpfsLoop::new(16 << 20);
+    let file = trace_path("fold");
+    keep_trace(
+        big.path(),
+        &mut fio(
+            big.path(),
+            &["--rw=randread", "--bs=4k", "--number_ios=500", "--size=64M"],
+        ),
+        &file,
+    );
+    let out = drivescope_cmd()
+        .arg("replay")
+        .arg(&file)
+        .arg(small.path())
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("--wrap"), "{err}");
+    let rec = replay(&file, small.path(), &["--wrap"]);
+    assert!(rec.wrapped);
+    assert_eq!(rec.replayed.requests, rec.original.requests);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn writes_on_a_device_are_skipped_and_said_without_the_gate() {
+    if skip_without_root("creates loop devices and traces them through tracefs") {
+        return;
+    }
+    let dev = TmpfsLoop::new(64 << 20);
+    let file = trace_path("writes");
+    let kept = keep_trace(
+        dev.path(),
+        &mut fio(
+            dev.path(),
+            &["--rw=randrw", "--bs=4k", "--number_ios=1000", "--size=64M"],
+        ),
+        &file,
+    );
+    let before = common::checksum(dev.path());
+    let rec = replay(&file, dev.path(), &[]);
+    assert_eq!(
+        common::checksum(dev.path()),
+        before,
+        "the device was written"
+    );
+    assert!(rec.skipped > 0 && rec.skipped < kept);
+    assert_eq!(rec.replayed.requests + rec.skipped, kept);
+    assert!(
+        rec.notes.iter().any(|n| n.contains("writes not issued")),
+        "{:?}",
+        rec.notes
+    );
+    let _ = std::fs::remove_file(&file);
+}
