@@ -84,8 +84,8 @@ pub fn sentence(f: &Fingerprint) -> String {
             f.busy_share() * 100.0
         ),
         Bound::Latency => format!(
-            "{what}: latency-bound; a disk with lower Q{} latency helps, sequential rate does not",
-            depth(f.mean_queue_depth)
+            "{what}: latency-bound; a disk with lower Q{:.0} latency helps, sequential rate does not",
+            f.mean_queue_depth.round().max(1.0)
         ),
         Bound::Throughput => format!(
             "{what}: throughput-bound; a disk with a higher {} rate helps, lower latency does not",

@@ -6,6 +6,7 @@ mod curve;
 mod diagnose;
 #[cfg(test)]
 mod ends_tests;
+mod fingerprint;
 mod histogram;
 mod multi;
 mod overlay;
@@ -62,6 +63,7 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(time::chart(r, i));
+        out.extend(fingerprint::charts(r, i));
     }
     out
 }
