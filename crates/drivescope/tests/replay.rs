@@ -23,6 +23,13 @@ impl Sink for Keep {
 }
 
 /// Keep the block trace of `dev` while `cmd` runs, in `file`; the number of requests kept.
+/// One test at a time: a process traces through one tracefs instance of its own, and the replays'
+/// timings are compared, so they must not share the machine with each other.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn keep_trace(dev: &Path, cmd: &mut Command, file: &Path) -> u64 {
     let name = dev.file_name().unwrap().to_string_lossy().to_string();
     let devices = drivescope_trace::devices::resolve(&[name]).expect("the loop device");
@@ -144,6 +151,7 @@ fn lab_disk() -> drivescope_lab::LabDevice {
 
 #[test]
 fn fio_random_reads_replay_with_the_same_count_and_io_time() {
+    let _one = one_at_a_time();
     if skip_without_root("creates lab disks and traces them through tracefs") {
         return;
     }
@@ -163,6 +171,7 @@ fn fio_random_reads_replay_with_the_same_count_and_io_time() {
 
 #[test]
 fn fio_random_reads_at_depth_8_replay_with_the_same_count_and_io_time() {
+    let _one = one_at_a_time();
     if skip_without_root("creates lab disks and traces them through tracefs") {
         return;
     }
@@ -183,6 +192,7 @@ fn fio_random_reads_at_depth_8_replay_with_the_same_count_and_io_time() {
 
 #[test]
 fn a_trace_past_the_targets_end_is_refused_in_one_line_or_folded() {
+    let _one = one_at_a_time();
     if skip_without_root("creates loop devices and traces them through tracefs") {
         return;
     }
@@ -216,6 +226,7 @@ fn a_trace_past_the_targets_end_is_refused_in_one_line_or_folded() {
 
 #[test]
 fn writes_on_a_device_are_skipped_and_said_without_the_gate() {
+    let _one = one_at_a_time();
     if skip_without_root("creates loop devices and traces them through tracefs") {
         return;
     }
