@@ -256,3 +256,49 @@ fn writes_on_a_device_are_skipped_and_said_without_the_gate() {
     );
     let _ = std::fs::remove_file(&file);
 }
+
+/// On a directory the replay gets a test file of its own: every request is issued, writes included,
+/// the file is removed afterwards, and a file that was there is left as it was.
+#[test]
+fn a_directory_gets_a_test_file_writes_included_and_removed_after() {
+    let _one = one_at_a_time();
+    if skip_without_root("creates loop devices and traces them through tracefs") {
+        return;
+    }
+    let dev = TmpfsLoop::new(64 << 20);
+    let file = trace_path("dir");
+    let kept = keep_trace(
+        dev.path(),
+        &mut fio(
+            dev.path(),
+            &["--rw=randrw", "--bs=4k", "--number_ios=600", "--size=32M"],
+        ),
+        &file,
+    );
+    let fs = common::Ext4Mount::new(128 << 20);
+    let own = fs.dir.join("mine.txt");
+    std::fs::write(&own, b"the user's file").unwrap();
+    let before: Vec<_> = std::fs::read_dir(&fs.dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let rec = replay(&file, &fs.dir, &[]);
+    assert_eq!(rec.original.requests, kept);
+    assert_eq!(rec.replayed.requests, kept, "every request, writes too");
+    assert_eq!(rec.skipped, 0, "{:?}", rec.notes);
+    assert_eq!(rec.errors, 0);
+    assert!(
+        rec.classes
+            .iter()
+            .any(|c| c.direction == drivescope_record::IoDirection::Write && c.requests > 0),
+        "{:?}",
+        rec.classes
+    );
+    let after: Vec<_> = std::fs::read_dir(&fs.dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(after, before, "the test file is removed");
+    assert_eq!(std::fs::read(&own).unwrap(), b"the user's file");
+    let _ = std::fs::remove_file(&file);
+}
