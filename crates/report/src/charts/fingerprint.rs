@@ -208,6 +208,7 @@ mod tests {
                 modes: Vec::new(),
                 notes: Vec::new(),
                 fingerprint,
+                prediction: None,
                 interrupted: false,
                 duration_ns: 0,
             },
