@@ -226,6 +226,16 @@ fn predicted_io_time_on_three_lab_disks_is_within_25_percent_and_ranks_them() {
             if std::env::var_os("DRIVESCOPE_PREDICT_DEBUG").is_some() {
                 eprintln!("{disk} {w}: {}", serde_json::to_string_pretty(&p).unwrap());
             }
+            // A stored prediction prints again with the run.
+            let shown = drivescope_cmd()
+                .args(["show", &predicted_id.to_string()])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&shown.stdout);
+            assert!(
+                text.contains(&format!("Predicted on runs {}, {}", sweeps[0], sweeps[1])),
+                "{text}"
+            );
             let there = time(&lab.dir, &["--trace"], &workload(w));
             let measured_id = newest_run();
             let compared = drivescope_cmd()

@@ -13,6 +13,7 @@ mod info;
 mod multi;
 #[cfg(test)]
 mod params_tests;
+mod prediction;
 mod runs;
 mod scan;
 mod screen;
@@ -31,6 +32,7 @@ pub use findings::print_findings;
 pub use fingerprint::print_fingerprint;
 pub use info::info;
 pub use multi::print_multi;
+pub use prediction::print_prediction;
 pub use runs::{headline, runs, took, ListedRun};
 pub use scan::print_scan;
 pub use screen::print_screen;

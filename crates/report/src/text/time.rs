@@ -138,6 +138,9 @@ pub fn print_time(r: &TimeRecord, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(f) = &r.fingerprint {
         super::print_fingerprint(f, out)?;
     }
+    if let Some(p) = &r.prediction {
+        super::print_prediction(p, out)?;
+    }
     for n in &r.notes {
         writeln!(out, "  note: {n}")?;
     }
