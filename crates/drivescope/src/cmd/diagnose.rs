@@ -84,7 +84,13 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         directory: kind.dir.then(|| a.w.target.clone()),
         test_file: own_file(opened.test_file()),
     };
+    let test_file = opened.test_file().map(|f| f.display().to_string());
     let mut rec = diagnose(target, header, &o, run, &stop, &mut say);
+    // A diagnosis of a directory is stored as one of that directory: its test file is gone.
+    if let (Some(tf), true) = (test_file, kind.dir) {
+        rec.workload.test_file = Some(tf);
+        rec.header.target.path = a.w.target.clone();
+    }
     if let Some(l) = live {
         l.finish();
     }

@@ -144,6 +144,11 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     let mut rec = result?;
     rec.header.device = device;
+    // A soak on a directory is a soak on that directory: its test file is gone when it ends.
+    if let Some(tf) = opened.test_file() {
+        rec.workload.test_file = Some(tf.display().to_string());
+        rec.header.target.path = a.w.target.clone();
+    }
     let (before, before_s) = before.unwrap_or((None, 0.0));
     rec.temperature = crate::temperature::series(poll, before, before_s);
     let rec = workload::annotated(rec, &a.w.store);
