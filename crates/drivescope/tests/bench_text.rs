@@ -4,40 +4,8 @@
 //! target, so runs on it group.
 
 mod common;
-use common::drivescope_cmd;
-use std::path::PathBuf;
-
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(name: &str) -> TestDir {
-        let d = std::env::temp_dir().join(format!("drivescope-bt-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TestDir(d)
-    }
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = drivescope_cmd()
-        .args(args)
-        .output()
-        .expect("run drivescope");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::scratch::run;
+use common::scratch::TestDir;
 
 const SHORT: [&str; 6] = [
     "--runs",
@@ -50,7 +18,7 @@ const SHORT: [&str; 6] = [
 
 #[test]
 fn an_existing_file_is_named_as_such_with_one_run_and_no_jargon() {
-    let d = TestDir::new("file");
+    let d = TestDir::new("bt", "file");
     let f = d.file("scratch.img");
     std::fs::write(&f, vec![7u8; 8 << 20]).unwrap();
     // RND4K Q32T1 polls its completions under --reap auto: the note must be in words.
@@ -108,7 +76,7 @@ fn several_runs_show_their_spread() {
 
 #[test]
 fn a_directory_bench_is_stored_as_the_directory() {
-    let d = TestDir::new("dir");
+    let d = TestDir::new("bt", "dir");
     let dir = d.file("data");
     std::fs::create_dir(&dir).unwrap();
     let store = d.file("runs.sqlite");

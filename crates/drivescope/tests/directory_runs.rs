@@ -4,32 +4,13 @@
 
 mod common;
 use common::drivescope_cmd;
-use std::path::PathBuf;
-
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(name: &str) -> TestDir {
-        let d = std::env::temp_dir().join(format!("drivescope-dr-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(d.join("data")).unwrap();
-        TestDir(d)
-    }
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::scratch::TestDir;
 
 fn stored_as_the_directory(kind: &str, args: &[&str]) {
-    let d = TestDir::new(kind);
-    let dir = d.path("data");
-    let store = d.path("runs.sqlite");
+    let d = TestDir::new("dr", kind);
+    let dir = d.file("data");
+    std::fs::create_dir(&dir).unwrap();
+    let store = d.file("runs.sqlite");
     let out = drivescope_cmd()
         .args([kind, dir.as_str()])
         .args(args)

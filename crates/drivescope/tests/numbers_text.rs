@@ -5,42 +5,8 @@
 //! sees from the built binary.
 
 mod common;
-use common::drivescope_cmd;
-use std::path::PathBuf;
-
-/// A directory of the test's own, removed when dropped.
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(name: &str) -> TestDir {
-        let d = std::env::temp_dir().join(format!("drivescope-num-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TestDir(d)
-    }
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Exit code, stdout and stderr of `drivescope ARGS`.
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = drivescope_cmd()
-        .args(args)
-        .output()
-        .expect("run drivescope");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::scratch::run;
+use common::scratch::TestDir;
 
 /// The line of `text` that starts with `prefix` (after its indent).
 fn line<'a>(text: &'a str, prefix: &str) -> &'a str {
@@ -65,7 +31,7 @@ fn is_elapsed(s: &str) -> bool {
 
 #[test]
 fn a_scan_writes_its_range_rate_counts_and_duration_for_people() {
-    let d = TestDir::new("scan");
+    let d = TestDir::new("num", "scan");
     let store = d.file("runs.sqlite");
     let (code, out, err) = run(&["scan", "null:64M", "--store", &store]);
     assert_eq!(code, 0, "{err}");
@@ -122,7 +88,7 @@ fn a_quick_scan_places_its_slowest_region_by_size_and_lba() {
 
 #[test]
 fn a_range_past_the_end_is_told_in_the_sizes_typed() {
-    let d = TestDir::new("range");
+    let d = TestDir::new("num", "range");
     let f = d.file("scratch.img");
     std::fs::File::create(&f)
         .unwrap()
@@ -153,7 +119,7 @@ fn a_range_past_the_end_is_told_in_the_sizes_typed() {
 
 #[test]
 fn bench_and_compare_group_iops_alike() {
-    let d = TestDir::new("iops");
+    let d = TestDir::new("num", "iops");
     let store = d.file("runs.sqlite");
     let bench = |_: u32| {
         let (code, out, err) = run(&[
@@ -211,7 +177,7 @@ fn bench_and_compare_group_iops_alike() {
 
 #[test]
 fn a_short_screen_says_how_long_it_took_and_markdown_settings_are_words() {
-    let d = TestDir::new("screen");
+    let d = TestDir::new("num", "screen");
     let store = d.file("runs.sqlite");
     let (code, out, err) = run(&[
         "screen",

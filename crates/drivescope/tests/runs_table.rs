@@ -4,27 +4,7 @@
 
 mod common;
 use common::drivescope_cmd;
-use std::path::PathBuf;
-
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(name: &str) -> TestDir {
-        let d = std::env::temp_dir().join(format!("drivescope-rt-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TestDir(d)
-    }
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::scratch::TestDir;
 
 fn run(args: &[&str], columns: Option<usize>) -> (i32, String, String) {
     let mut c = drivescope_cmd();
@@ -52,7 +32,7 @@ fn cells(row: &str) -> Vec<String> {
 
 #[test]
 fn every_run_shows_its_result_and_duration_and_the_rows_fit_the_terminal() {
-    let d = TestDir::new("table");
+    let d = TestDir::new("rt", "table");
     let store = d.file("runs.sqlite");
     let deep = d.file(&format!(
         "{}scratch.img",

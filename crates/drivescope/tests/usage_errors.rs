@@ -6,30 +6,10 @@
 
 mod common;
 use common::drivescope_cmd;
+use common::scratch::TestDir;
 use drivescope_record::Document;
 use drivescope_report::sample;
 use drivescope_store::Store;
-use std::path::PathBuf;
-
-struct TestDir(PathBuf);
-
-impl TestDir {
-    fn new(name: &str) -> TestDir {
-        let d = std::env::temp_dir().join(format!("drivescope-ue-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TestDir(d)
-    }
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TestDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = drivescope_cmd()
@@ -123,7 +103,7 @@ fn a_block_size_below_a_sector_says_so() {
 
 #[test]
 fn the_screen_csv_keeps_the_band_order_and_whole_counts() {
-    let d = TestDir::new("csv");
+    let d = TestDir::new("ue", "csv");
     let store = d.file("runs.sqlite");
     let (code, out, err) = run(&[
         "screen",
@@ -186,7 +166,7 @@ fn bench_scaled(seed: u64, f: f64) -> Document {
 
 #[test]
 fn compare_marks_no_difference_inside_the_noise() {
-    let d = TestDir::new("noise");
+    let d = TestDir::new("ue", "noise");
     let path = d.file("runs.sqlite");
     {
         let mut store = Store::open(&path).unwrap();
@@ -219,7 +199,7 @@ fn compare_marks_no_difference_inside_the_noise() {
 
 #[test]
 fn no_zone_ratio_on_a_null_or_tmpfs_target() {
-    let d = TestDir::new("zone");
+    let d = TestDir::new("ue", "zone");
     let store = d.file("runs.sqlite");
     let shm = format!("/dev/shm/drivescope-ue-{}.img", std::process::id());
     std::fs::write(&shm, vec![3u8; 4 << 20]).unwrap();

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 pub mod kill9;
 mod root;
+pub mod scratch;
 pub mod serve;
 pub mod tmux;
 pub mod typed;
