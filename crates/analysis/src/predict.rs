@@ -364,29 +364,14 @@ fn estimate_one(
         basis: format!(
             "{} {} {} {}",
             sources.join(", "),
-            chosen[0].direction_str(),
-            chosen[0].pattern_str(),
+            chosen[0].direction.as_str(),
+            chosen[0].pattern.as_str(),
             depths
         ),
         size_stretch,
         depth_stretch,
         substituted,
     })
-}
-
-impl Point {
-    fn direction_str(&self) -> &'static str {
-        match self.direction {
-            IoDirection::Read => "read",
-            IoDirection::Write => "write",
-        }
-    }
-    fn pattern_str(&self) -> &'static str {
-        match self.pattern {
-            AccessPattern::Sequential => "sequential",
-            AccessPattern::Random => "random",
-        }
-    }
 }
 
 /// Why nothing could be predicted.
@@ -483,8 +468,8 @@ pub fn predict(fp: &Fingerprint, points: &[Point], on: &str) -> Result<Predictio
         if c.substituted {
             notes.push(format!(
                 "{} {} {}: no results of that direction and pattern; {} stood in",
-                c.direction_str(),
-                c.pattern_str(),
+                c.direction.as_str(),
+                c.pattern.as_str(),
                 drivescope_units::format_bytes(c.block_size as f64),
                 c.basis
             ));
@@ -515,26 +500,6 @@ pub fn predict(fp: &Fingerprint, points: &[Point], on: &str) -> Result<Predictio
         dominant,
         notes,
     })
-}
-
-trait ClassNames {
-    fn direction_str(&self) -> &'static str;
-    fn pattern_str(&self) -> &'static str;
-}
-
-impl ClassNames for ClassPrediction {
-    fn direction_str(&self) -> &'static str {
-        match self.direction {
-            IoDirection::Read => "read",
-            IoDirection::Write => "write",
-        }
-    }
-    fn pattern_str(&self) -> &'static str {
-        match self.pattern {
-            AccessPattern::Sequential => "sequential",
-            AccessPattern::Random => "random",
-        }
-    }
 }
 
 #[cfg(test)]

@@ -190,14 +190,7 @@ pub fn print(r: &ReplayRecord, out: &mut dyn Write) -> std::io::Result<()> {
     }
     writeln!(out, "\nService time per class (mean, traced → replayed):")?;
     for c in &r.classes {
-        let dir = match c.direction {
-            drivescope_record::IoDirection::Read => "read",
-            drivescope_record::IoDirection::Write => "write",
-        };
-        let pat = match c.pattern {
-            drivescope_record::AccessPattern::Sequential => "sequential",
-            drivescope_record::AccessPattern::Random => "random",
-        };
+        let (dir, pat) = (c.direction.as_str(), c.pattern.as_str());
         writeln!(
             out,
             "  {dir:<5} ≤{:>8} {pat:<10} {:>8} requests  {:>9} → {:>9}  {}",

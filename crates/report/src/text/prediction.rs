@@ -8,15 +8,9 @@ use std::io::Write;
 fn class_name(direction: IoDirection, size: u64, pattern: AccessPattern) -> String {
     format!(
         "{} ≤{} {}",
-        match direction {
-            IoDirection::Read => "read",
-            IoDirection::Write => "write",
-        },
+        direction.as_str(),
         format_bytes(size as f64),
-        match pattern {
-            AccessPattern::Sequential => "sequential",
-            AccessPattern::Random => "random",
-        }
+        pattern.as_str()
     )
 }
 
