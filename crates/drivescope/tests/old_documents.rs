@@ -235,7 +235,10 @@ fn show_compare_export_and_report_read_every_old_run() {
             .lines()
             .find(|l| l.starts_with("| Rate read mean"))
             .unwrap_or_else(|| panic!("{f}: no mean rate row:\n{cmp}"));
-        assert!(rate.contains(&format!("{mean:.1} MB/s")), "{f}: {rate}");
+        assert!(
+            rate.contains(&drivescope_units::format_rate(mean)),
+            "{f}: {rate}"
+        );
         // one report of every run
         let html = copy.dir.join("report.html");
         let mut args = vec!["report"];
