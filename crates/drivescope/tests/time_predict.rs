@@ -36,7 +36,9 @@ fn workload(name: &str) -> Vec<String> {
             "dd",
             "if=data",
             "of=/dev/null",
-            "bs=1M",
+            // 256 KiB: one request on every disk, whether dd's buffer is contiguous in memory or not
+            // (a scattered 1 MiB buffer is split by max_segments, a contiguous one is not).
+            "bs=256K",
             "iflag=direct",
             "status=none",
         ],
