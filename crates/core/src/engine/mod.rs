@@ -14,6 +14,7 @@ mod clock;
 mod null;
 mod poll_gate;
 mod psync;
+pub(crate) use psync::transfer;
 #[cfg(any(test, feature = "testing"))]
 pub mod scripted;
 mod uring;

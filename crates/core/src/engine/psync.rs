@@ -39,40 +39,7 @@ pub fn run<J: Job>(
             job.fill(&cmd, &mut bufs.slice_mut(0)[..cmd.len as usize]);
         }
         let submit_ns = clock.now_ns();
-        let result = loop {
-            // SAFETY: buf holds at least cmd.len bytes (max_len) and is aligned.
-            let n = unsafe {
-                if cmd.write {
-                    libc::pwrite(
-                        fd,
-                        bufs.ptr(0) as *const libc::c_void,
-                        cmd.len as usize,
-                        cmd.offset as libc::off_t,
-                    )
-                } else {
-                    libc::pread(
-                        fd,
-                        bufs.ptr(0) as *mut libc::c_void,
-                        cmd.len as usize,
-                        cmd.offset as libc::off_t,
-                    )
-                }
-            };
-            if n < 0 {
-                let e = std::io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EIO);
-                if e == libc::EINTR {
-                    continue;
-                }
-                break Err(e);
-            }
-            break if n as u32 == cmd.len {
-                Ok(cmd.len)
-            } else {
-                Err(libc::EIO)
-            };
-        };
+        let result = transfer(fd, bufs.ptr(0), cmd.len, cmd.offset, cmd.write);
         let done_ns = clock.now_ns();
         let c = Completion {
             cmd,
@@ -85,5 +52,52 @@ pub fn run<J: Job>(
             job.check(&c, &bufs.slice(0)[..cmd.len as usize]);
         }
         job.complete(&c);
+    }
+}
+
+/// One positioned read or write of `len` bytes at `buf`, retried when a signal interrupts it: the
+/// bytes moved, or the errno (`EIO` for a short transfer). The caller keeps `buf` valid, aligned for
+/// the file's I/O and at least `len` bytes long.
+#[inline]
+pub(crate) fn transfer(
+    fd: std::os::unix::io::RawFd,
+    buf: *mut u8,
+    len: u32,
+    offset: u64,
+    write: bool,
+) -> Result<u32, i32> {
+    loop {
+        // SAFETY: the caller's buffer holds at least len bytes.
+        let n = unsafe {
+            if write {
+                libc::pwrite(
+                    fd,
+                    buf as *const libc::c_void,
+                    len as usize,
+                    offset as libc::off_t,
+                )
+            } else {
+                libc::pread(
+                    fd,
+                    buf as *mut libc::c_void,
+                    len as usize,
+                    offset as libc::off_t,
+                )
+            }
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO);
+            if e == libc::EINTR {
+                continue;
+            }
+            return Err(e);
+        }
+        return if n as u32 == len {
+            Ok(len)
+        } else {
+            Err(libc::EIO)
+        };
     }
 }

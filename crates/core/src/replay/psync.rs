@@ -56,42 +56,10 @@ pub fn run(
             continue;
         }
         let issue_ns = clock.now_ns();
-        let n = loop {
-            // SAFETY: the buffer holds max_len ≥ step.len bytes and is aligned for O_DIRECT.
-            let n = unsafe {
-                if step.write {
-                    libc::pwrite(
-                        fd,
-                        bufs.ptr(0) as *const libc::c_void,
-                        step.len as usize,
-                        step.offset as libc::off_t,
-                    )
-                } else {
-                    libc::pread(
-                        fd,
-                        bufs.ptr(0) as *mut libc::c_void,
-                        step.len as usize,
-                        step.offset as libc::off_t,
-                    )
-                }
-            };
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            break n;
-        };
+        // The buffer holds max_len ≥ step.len bytes and is aligned for O_DIRECT.
+        let result = crate::engine::transfer(fd, bufs.ptr(0), step.len, step.offset, step.write);
         let done_ns = clock.now_ns();
-        let error = if n < 0 {
-            Some(
-                std::io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EIO),
-            )
-        } else if n as u32 != step.len {
-            Some(libc::EIO)
-        } else {
-            None
-        };
+        let error = result.err();
         timings[i] = Some(Timing {
             issue_ns,
             done_ns,
