@@ -155,7 +155,7 @@ fn resumed(a: &mut DiagnoseArgs) -> anyhow::Result<Option<(RunId, DiagnoseRecord
         return Ok(None);
     };
     let (id, p) = load_resumable(a, run)?;
-    a.w.size = p.workload.size;
+    a.w.size = Some(p.workload.size);
     a.budget = Duration::from_nanos(p.budget_ns);
     if a.w.target.is_empty() {
         a.w.target = ran_on(&p);

@@ -95,7 +95,7 @@ pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
         None => None,
     };
     if let Some((_, p)) = &prior {
-        a.w.size = p.workload.size;
+        a.w.size = Some(p.workload.size);
         if a.w.target.is_empty() {
             a.w.target = p.header.target.path.clone();
         }

@@ -8,12 +8,15 @@ use drivescope_core::bench::watch::Watch;
 use drivescope_core::bench::{fill, Common, Rw};
 use drivescope_core::engine::DataPattern;
 use drivescope_core::target::{Target, TargetType};
-use drivescope_core::testfile::TestFile;
+use drivescope_core::testfile::{fit, free_space, Fit, TestFile};
 use drivescope_core::units::format_size;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// The test file's (or device region's) size when `--size` is not given.
+pub const DEFAULT_SIZE: u64 = 1 << 30;
 
 #[derive(Args, Clone)]
 pub struct WorkloadArgs {
@@ -21,9 +24,10 @@ pub struct WorkloadArgs {
     /// block device (write tests only with --destructive and --confirm), an existing file
     /// (read tests only) or null:SIZE.
     pub target: String,
-    /// Test file size, or the region of the device used (binary units: 1G = 1 GiB).
-    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
-    pub size: u64,
+    /// Test file size, or the region of the device used (binary units: 1G = 1 GiB) [default:
+    /// 1GiB; in a directory with less free space, what fits, said on stderr].
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
     /// I/O engine (auto: psync at QD1 on devices that complete inline, io_uring otherwise).
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineArg,
@@ -74,23 +78,25 @@ pub fn open_or(
     stop: &AtomicBool,
     read_only: &str,
 ) -> anyhow::Result<Opened> {
-    if a.size == 0 {
+    let wanted = a.size();
+    if wanted == 0 {
         anyhow::bail!("--size must be above 0");
     }
     let data: DataPattern = a.data.into();
     let writes = rws.iter().any(|r| r.writes());
     let is_dir = !a.target.starts_with("null:") && Path::new(&a.target).is_dir();
     let (target, test_file) = if is_dir {
-        if !a.size.is_multiple_of(4096) {
+        if !wanted.is_multiple_of(4096) {
             anyhow::bail!("--size must be a multiple of 4 KiB for a test file");
         }
-        let tf = TestFile::create(Path::new(&a.target), a.size)?;
+        let size = fitted(&a.target, wanted, a.size.is_some())?;
+        let tf = TestFile::create(Path::new(&a.target), size)?;
         let target = Target::open_test_file(&tf, a.allow_buffered)?;
         if !crate::say::quiet() {
             eprintln!(
                 "drivescope: filling test file {} ({}) with {} data",
                 tf.path().display(),
-                format_size(a.size),
+                format_size(size),
                 if data == DataPattern::Zero {
                     "zero"
                 } else {
@@ -98,7 +104,7 @@ pub fn open_or(
                 }
             );
         }
-        fill(&target, a.size, data, stop)?;
+        fill(&target, size, data, stop)?;
         (target, Some(tf))
     } else {
         let target = Target::open_read(&a.target)?;
@@ -125,7 +131,7 @@ pub fn open_or(
             (target, None)
         }
     };
-    let size = a.size.min(target.size);
+    let size = wanted.min(target.size);
     let bs_floor = size / 4096 * 4096;
     if bs_floor == 0 {
         anyhow::bail!("{} is smaller than 4 KiB", a.target);
@@ -142,6 +148,40 @@ pub fn open_or(
         target,
         _test_file: test_file,
     })
+}
+
+/// The test file's size in directory `dir`: `wanted` when it fits the free space; else the
+/// default shrunk to what fits (said on stderr, also with --quiet: the run is not what was
+/// planned), or a one-line refusal naming the space and `--size`.
+fn fitted(dir: &str, wanted: u64, given: bool) -> anyhow::Result<u64> {
+    let free = free_space(Path::new(dir))
+        .map_err(|e| anyhow::anyhow!("{dir}: cannot read its free space: {e}"))?;
+    match fit(wanted, free, given) {
+        Fit::Whole(size) => Ok(size),
+        Fit::Shrunk(size) => {
+            eprintln!(
+                "drivescope: warning: {dir} has {} free: the test file is {} instead of {} \
+                 (--size to choose)",
+                format_size(free),
+                format_size(size),
+                format_size(wanted)
+            );
+            Ok(size)
+        }
+        Fit::Refused { room } => {
+            let hint = if room > 0 {
+                format!("give --size {}M or less", room >> 20)
+            } else {
+                "free some space or give another directory".to_string()
+            };
+            Err(crate::finish::Refused(format!(
+                "{dir} has {} free: a {} test file does not fit; {hint}",
+                format_size(free),
+                format_size(wanted)
+            ))
+            .into())
+        }
+    }
 }
 
 impl Opened {
@@ -294,6 +334,11 @@ where
 }
 
 impl WorkloadArgs {
+    /// The size asked for, or the default (1 GiB).
+    pub fn size(&self) -> u64 {
+        self.size.unwrap_or(DEFAULT_SIZE)
+    }
+
     /// How the run's record leaves: printed as `--json` asks, saved in place of `replace` when given (its
     /// checkpoints, or the run it continues); `resume_with` names the command that continues it.
     pub fn finish(
