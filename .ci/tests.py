@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Builds the workspace's tests once and runs the test binaries side by side.
+
+`cargo test` runs its test binaries one after another; most of ours wait on devices, processes
+and servers rather than on the CPU, so two or three at a time finish in a fraction of the time.
+Binaries named in EXCLUSIVE run alone at the end (they use machine-wide facilities, or time
+something the load of another binary would disturb).
+
+Usage: .ci/tests.py [--jobs N] [--list] [CARGO TEST ARGS...]
+  The cargo arguments select what to build (e.g. --workspace, -p drivescope --features mpi).
+  Prints each binary's output as it finishes, then a table of durations and the closing line
+  "tests: N passed, N failed". Exits 1 when any binary failed.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+# Binaries that run with nothing else beside them, after the others.
+EXCLUSIVE = {
+    # The lab's timing models are served by FUSE threads of the test process: the load of a
+    # second binary shows up in what these tests measure.
+    "lab_diagnose",
+    "lab_queueing",
+    "lab_bench",
+    "lab_temperature",
+    "replay",
+    "time_predict",
+    # Start a multi-rank job with mpirun, which wants the machine's cores to itself.
+    "mpi_runs",
+}
+
+# Longest first, so the side-by-side part ends together (measured; unknown ones go last).
+LONGEST_FIRST = [
+    "lab_capacity",
+    "store_postgres",
+    "lab_screen",
+    "lab_scan",
+    "lab_faults",
+    "lab_bad_regions",
+    "time_trace",
+    "kill9",
+    "serve_prometheus",
+    "screen_devices",
+    "scan_devices",
+    "bench_devices",
+]
+
+RESULT = re.compile(r"^test result: (\w+)\. (\d+) passed; (\d+) failed; (\d+) ignored")
+
+
+def build(cargo_args):
+    """Builds the tests; returns [(name, kind, executable, package dir)]."""
+    cmd = ["cargo", "test", "--no-run", "--message-format=json-render-diagnostics"] + cargo_args
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    found = []
+    for line in proc.stdout:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if msg.get("reason") != "compiler-artifact" or not msg.get("executable"):
+            continue
+        if not msg["profile"]["test"]:
+            continue
+        target = msg["target"]
+        found.append(
+            (target["name"], target["kind"][0], msg["executable"],
+             os.path.dirname(msg["manifest_path"]))
+        )
+    if proc.wait() != 0:
+        sys.exit(f"cargo test --no-run failed (exit {proc.returncode})")
+    return found
+
+
+def order(binaries):
+    def key(b):
+        name = b[0]
+        rank = LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+        return (rank, name)
+    return sorted(binaries, key=key)
+
+
+def run_one(binary, target_dir):
+    name, kind, exe, pkg_dir = binary
+    env = dict(os.environ)
+    env["CARGO_MANIFEST_DIR"] = pkg_dir
+    deps = os.path.join(target_dir, "debug", "deps")
+    env["LD_LIBRARY_PATH"] = deps + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    with tempfile.TemporaryFile(mode="w+") as out:
+        start = time.monotonic()
+        rc = subprocess.call([exe], cwd=pkg_dir, env=env, stdout=out, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL)
+        took = time.monotonic() - start
+        out.seek(0)
+        text = out.read()
+    return binary, rc, took, text
+
+
+def main():
+    args = sys.argv[1:]
+    jobs = 2
+    list_only = False
+    if args[:1] == ["--jobs"]:
+        jobs = int(args[1])
+        args = args[2:]
+    if args[:1] == ["--list"]:
+        list_only = True
+        args = args[1:]
+    target_dir = os.environ.get("CARGO_TARGET_DIR", "target")
+    binaries = order(build(args))
+    if list_only:
+        for b in binaries:
+            print(b[0], b[1], b[2])
+        return 0
+    shared = [b for b in binaries if b[0] not in EXCLUSIVE]
+    alone = [b for b in binaries if b[0] in EXCLUSIVE]
+    results = []
+
+    def report(binary, rc, took, text):
+        name, kind = binary[0], binary[1]
+        print(f"\n== {name} ({kind}) exit {rc} in {took:.1f} s", flush=True)
+        print(text.rstrip(), flush=True)
+        passed = failed = 0
+        for line in text.splitlines():
+            m = RESULT.match(line)
+            if m:
+                passed += int(m.group(2))
+                failed += int(m.group(3))
+        if rc != 0 and failed == 0:
+            failed = 1  # a binary that died without a result line still failed
+        results.append((name, kind, rc, took, passed, failed))
+
+    began = time.monotonic()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_one, b, target_dir) for b in shared]
+        for f in as_completed(futures):
+            report(*f.result())
+    for b in alone:
+        report(*run_one(b, target_dir))
+    wall = time.monotonic() - began
+
+    print("\n== durations (s), longest first")
+    for name, kind, rc, took, passed, failed in sorted(results, key=lambda r: -r[3]):
+        mark = "" if rc == 0 else "  FAILED"
+        alone_mark = " (alone)" if name in EXCLUSIVE else ""
+        print(f"{took:8.1f}  {name} ({kind}){alone_mark}: {passed} passed, {failed} failed{mark}")
+    total_passed = sum(r[4] for r in results)
+    total_failed = sum(r[5] for r in results)
+    bad = [r[0] for r in results if r[2] != 0]
+    print(f"{len(results)} test binaries in {wall:.1f} s, {jobs} at a time")
+    if bad:
+        print("failed binaries: " + ", ".join(bad))
+    print(f"tests: {total_passed} passed, {total_failed} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
