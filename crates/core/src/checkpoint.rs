@@ -27,13 +27,20 @@ impl<R> std::fmt::Debug for Checkpoints<R> {
 
 /// Whether a run may be continued on the device that `now` names, by the record crate's one rule
 /// ([`DeviceMatch`]): when the interrupted run's device had serial numbers, the same ones (every
-/// block device with hardware, top first). `Err` holds the serials then and now.
-pub fn same_device(
-    then: Option<&Identity>,
-    now: Option<&Identity>,
-) -> Result<(), (Vec<String>, Vec<String>)> {
+/// block device with hardware, top first); without them, no fact both identities know may differ
+/// (size, model, WWN, a loop device's backing file). `Err` says what the device was then, and is now.
+pub fn same_device(then: Option<&Identity>, now: Option<&Identity>) -> Result<(), String> {
     match DeviceMatch::of(then, now) {
-        DeviceMatch::Different { then, now } => Err((then, now)),
+        DeviceMatch::Different { then, now } => Err(format!(
+            "serial {}, this device has {}",
+            then.join(", "),
+            if now.is_empty() {
+                "none".to_string()
+            } else {
+                now.join(", ")
+            }
+        )),
+        DeviceMatch::Unlike(why) => Err(format!("another device: {why}")),
         DeviceMatch::Same | DeviceMatch::Untold => Ok(()),
     }
 }

@@ -53,22 +53,14 @@ pub fn check_same_target(
     check_same_device(run.device.as_ref(), device, id)
 }
 
-/// The device must be the one of the interrupted run: same serial numbers when it had any.
+/// The device must be the one of the interrupted run: same serial numbers when it had any, else
+/// nothing known of both that differs.
 pub fn check_same_device(
     prior: Option<&Identity>,
     now: &Option<Identity>,
     id: i64,
 ) -> anyhow::Result<()> {
-    drivescope_core::checkpoint::same_device(prior, now.as_ref()).map_err(|(then, current)| {
-        crate::finish::Refused(format!(
-            "run {id} was made on serial {}, this device has {}; refused",
-            then.join(", "),
-            if current.is_empty() {
-                "none".to_string()
-            } else {
-                current.join(", ")
-            }
-        ))
-        .into()
+    drivescope_core::checkpoint::same_device(prior, now.as_ref()).map_err(|why| {
+        crate::finish::Refused(format!("run {id} was made on {why}; refused")).into()
     })
 }

@@ -80,7 +80,7 @@ pub struct PartitionInfo {
     pub parent: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LoopInfo {
     /// `loop/backing_file`; `None` when the device is not attached.
     pub backing_file: Option<PathBuf>,

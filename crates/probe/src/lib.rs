@@ -26,7 +26,7 @@ pub mod temperature;
 pub mod temperature_poll;
 pub mod transport;
 
-pub use block::{BlockInfo, BlockRole, Hardware, Transport};
+pub use block::{BlockInfo, BlockRole, Hardware, LoopInfo, Transport};
 pub use ceiling::Link;
 pub use error::ProbeError;
 pub use identity::{

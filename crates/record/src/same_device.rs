@@ -2,8 +2,11 @@
 //! and a finding compares two runs only of one device (a bench against a stored diagnosis).
 //!
 //! A device is known by the serial numbers of every block device with hardware under its target,
-//! top first (one for a disk, each member's for a RAID). Without serial numbers the identities
-//! cannot tell; readers with two headers then compare the target paths.
+//! top first (one for a disk, each member's for a RAID). Without serial numbers a kernel name says
+//! little (`/dev/loop0` is whatever was attached last), so the facts of the target's block device
+//! that both identities know must agree: its size, model, WWN, and a loop device's backing file
+//! and offset. Any that differ say "not the same device"; where all agree or none is known, readers
+//! with two headers compare the target paths.
 
 use crate::Header;
 use drivescope_probe::Identity;
@@ -15,16 +18,29 @@ pub enum DeviceMatch {
     Same,
     /// The earlier device had serial numbers and the later one has others (or none).
     Different { then: Vec<String>, now: Vec<String> },
-    /// The earlier device had no serial numbers: they cannot tell.
+    /// Neither had serial numbers, and a fact both identities know differs (the sentence says
+    /// which: "backing file /a.img, now /b.img").
+    Unlike(String),
+    /// The earlier device had no serial numbers, and nothing both identities know differs.
     Untold,
 }
 
 impl DeviceMatch {
     /// Whether the device `now` is the one `then` was.
     pub fn of(then: Option<&Identity>, now: Option<&Identity>) -> DeviceMatch {
+        let (then_id, now_id) = (then, now);
         let (then, now) = (serials(then), serials(now));
         if then.is_empty() {
-            DeviceMatch::Untold
+            if !now.is_empty() {
+                return DeviceMatch::Unlike(format!(
+                    "a device without a serial number, now serial {}",
+                    now.join(", ")
+                ));
+            }
+            match unlike(then_id, now_id) {
+                Some(why) => DeviceMatch::Unlike(why),
+                None => DeviceMatch::Untold,
+            }
         } else if then == now {
             DeviceMatch::Same
         } else {
@@ -37,10 +53,42 @@ impl DeviceMatch {
     pub fn same_runs(then: &Header, now: &Header) -> bool {
         match DeviceMatch::of(then.device.as_ref(), now.device.as_ref()) {
             DeviceMatch::Same => true,
-            DeviceMatch::Different { .. } => false,
+            DeviceMatch::Different { .. } | DeviceMatch::Unlike(_) => false,
             DeviceMatch::Untold => then.target.path == now.target.path,
         }
     }
+}
+
+/// The first fact of the target's block device that both identities know and that differs.
+fn unlike(then: Option<&Identity>, now: Option<&Identity>) -> Option<String> {
+    let (a, b) = (then?.target_block()?, now?.target_block()?);
+    let differs = |what: &str, x: Option<String>, y: Option<String>| match (x, y) {
+        (Some(x), Some(y)) if x != y => Some(format!("{what} {x}, now {y}")),
+        _ => None,
+    };
+    let size = |b: &drivescope_probe::BlockInfo| b.size_bytes.map(drivescope_units::format_size);
+    let hw = |b: &drivescope_probe::BlockInfo,
+              f: fn(&drivescope_probe::Hardware) -> Option<String>| {
+        b.hardware.as_ref().and_then(f)
+    };
+    let backing = |b: &drivescope_probe::BlockInfo| {
+        let l = b.loop_dev.as_ref()?;
+        let file = l.backing_file.as_ref()?.display().to_string();
+        Some(match l.offset {
+            Some(o) if o > 0 => format!("{file} at offset {o}"),
+            _ => file,
+        })
+    };
+    differs("size", size(a), size(b))
+        .or_else(|| {
+            differs(
+                "model",
+                hw(a, |h| h.model.clone()),
+                hw(b, |h| h.model.clone()),
+            )
+        })
+        .or_else(|| differs("WWN", hw(a, |h| h.wwn.clone()), hw(b, |h| h.wwn.clone())))
+        .or_else(|| differs("backing file", backing(a), backing(b)))
 }
 
 /// The serial numbers of every block device with hardware in the identity, top first.
@@ -120,7 +168,14 @@ mod tests {
                 now: vec![]
             }
         );
-        assert_eq!(DeviceMatch::of(Some(&none), Some(&a)), DeviceMatch::Untold);
+        assert_eq!(
+            DeviceMatch::of(Some(&none), Some(&a)),
+            DeviceMatch::Unlike("a device without a serial number, now serial S1".into())
+        );
+        assert_eq!(
+            DeviceMatch::of(Some(&none), Some(&none)),
+            DeviceMatch::Untold
+        );
         assert_eq!(DeviceMatch::of(None, None), DeviceMatch::Untold);
     }
 
@@ -140,6 +195,10 @@ mod tests {
         let lo = || Some(disk("loop3", None));
         assert!(DeviceMatch::same_runs(
             &header("/dev/loop3", lo()),
+            &header("/dev/loop3", lo())
+        ));
+        assert!(!DeviceMatch::same_runs(
+            &header("/dev/loop3", lo()),
             &header("/dev/loop3", s1())
         ));
         assert!(!DeviceMatch::same_runs(
@@ -150,5 +209,80 @@ mod tests {
             &header("/mnt/f", None),
             &header("/mnt/f", None)
         ));
+    }
+
+    /// A loop device named `name` over `file`, `size` bytes.
+    fn looped(name: &str, file: &str, size: u64) -> Identity {
+        let mut b = BlockInfo::new(
+            name,
+            format!("/dev/{name}").into(),
+            BlockRole::Loop,
+            Transport::Loop,
+        );
+        b.size_bytes = Some(size);
+        b.loop_dev = Some(drivescope_probe::LoopInfo {
+            backing_file: Some(file.into()),
+            ..Default::default()
+        });
+        Identity::of_block(b)
+    }
+
+    #[test]
+    fn one_kernel_name_over_another_backing_file_is_another_device() {
+        let a = looped("loop0", "/tmp/lab-1/disk.img", 256 << 20);
+        let b = looped("loop0", "/tmp/lab-2/disk.img", 256 << 20);
+        assert_eq!(
+            DeviceMatch::of(Some(&a), Some(&b)),
+            DeviceMatch::Unlike("backing file /tmp/lab-1/disk.img, now /tmp/lab-2/disk.img".into())
+        );
+        assert!(!DeviceMatch::same_runs(
+            &header("/dev/loop0", Some(a.clone())),
+            &header("/dev/loop0", Some(b))
+        ));
+        // The same file attached again is the same device.
+        let again = looped("loop0", "/tmp/lab-1/disk.img", 256 << 20);
+        assert_eq!(DeviceMatch::of(Some(&a), Some(&again)), DeviceMatch::Untold);
+        assert!(DeviceMatch::same_runs(
+            &header("/dev/loop0", Some(a)),
+            &header("/dev/loop0", Some(again))
+        ));
+    }
+
+    #[test]
+    fn one_kernel_name_of_another_size_or_model_is_another_device() {
+        let small = looped("loop0", "/f", 256 << 20);
+        let big = looped("loop0", "/f", 512 << 20);
+        assert_eq!(
+            DeviceMatch::of(Some(&small), Some(&big)),
+            DeviceMatch::Unlike("size 256.0 MiB, now 512.0 MiB".into())
+        );
+        let model = |m: &str| {
+            let mut id = disk("sdb", None);
+            if let Some(drivescope_probe::Node::Block(b)) =
+                id.layers.first_mut().map(|l| &mut l.node)
+            {
+                b.hardware = Some(Hardware {
+                    model: Some(m.into()),
+                    ..Hardware::default()
+                });
+            }
+            id
+        };
+        assert_eq!(
+            DeviceMatch::of(Some(&model("A")), Some(&model("B"))),
+            DeviceMatch::Unlike("model A, now B".into())
+        );
+        // What only one side knows does not tell them apart.
+        let mut unknown = looped("loop0", "/f", 256 << 20);
+        if let Some(drivescope_probe::Node::Block(b)) =
+            unknown.layers.first_mut().map(|l| &mut l.node)
+        {
+            b.size_bytes = None;
+            b.loop_dev = None;
+        }
+        assert_eq!(
+            DeviceMatch::of(Some(&small), Some(&unknown)),
+            DeviceMatch::Untold
+        );
     }
 }

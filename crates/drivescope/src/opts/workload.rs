@@ -171,6 +171,8 @@ fn fitted(dir: &str, wanted: u64, given: bool) -> anyhow::Result<u64> {
         Fit::Refused { room } => {
             let hint = if room > 0 {
                 format!("give --size {}M or less", room >> 20)
+            } else if free == 0 {
+                "it takes no files; give another directory".to_string()
             } else {
                 "free some space or give another directory".to_string()
             };
