@@ -102,6 +102,27 @@ def run_one(binary, target_dir):
     return binary, rc, took, text
 
 
+def doc_examples(root="crates"):
+    """Rust code blocks in doc comments (doctests), which the binaries above do not run."""
+    found = []
+    fence = re.compile(r"^\s*//[/!]\s*```(\w*)")
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            if not f.endswith(".rs"):
+                continue
+            path = os.path.join(dirpath, f)
+            with open(path, encoding="utf-8") as src:
+                opening = True
+                for n, line in enumerate(src, 1):
+                    m = fence.match(line)
+                    if not m:
+                        continue
+                    if opening and m.group(1) in ("", "rust", "should_panic", "no_run"):
+                        found.append(f"{path}:{n}")
+                    opening = not opening
+    return found
+
+
 def main():
     args = sys.argv[1:]
     jobs = 2
@@ -112,6 +133,10 @@ def main():
     if args[:1] == ["--list"]:
         list_only = True
         args = args[1:]
+    examples = doc_examples()
+    if examples:
+        sys.exit("doctests are not run here; mark these blocks `text` or `ignore`, or run "
+                 "`cargo test --doc`: " + ", ".join(examples))
     target_dir = os.environ.get("CARGO_TARGET_DIR", "target")
     binaries = order(build(args))
     if list_only:
