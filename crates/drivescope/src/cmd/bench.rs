@@ -1,5 +1,6 @@
 //! `drivescope bench`: CrystalDiskMark's profiles and custom tests.
 
+use crate::finish::Outcome;
 use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
 use crate::opts::args::{
@@ -10,7 +11,6 @@ use crate::plan::bench::BenchPlan;
 use clap::Args;
 use drivescope_core::bench::{self, profile, TestSpec};
 use drivescope_report::text;
-use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -86,7 +86,7 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     })
 }
 
-pub fn run(p: BenchPlan) -> anyhow::Result<ExitCode> {
+pub fn run(p: BenchPlan) -> anyhow::Result<Outcome> {
     let lines = Done::Lines {
         title: "finished tests".into(),
         lines: Vec::new(),

@@ -1,6 +1,7 @@
 //! `drivescope diagnose`: bounded experiments that explain a device's numbers, printed as findings.
 
 use crate::finish::finish;
+use crate::finish::Outcome;
 use crate::live::workload::Done;
 use crate::opts::args::parse_positive_duration;
 use crate::opts::workload::{self, WorkloadArgs};
@@ -12,7 +13,6 @@ use drivescope_report::text::print_diagnose;
 use drivescope_store::RunId;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,7 +36,7 @@ pub struct DiagnoseArgs {
     pub resume: Option<String>,
 }
 
-pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
     let prior = resumed(&mut a)?;
     let device = crate::identity::of(&a.w.target);
     if let Some((id, p)) = &prior {

@@ -1,12 +1,12 @@
 //! `drivescope info [TARGET]`: list block devices, or describe one target and the path from it
 //! to the CPU with each link's ceiling. Never opens a device.
 
+use crate::finish::Outcome;
 use anyhow::Result;
 use drivescope_probe::{identify_with, list_block_devices, Options, Roots};
 use drivescope_record::InfoRecord;
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct InfoArgs {
@@ -30,7 +30,7 @@ pub struct InfoArgs {
     pub devfs_root: PathBuf,
 }
 
-pub fn run(args: InfoArgs) -> Result<ExitCode> {
+pub fn run(args: InfoArgs) -> Result<Outcome> {
     let roots = Roots {
         sys: args.sysfs_root.clone(),
         proc: args.procfs_root.clone(),
@@ -54,5 +54,5 @@ pub fn run(args: InfoArgs) -> Result<ExitCode> {
     } else {
         print!("{}", drivescope_report::text::info(&rec));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }

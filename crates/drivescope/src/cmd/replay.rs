@@ -1,6 +1,7 @@
 //! `drivescope replay TRACE TARGET`: a kept trace issued again on a device or in a directory's test file.
 
-use crate::finish::{print_json, Refused, EXIT_FAILURE, EXIT_INTERRUPTED};
+use crate::finish::Outcome;
+use crate::finish::{print_json, Refused};
 use crate::opts::destructive::{self, DestructiveOpts};
 use anyhow::Context;
 use clap::Args;
@@ -12,7 +13,6 @@ use drivescope_trace::{Capture, Reducer, Sink, TracedRun};
 use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -53,7 +53,7 @@ pub struct ReplayArgs {
     pub quiet: bool,
 }
 
-pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: ReplayArgs) -> anyhow::Result<Outcome> {
     let path = a.trace.display().to_string();
     let trace = replay::read_trace(&a.trace)?;
     let opts = Options {
@@ -116,13 +116,7 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         print(&rec, &mut std::io::stdout().lock())?;
     }
-    Ok(if rec.interrupted {
-        ExitCode::from(EXIT_INTERRUPTED)
-    } else if rec.errors > 0 {
-        ExitCode::from(EXIT_FAILURE)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(crate::finish::replay_outcome(&rec))
 }
 
 /// The replay against the trace, for people.

@@ -7,6 +7,7 @@ mod criteria;
 mod history;
 mod smart;
 
+use crate::finish::Outcome;
 use crate::finish::{finish, Finish};
 use crate::live::screen as screen_live;
 use crate::opts::args::{parse_checkpoint, parse_duration, Every};
@@ -23,7 +24,6 @@ use drivescope_core::target::Target;
 use drivescope_core::units;
 use drivescope_record::{Criteria, Document, Kind, Member, ScreenRecord, SharedPath};
 use drivescope_report::text;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -107,7 +107,7 @@ fn confirm_help() -> String {
     )
 }
 
-pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ScreenArgs) -> anyhow::Result<Outcome> {
     let g = Prepared::new(&args)?;
     let (prior, devices) = (&g.prior, &g.devices);
     let priors = g.priors();
