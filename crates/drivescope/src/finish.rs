@@ -310,9 +310,14 @@ pub fn replay_outcome(r: &drivescope_record::ReplayRecord) -> Outcome {
     }
 }
 
-/// Print generated text on stdout; a reader that closed the pipe early (`| head`) is no error.
+/// Print results on stdout: every write of results goes through here. A reader that closed the
+/// pipe early (`| head`) is no error: the rest is dropped quietly.
 pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
+    write_or_closed(&mut std::io::stdout().lock(), bytes)
+}
+
+/// Write `bytes` and flush; a closed pipe is no error.
+fn write_or_closed(out: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
     match out.write_all(bytes).and_then(|_| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r,
@@ -511,6 +516,37 @@ mod tests {
         assert_eq!(replay_outcome(&rec(false, 0)), Outcome::Success);
         assert_eq!(replay_outcome(&rec(false, 3)), Outcome::Failed);
         assert_eq!(replay_outcome(&rec(true, 3)), Outcome::Interrupted);
+    }
+
+    #[test]
+    fn a_pipe_whose_reader_closed_takes_the_results_quietly() {
+        let (reader, mut writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        // More than a pipe holds, so the write meets the closed end whatever the buffer.
+        let bytes = vec![b'x'; 1 << 20];
+        assert_eq!(
+            writer.write_all(&bytes).map_err(|e| e.kind()),
+            Err(std::io::ErrorKind::BrokenPipe),
+            "the pipe is closed"
+        );
+        write_or_closed(&mut writer, &bytes).expect("a closed pipe is no error");
+        let mut full = Vec::new();
+        write_or_closed(&mut full, b"results\n").expect("written");
+        assert_eq!(full, b"results\n");
+    }
+
+    #[test]
+    fn other_write_errors_are_errors() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::from_raw_os_error(28))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        assert!(write_or_closed(&mut Full, b"results").is_err());
     }
 
     #[test]

@@ -56,13 +56,11 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     let rw = match a.rw {
         Some(rw) => rw,
         None if workload::is_existing_file(&a.w.target) => {
-            if !crate::say::quiet() {
-                eprintln!(
-                    "drivescope: {} is an existing file: read tests only (drivescope writes only \
-                     to test files it creates; give a directory for write tests)",
-                    a.w.target
-                );
-            }
+            crate::note!(
+                "{} is an existing file: read tests only (drivescope writes only to test files \
+                 it creates; give a directory for write tests)",
+                a.w.target
+            );
             RwArg::Read
         }
         None => RwArg::Both,
@@ -91,7 +89,6 @@ pub fn run(p: BenchPlan) -> anyhow::Result<Outcome> {
         title: "finished tests".into(),
         lines: Vec::new(),
     };
-    let quiet = crate::say::quiet();
     let rec = workload::measured(
         &p.w,
         &p.rws,
@@ -101,8 +98,7 @@ pub fn run(p: BenchPlan) -> anyhow::Result<Outcome> {
         |t, c, stop, live| {
             bench::bench(t, &p.options(c), stop, &mut |r| match live {
                 Some(l) => l.line(text::bench_line(r, t.direct)),
-                None if !quiet => eprintln!("{}", text::bench_line(r, t.direct)),
-                None => {}
+                None => crate::say!("{}", text::bench_line(r, t.direct)),
             })
         },
     )?;

@@ -248,8 +248,8 @@ fn restore(path: &Path, quiet: bool) -> anyhow::Result<Outcome> {
         );
     }
     let r = capacity::restore_file(&mut dev, path)?;
-    println!(
-        "restored {} extents ({}) to {spec}{}",
+    let line = format!(
+        "restored {} extents ({}) to {spec}{}\n",
         r.entries,
         drivescope_core::units::format_size(r.bytes),
         match r.mismatches {
@@ -257,5 +257,6 @@ fn restore(path: &Path, quiet: bool) -> anyhow::Result<Outcome> {
             n => format!(", {n} read back different (not kept by the drive)"),
         }
     );
+    crate::finish::print_all(line.as_bytes())?;
     Ok(Outcome::Success)
 }

@@ -70,8 +70,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
     let mut header = Header::now(Kind::Diagnose, target.info());
     header.device = device.clone();
     let o = options(&a, &opened, writes, kind);
-    let quiet = crate::say::quiet();
-    let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), quiet, e, what);
+    let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), e, what);
     let over = prior.as_ref().map(|(id, _)| *id);
     let poll = crate::temperature::watch(device.as_ref());
     let before_s = prior
@@ -105,19 +104,13 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
 }
 
 /// An experiment's progress: on the live view when it is up, else a line (unless --quiet).
-fn say(
-    live: Option<&workload::Watching>,
-    quiet: bool,
-    e: drivescope_record::Experiment,
-    what: &str,
-) {
+fn say(live: Option<&workload::Watching>, e: drivescope_record::Experiment, what: &str) {
     match live {
         Some(l) => {
             l.watch.step(format!("experiment: {}", e.label()));
             l.line(format!("{}: {what}", e.label()));
         }
-        None if !quiet => eprintln!("drivescope: {}: {what}", e.label()),
-        None => {}
+        None => crate::note!("{}: {what}", e.label()),
     }
 }
 

@@ -5,7 +5,6 @@ use crate::finish::Outcome;
 use anyhow::Result;
 use drivescope_probe::{identify_with, list_block_devices, Options, Roots};
 use drivescope_record::InfoRecord;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -47,12 +46,10 @@ pub fn run(args: InfoArgs) -> Result<Outcome> {
         None => InfoRecord::of_devices(list_block_devices(&roots)?),
     };
     if args.json {
-        let mut out = std::io::stdout().lock();
         // Through a JSON value, whose keys are sorted: the document reads as it always has.
-        serde_json::to_writer_pretty(&mut out, &serde_json::to_value(&rec)?)?;
-        writeln!(out)?;
+        crate::finish::print_json(&serde_json::to_value(&rec)?)?;
     } else {
-        print!("{}", drivescope_report::text::info(&rec));
+        crate::finish::print_all(drivescope_report::text::info(&rec).as_bytes())?;
     }
     Ok(Outcome::Success)
 }

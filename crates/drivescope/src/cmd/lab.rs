@@ -178,7 +178,7 @@ fn serve(
     crate::signals::stop_on_hangup_or_interrupt(&stop)?;
     let group = LabGroup::start(models, &mount, with_loop, bus_rate)?;
     let (devs, several) = (group.devices(), models.len() > 1);
-    let mut out = std::io::stdout();
+    let mut out = Vec::new();
     for dev in devs {
         let model = dev.model();
         if json {
@@ -194,7 +194,7 @@ fn serve(
             writeln!(out, "{}", dev.target().display())?;
         }
     }
-    out.flush()?;
+    crate::finish::print_all(&out)?;
     for dev in devs {
         let model = dev.model();
         eprintln!(

@@ -73,12 +73,10 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<Outcome> {
             .min(a.size);
         let test = TestFile::create(&a.target, size)?;
         let t = Target::open_test_file(&test, false)?;
-        if !crate::say::quiet() {
-            eprintln!(
-                "drivescope: filling a {} test file in {spec}",
-                drivescope_units::format_bytes(size as f64)
-            );
-        }
+        crate::note!(
+            "filling a {} test file in {spec}",
+            drivescope_units::format_bytes(size as f64)
+        );
         replay::fill(&t)?;
         _test = Some(test);
         t
@@ -99,13 +97,11 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<Outcome> {
     crate::signals::stop_on_interrupt(&stop)?;
     let mut header = Header::now(Kind::Replay, target.info());
     header.device = crate::identity::of(&spec);
-    if !crate::say::quiet() {
-        eprintln!(
-            "drivescope: replaying {} requests of {path} on {}",
-            trace.requests.len(),
-            target.spec
-        );
-    }
+    crate::note!(
+        "replaying {} requests of {path} on {}",
+        trace.requests.len(),
+        target.spec
+    );
     let watch = kernel_watch(&target);
     let mut rec = replay::run(&trace, &path, &target, header, &opts, &stop)?;
     rec.kernel = watch.and_then(|w| w.finish(&mut rec.notes));
@@ -114,7 +110,9 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<Outcome> {
     if a.json {
         print_json(&rec)?;
     } else {
-        print(&rec, &mut std::io::stdout().lock())?;
+        let mut text = Vec::new();
+        print(&rec, &mut text)?;
+        crate::finish::print_all(&text)?;
     }
     Ok(crate::finish::replay_outcome(&rec))
 }

@@ -83,7 +83,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<Outcome> {
             }
         })
         .collect();
-    print!("{}", text::runs(&list, terminal_width()));
+    crate::finish::print_all(text::runs(&list, terminal_width()).as_bytes())?;
     Ok(Outcome::Success)
 }
 

@@ -72,16 +72,19 @@ fn copy(from: &Location, to: &Location, json: bool) -> anyhow::Result<Outcome> {
             "unreadable": unreadable,
         }))?;
     } else {
-        println!(
-            "{} copied, {} skipped (already in {}){}",
-            done.copied,
-            done.skipped,
-            shown(to),
-            match done.unreadable.len() {
-                0 => String::new(),
-                n => format!(", {n} unreadable"),
-            }
-        );
+        crate::finish::print_all(
+            format!(
+                "{} copied, {} skipped (already in {}){}\n",
+                done.copied,
+                done.skipped,
+                shown(to),
+                match done.unreadable.len() {
+                    0 => String::new(),
+                    n => format!(", {n} unreadable"),
+                }
+            )
+            .as_bytes(),
+        )?;
     }
     Ok(if done.unreadable.is_empty() {
         Outcome::Success

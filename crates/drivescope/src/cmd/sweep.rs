@@ -62,7 +62,6 @@ pub fn run(p: SweepPlan) -> anyhow::Result<Outcome> {
         threads: p.threads.clone(),
         cells: Vec::new(),
     };
-    let quiet = crate::say::quiet();
     let rec = workload::measured(
         &p.w,
         &[p.rw],
@@ -76,8 +75,7 @@ pub fn run(p: SweepPlan) -> anyhow::Result<Outcome> {
                         cells.push(cell.clone());
                     }
                 }
-                None if !quiet => eprintln!("{}", text::sweep_line(cell, t.direct)),
-                None => {}
+                None => crate::say!("{}", text::sweep_line(cell, t.direct)),
             })
         },
     )?;

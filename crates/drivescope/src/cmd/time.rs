@@ -121,11 +121,13 @@ pub fn run(mut a: TimeArgs) -> anyhow::Result<Outcome> {
     let mut header = Header::now(Kind::Time, target);
     header.device = crate::identity::of(&plan.cwd.display().to_string());
     let main = plan.watched.first().cloned();
-    let (quiet, runs) = (crate::say::quiet(), a.runs);
+    let runs = a.runs;
     let mut say = |p: Progress<'_>| {
+        let line = progress_line(&p, main.as_deref(), runs);
         // Why a trace was not taken is a warning: said even with --quiet.
-        if !quiet || matches!(p, Progress::NotTraced(_)) {
-            eprintln!("drivescope: {}", progress_line(&p, main.as_deref(), runs));
+        match p {
+            Progress::NotTraced(_) => crate::warn!("{line}"),
+            _ => crate::note!("{line}"),
         }
     };
     let mut rec = match measure(&plan, header, &stop, &mut say) {

@@ -532,8 +532,7 @@ fn shared_path(
     );
     match group {
         Some(g) => g.phase(Some(format!("shared path: {what}; the scans start after"))),
-        None if !crate::say::quiet() => eprintln!("drivescope: {what}"),
-        None => {}
+        None => crate::note!("{what}"),
     }
     let refs: Vec<&Target> = targets.iter().collect();
     let r = screen::shared_path(&refs, &o, stop);
