@@ -110,7 +110,20 @@ pub struct DiagnoseRun {
 
 /// Run the experiments on `target` (those `run.prior` has not finished, when it continues one). A device
 /// error ends the run with what was measured before it, the error kept in the record. `say` hears one line
-/// as each experiment starts.
+/// as each experiment starts. The record comes back with its measurements and without findings: the caller
+/// adds what else they depend on (the drive's temperature) and then calls [`assess`] once.
+pub fn measure(
+    target: &Target,
+    header: Header,
+    o: &DiagnoseOptions,
+    run: DiagnoseRun,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Experiment, &str),
+) -> DiagnoseRecord {
+    measure_on(&Live(target), target, header, o, run, stop, say)
+}
+
+/// [`measure`], then [`assess`]: a diagnosis with nothing added to its measurements.
 pub fn diagnose(
     target: &Target,
     header: Header,
@@ -122,9 +135,24 @@ pub fn diagnose(
     diagnose_on(&Live(target), target, header, o, run, stop, say)
 }
 
-/// [`diagnose`] with every command run on `dev`, and the budget counted on `dev`'s clock. `target` is what
-/// the commands' engine is chosen for and the record describes (the null target under a scripted device).
+/// [`measure_on`], then [`assess`].
 pub fn diagnose_on<E: Engine>(
+    dev: &E,
+    target: &Target,
+    header: Header,
+    o: &DiagnoseOptions,
+    run: DiagnoseRun,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(Experiment, &str),
+) -> DiagnoseRecord {
+    let mut rec = measure_on(dev, target, header, o, run, stop, say);
+    assess(&mut rec);
+    rec
+}
+
+/// [`measure`] with every command run on `dev`, and the budget counted on `dev`'s clock. `target` is what
+/// the commands' engine is chosen for and the record describes (the null target under a scripted device).
+pub fn measure_on<E: Engine>(
     dev: &E,
     target: &Target,
     header: Header,
@@ -196,12 +224,11 @@ pub fn diagnose_on<E: Engine>(
     rec.workload.interrupted = stop.load(Ordering::Relaxed);
     rec.elapsed_ns = budget.elapsed().as_nanos() as u64;
     rec.resume = resume::left(&progress, directory.as_deref());
-    assess(&mut rec);
     rec
 }
 
-/// The findings and outcomes, computed over every experiment in the record.
-fn assess(rec: &mut DiagnoseRecord) {
+/// The findings and outcomes, computed over every experiment in the record (and its temperature).
+pub fn assess(rec: &mut DiagnoseRecord) {
     let (findings, outcomes) = drivescope_analysis::diagnose::assess(rec);
     rec.header.findings = findings;
     rec.outcomes = outcomes;

@@ -9,86 +9,203 @@ use drivescope_store::RunId;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// A run that failed: bad input, a device error.
-pub const EXIT_FAILURE: u8 = 1;
-/// A request refused for safety (e.g. a write to a device).
-pub const EXIT_REFUSED: u8 = 3;
-/// The device went away during the run; the results so far were printed and saved.
-pub const EXIT_DEVICE_LOST: u8 = 4;
-/// A screen gave a drive a `fail` verdict; a capacity probe found less than the drive reports.
-pub const EXIT_DRIVE_FAILED: u8 = 5;
-/// A run stopped by SIGINT/SIGTERM; its partial results were printed.
-pub const EXIT_INTERRUPTED: u8 = 130;
+/// How a command ended, as its exit code tells a script. Commands return one of these (or an
+/// error); only [`exit`] turns it into the process's exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything ran.
+    Success,
+    /// The run failed, or the input is wrong for the target.
+    Failed,
+    /// Bad command-line syntax (clap's own exit code for a usage error).
+    Usage,
+    /// A request refused for safety (e.g. a write to a device).
+    Refused,
+    /// The device went away during the run; the results so far were printed and saved.
+    DeviceLost,
+    /// A screen gave a drive a `fail` verdict; a capacity probe found less than the drive reports.
+    DriveFailed,
+    /// A run stopped by SIGINT/SIGTERM; its partial results were printed.
+    Interrupted,
+}
 
-/// Bad command-line syntax (clap's own exit code for a usage error).
-pub const EXIT_USAGE: u8 = 2;
-
-/// Every exit code and what it means: each command's help, the man pages and README say these words.
-pub const EXIT_CODES: &[(u8, &str)] = &[
-    (0, "success"),
-    (
-        EXIT_FAILURE,
-        "the run failed, or the input is wrong for the target (a missing target, nothing to resume, no store)",
-    ),
-    (
-        EXIT_USAGE,
-        "bad command-line syntax (an unknown option, a bad number, unit or test name)",
-    ),
-    (EXIT_REFUSED, "refused for safety (one line names the reason)"),
-    (
-        EXIT_DEVICE_LOST,
-        "the device went away during the run (the results so far printed and saved)",
-    ),
-    (
-        EXIT_DRIVE_FAILED,
-        "a drive failed: a fail verdict of screen, or less capacity than it reports",
-    ),
-    (
-        EXIT_INTERRUPTED,
-        "stopped by SIGINT or SIGTERM (the results so far printed and saved)",
-    ),
-];
-
-/// The exit codes a command can end with (`drivescope`: all of them).
-pub fn exit_codes_of(command: &str) -> Vec<u8> {
-    if command == "drivescope" {
-        return EXIT_CODES.iter().map(|(c, _)| *c).collect();
-    }
-    let mut codes = vec![0, EXIT_FAILURE, EXIT_USAGE];
-    match command {
-        "scan" | "bench" | "sweep" | "soak" | "diagnose" => {
-            codes.extend([EXIT_REFUSED, EXIT_DEVICE_LOST, EXIT_INTERRUPTED])
+impl Outcome {
+    /// The process exit code of this outcome, as README documents it.
+    pub const fn code(self) -> u8 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::Failed => 1,
+            Outcome::Usage => 2,
+            Outcome::Refused => 3,
+            Outcome::DeviceLost => 4,
+            Outcome::DriveFailed => 5,
+            Outcome::Interrupted => 130,
         }
-        "screen" => codes.extend([
-            EXIT_REFUSED,
-            EXIT_DEVICE_LOST,
-            EXIT_DRIVE_FAILED,
-            EXIT_INTERRUPTED,
-        ]),
-        "capacity" => codes.extend([
-            EXIT_REFUSED,
-            EXIT_DEVICE_LOST,
-            EXIT_DRIVE_FAILED,
-            EXIT_INTERRUPTED,
-        ]),
-        "time" | "replay" => codes.extend([EXIT_REFUSED, EXIT_INTERRUPTED]),
-        "serve" | "lab" => codes.push(EXIT_REFUSED),
-        _ => {}
     }
-    codes
+
+    /// What the code means: each command's help, the man pages and README say these words.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Failed => {
+                "the run failed, or the input is wrong for the target (a missing target, nothing to resume, no store)"
+            }
+            Outcome::Usage => {
+                "bad command-line syntax (an unknown option, a bad number, unit or test name)"
+            }
+            Outcome::Refused => "refused for safety (one line names the reason)",
+            Outcome::DeviceLost => {
+                "the device went away during the run (the results so far printed and saved)"
+            }
+            Outcome::DriveFailed => {
+                "a drive failed: a fail verdict of screen, or less capacity than it reports"
+            }
+            Outcome::Interrupted => {
+                "stopped by SIGINT or SIGTERM (the results so far printed and saved)"
+            }
+        }
+    }
+}
+
+/// A command, as the table of the exit codes it can end with knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmd {
+    /// `drivescope` itself: every code.
+    Drivescope,
+    Scan,
+    Bench,
+    Sweep,
+    Soak,
+    Diagnose,
+    Screen,
+    Time,
+    Replay,
+    Capacity,
+    Info,
+    Lab,
+    Runs,
+    Show,
+    Compare,
+    Export,
+    Report,
+    Store,
+    Serve,
+    Completions,
+    Manpage,
+}
+
+impl Cmd {
+    /// Every subcommand (each has a help of its own that ends with its codes).
+    pub const SUBCOMMANDS: [Cmd; 20] = [
+        Cmd::Scan,
+        Cmd::Bench,
+        Cmd::Sweep,
+        Cmd::Soak,
+        Cmd::Diagnose,
+        Cmd::Screen,
+        Cmd::Time,
+        Cmd::Replay,
+        Cmd::Capacity,
+        Cmd::Info,
+        Cmd::Lab,
+        Cmd::Runs,
+        Cmd::Show,
+        Cmd::Compare,
+        Cmd::Export,
+        Cmd::Report,
+        Cmd::Store,
+        Cmd::Serve,
+        Cmd::Completions,
+        Cmd::Manpage,
+    ];
+
+    /// The word that names it on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Cmd::Drivescope => "drivescope",
+            Cmd::Scan => "scan",
+            Cmd::Bench => "bench",
+            Cmd::Sweep => "sweep",
+            Cmd::Soak => "soak",
+            Cmd::Diagnose => "diagnose",
+            Cmd::Screen => "screen",
+            Cmd::Time => "time",
+            Cmd::Replay => "replay",
+            Cmd::Capacity => "capacity",
+            Cmd::Info => "info",
+            Cmd::Lab => "lab",
+            Cmd::Runs => "runs",
+            Cmd::Show => "show",
+            Cmd::Compare => "compare",
+            Cmd::Export => "export",
+            Cmd::Report => "report",
+            Cmd::Store => "store",
+            Cmd::Serve => "serve",
+            Cmd::Completions => "completions",
+            Cmd::Manpage => "manpage",
+        }
+    }
+
+    /// The outcomes the command can end with, in the order of their codes.
+    pub fn outcomes(self) -> Vec<Outcome> {
+        use Outcome::*;
+        let mut all = vec![Success, Failed, Usage];
+        all.extend_from_slice(match self {
+            Cmd::Drivescope => &[Refused, DeviceLost, DriveFailed, Interrupted],
+            Cmd::Scan | Cmd::Bench | Cmd::Sweep | Cmd::Soak | Cmd::Diagnose => {
+                &[Refused, DeviceLost, Interrupted]
+            }
+            Cmd::Screen | Cmd::Capacity => &[Refused, DeviceLost, DriveFailed, Interrupted],
+            Cmd::Time | Cmd::Replay => &[Refused, Interrupted],
+            Cmd::Serve | Cmd::Lab => &[Refused],
+            Cmd::Info
+            | Cmd::Runs
+            | Cmd::Show
+            | Cmd::Compare
+            | Cmd::Export
+            | Cmd::Report
+            | Cmd::Store
+            | Cmd::Completions
+            | Cmd::Manpage => &[],
+        });
+        all
+    }
 }
 
 /// The `Exit codes:` block of a command's help.
-pub fn exit_codes_help(command: &str) -> String {
+pub fn exit_codes_help(command: Cmd) -> String {
     let mut text = String::from("Exit codes:");
-    for code in exit_codes_of(command) {
-        let (_, what) = EXIT_CODES
-            .iter()
-            .find(|(c, _)| *c == code)
-            .expect("every code is described");
-        text += &format!("\n  {code:>3}  {what}");
+    for o in command.outcomes() {
+        text += &format!("\n  {:>3}  {}", o.code(), o.meaning());
     }
     text
+}
+
+/// The outcome of a command that ended with an error: refused for safety, or failed.
+pub fn outcome_of_error(e: &anyhow::Error) -> Outcome {
+    if e.downcast_ref::<Refused>().is_some() {
+        Outcome::Refused
+    } else {
+        Outcome::Failed
+    }
+}
+
+/// The one place a command's end becomes the process's exit code: an error is said on stderr
+/// (`drivescope: refused: …` for a refusal) and exits 1 or 3; an outcome exits with its code.
+pub fn exit(result: anyhow::Result<Outcome>) -> ExitCode {
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            let o = outcome_of_error(&e);
+            if o == Outcome::Refused {
+                eprintln!("drivescope: refused: {e:#}");
+            } else {
+                eprintln!("drivescope: {e:#}");
+            }
+            o
+        }
+    };
+    ExitCode::from(outcome.code())
 }
 
 /// How a finished record leaves.
@@ -105,8 +222,8 @@ pub struct Finish<'a> {
 /// What a record's text looks like for people.
 pub type Print<'a, T> = &'a dyn Fn(&T, &mut dyn Write) -> std::io::Result<()>;
 
-/// Print `rec` with `print`, save it, and give the exit code of its outcome.
-pub fn finish<T>(rec: T, print: Print<T>, f: Finish) -> anyhow::Result<ExitCode>
+/// Print `rec` with `print`, save it, and give its outcome.
+pub fn finish<T>(rec: T, print: Print<T>, f: Finish) -> anyhow::Result<Outcome>
 where
     T: drivescope_record::Record,
 {
@@ -125,7 +242,7 @@ where
             eprintln!("drivescope: continue it with `drivescope {command} --resume {id}`");
         }
     }
-    Ok(ExitCode::from(exit_code(&doc)))
+    Ok(outcome(&doc))
 }
 
 /// `print`, then the record's findings (for the kinds whose text leaves them out).
@@ -149,42 +266,58 @@ fn resumable(doc: &Document) -> bool {
     }
 }
 
-/// The exit code of a run that ended as `doc` says: a screen by its drives (a drive stopped early,
+/// The outcome of a run that ended as `doc` says: a screen by its drives (a drive stopped early,
 /// lost or failed, in that order), any other run by its state.
-pub fn exit_code(doc: &Document) -> u8 {
+pub fn outcome(doc: &Document) -> Outcome {
     if let Document::Screen(r) = doc {
         let scans = || r.members.iter().filter_map(|m| m.scan.as_deref());
         return if scans().any(|s| s.interrupted && s.device_lost.is_none()) {
-            EXIT_INTERRUPTED
+            Outcome::Interrupted
         } else if scans().any(|s| s.device_lost.is_some()) {
-            EXIT_DEVICE_LOST
+            Outcome::DeviceLost
         } else if r
             .members
             .iter()
             .any(|m| m.verdict.as_ref().is_some_and(|v| v.grade == Grade::Fail))
         {
-            EXIT_DRIVE_FAILED
+            Outcome::DriveFailed
         } else {
-            0
+            Outcome::Success
         };
     }
     if let Document::Capacity(r) = doc {
         if r.class
             .is_some_and(|c| c != drivescope_record::CapacityClass::Genuine)
         {
-            return EXIT_DRIVE_FAILED;
+            return Outcome::DriveFailed;
         }
     }
     match doc.state() {
-        Some(RunState::DeviceLost) => EXIT_DEVICE_LOST,
-        Some(RunState::Interrupted) => EXIT_INTERRUPTED,
-        _ => 0,
+        Some(RunState::DeviceLost) => Outcome::DeviceLost,
+        Some(RunState::Interrupted) => Outcome::Interrupted,
+        _ => Outcome::Success,
     }
 }
 
-/// Print generated text on stdout; a reader that closed the pipe early (`| head`) is no error.
+/// The outcome of a replay: interrupted when stopped, failed when a request failed.
+pub fn replay_outcome(r: &drivescope_record::ReplayRecord) -> Outcome {
+    if r.interrupted {
+        Outcome::Interrupted
+    } else if r.errors > 0 {
+        Outcome::Failed
+    } else {
+        Outcome::Success
+    }
+}
+
+/// Print results on stdout: every write of results goes through here. A reader that closed the
+/// pipe early (`| head`) is no error: the rest is dropped quietly.
 pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
+    write_or_closed(&mut std::io::stdout().lock(), bytes)
+}
+
+/// Write `bytes` and flush; a closed pipe is no error.
+fn write_or_closed(out: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
     match out.write_all(bytes).and_then(|_| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r,
@@ -198,7 +331,7 @@ pub fn print_json<T: serde::Serialize>(doc: &T) -> anyhow::Result<()> {
     Ok(print_all(&bytes)?)
 }
 
-/// A request refused for safety; exits with [`EXIT_REFUSED`].
+/// A request refused for safety; exits with [`Outcome::Refused`].
 #[derive(Debug)]
 pub struct Refused(pub String);
 
@@ -276,11 +409,151 @@ mod tests {
         }))
     }
 
+    /// The codes each command's help lists, as README documents them.
+    const DOCUMENTED: &[(Cmd, &[u8])] = &[
+        (Cmd::Drivescope, &[0, 1, 2, 3, 4, 5, 130]),
+        (Cmd::Scan, &[0, 1, 2, 3, 4, 130]),
+        (Cmd::Bench, &[0, 1, 2, 3, 4, 130]),
+        (Cmd::Sweep, &[0, 1, 2, 3, 4, 130]),
+        (Cmd::Soak, &[0, 1, 2, 3, 4, 130]),
+        (Cmd::Diagnose, &[0, 1, 2, 3, 4, 130]),
+        (Cmd::Screen, &[0, 1, 2, 3, 4, 5, 130]),
+        (Cmd::Time, &[0, 1, 2, 3, 130]),
+        (Cmd::Replay, &[0, 1, 2, 3, 130]),
+        (Cmd::Capacity, &[0, 1, 2, 3, 4, 5, 130]),
+        (Cmd::Info, &[0, 1, 2]),
+        (Cmd::Lab, &[0, 1, 2, 3]),
+        (Cmd::Runs, &[0, 1, 2]),
+        (Cmd::Show, &[0, 1, 2]),
+        (Cmd::Compare, &[0, 1, 2]),
+        (Cmd::Export, &[0, 1, 2]),
+        (Cmd::Report, &[0, 1, 2]),
+        (Cmd::Store, &[0, 1, 2]),
+        (Cmd::Serve, &[0, 1, 2, 3]),
+        (Cmd::Completions, &[0, 1, 2]),
+        (Cmd::Manpage, &[0, 1, 2]),
+    ];
+
+    #[test]
+    fn every_command_lists_its_documented_codes() {
+        assert_eq!(DOCUMENTED.len(), Cmd::SUBCOMMANDS.len() + 1);
+        for &(cmd, codes) in DOCUMENTED {
+            let listed: Vec<u8> = cmd.outcomes().iter().map(|o| o.code()).collect();
+            assert_eq!(listed, codes, "{}", cmd.name());
+            let help = exit_codes_help(cmd);
+            assert_eq!(help.lines().count(), codes.len() + 1, "{help}");
+            for (line, code) in help.lines().skip(1).zip(codes) {
+                assert!(line.starts_with(&format!("  {code:>3}  ")), "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_outcome_exits_with_its_documented_code() {
+        use Outcome::*;
+        let all = [
+            Success,
+            Failed,
+            Usage,
+            Refused,
+            DeviceLost,
+            DriveFailed,
+            Interrupted,
+        ];
+        let codes: Vec<u8> = all.iter().map(|o| o.code()).collect();
+        assert_eq!(codes, [0, 1, 2, 3, 4, 5, 130]);
+        for &(cmd, _) in DOCUMENTED {
+            for o in cmd.outcomes() {
+                assert_eq!(exit(Ok(o)), ExitCode::from(o.code()), "{cmd:?} {o:?}");
+            }
+        }
+        // The help says the same words as README for each code.
+        assert_eq!(
+            exit_codes_help(Cmd::Time),
+            "Exit codes:\n    0  success\n    1  the run failed, or the input is wrong for the \
+             target (a missing target, nothing to resume, no store)\n    2  bad command-line \
+             syntax (an unknown option, a bad number, unit or test name)\n    3  refused for \
+             safety (one line names the reason)\n  130  stopped by SIGINT or SIGTERM (the results \
+             so far printed and saved)"
+        );
+    }
+
+    #[test]
+    fn an_error_exits_1_and_a_refusal_3_even_under_context() {
+        let failed = anyhow::anyhow!("no such file");
+        assert_eq!(outcome_of_error(&failed), Outcome::Failed);
+        let refused = anyhow::Error::from(Refused("a mounted device".into()));
+        assert_eq!(outcome_of_error(&refused), Outcome::Refused);
+        let wrapped = refused.context("opening /dev/x");
+        assert_eq!(outcome_of_error(&wrapped), Outcome::Refused);
+        assert_eq!(exit(Err(wrapped)), ExitCode::from(3));
+        assert_eq!(exit(Err(failed)), ExitCode::from(1));
+    }
+
+    fn replay(interrupted: bool, errors: u64) -> drivescope_record::ReplayRecord {
+        let target = Target::open_read("null:16M").expect("null target");
+        drivescope_record::ReplayRecord {
+            header: drivescope_record::Header::now(drivescope_record::Kind::Replay, target.info()),
+            trace: "trace.json".into(),
+            traced_command: Vec::new(),
+            traced_device: "loop0".into(),
+            wrapped: false,
+            no_think: false,
+            skipped: 0,
+            errors,
+            original: Default::default(),
+            replayed: Default::default(),
+            kernel: None,
+            classes: Vec::new(),
+            notes: Vec::new(),
+            interrupted,
+        }
+    }
+
+    #[test]
+    fn a_replay_ends_by_its_requests() {
+        let rec = replay;
+        assert_eq!(replay_outcome(&rec(false, 0)), Outcome::Success);
+        assert_eq!(replay_outcome(&rec(false, 3)), Outcome::Failed);
+        assert_eq!(replay_outcome(&rec(true, 3)), Outcome::Interrupted);
+    }
+
+    #[test]
+    fn a_pipe_whose_reader_closed_takes_the_results_quietly() {
+        let (reader, mut writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        // More than a pipe holds, so the write meets the closed end whatever the buffer.
+        let bytes = vec![b'x'; 1 << 20];
+        assert_eq!(
+            writer.write_all(&bytes).map_err(|e| e.kind()),
+            Err(std::io::ErrorKind::BrokenPipe),
+            "the pipe is closed"
+        );
+        write_or_closed(&mut writer, &bytes).expect("a closed pipe is no error");
+        let mut full = Vec::new();
+        write_or_closed(&mut full, b"results\n").expect("written");
+        assert_eq!(full, b"results\n");
+    }
+
+    #[test]
+    fn other_write_errors_are_errors() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::from_raw_os_error(28))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        assert!(write_or_closed(&mut Full, b"results").is_err());
+    }
+
     #[test]
     fn a_scan_that_read_everything_exits_0() {
         let rec = null_scan(false);
         assert!(!rec.interrupted);
-        assert_eq!(exit_code(&rec.into()), 0);
+        assert_eq!(outcome(&rec.into()), Outcome::Success);
     }
 
     #[test]
@@ -290,12 +563,12 @@ mod tests {
             rec.interrupted,
             "a scan stopped before it began is interrupted"
         );
-        assert_eq!(exit_code(&rec.clone().into()), EXIT_INTERRUPTED);
+        assert_eq!(outcome(&rec.clone().into()), Outcome::Interrupted);
         let lost = ScanRecord {
             device_lost: Some("the device went away (ENODEV)".into()),
             ..rec
         };
-        assert_eq!(exit_code(&lost.into()), EXIT_DEVICE_LOST);
+        assert_eq!(outcome(&lost.into()), Outcome::DeviceLost);
     }
 
     #[test]
@@ -307,27 +580,30 @@ mod tests {
             boot_id: String::new(),
             every_ns: 1_000_000_000,
         });
-        assert_eq!(exit_code(&rec.into()), 0);
+        assert_eq!(outcome(&rec.into()), Outcome::Success);
     }
 
     #[test]
     fn a_screen_exits_by_its_drives_stopped_then_lost_then_failed() {
         let ok = || member(null_scan(false), Grade::Pass);
-        assert_eq!(exit_code(&screen(vec![ok(), ok()])), 0);
+        assert_eq!(outcome(&screen(vec![ok(), ok()])), Outcome::Success);
         let warned = member(null_scan(false), Grade::Warn);
-        assert_eq!(exit_code(&screen(vec![ok(), warned])), 0);
+        assert_eq!(outcome(&screen(vec![ok(), warned])), Outcome::Success);
         let failed = || member(null_scan(false), Grade::Fail);
-        assert_eq!(exit_code(&screen(vec![ok(), failed()])), EXIT_DRIVE_FAILED);
+        assert_eq!(outcome(&screen(vec![ok(), failed()])), Outcome::DriveFailed);
         let lost = || {
             let mut s = null_scan(true);
             s.device_lost = Some("gone".into());
             member(s, Grade::Fail)
         };
-        assert_eq!(exit_code(&screen(vec![lost(), failed()])), EXIT_DEVICE_LOST);
+        assert_eq!(
+            outcome(&screen(vec![lost(), failed()])),
+            Outcome::DeviceLost
+        );
         let stopped = member(null_scan(true), Grade::Pass);
         assert_eq!(
-            exit_code(&screen(vec![stopped, lost(), failed()])),
-            EXIT_INTERRUPTED
+            outcome(&screen(vec![stopped, lost(), failed()])),
+            Outcome::Interrupted
         );
     }
 }

@@ -87,8 +87,8 @@ enum Command {
 /// with its exit codes.
 pub fn cli() -> clap::Command {
     use clap::CommandFactory;
-    fn with_codes(c: clap::Command) -> clap::Command {
-        let codes = finish::exit_codes_help(c.get_name());
+    fn with_codes(c: clap::Command, command: finish::Cmd) -> clap::Command {
+        let codes = finish::exit_codes_help(command);
         let text = match c.get_after_help() {
             Some(h) => format!("{h}\n\n{codes}"),
             None => codes,
@@ -107,7 +107,11 @@ pub fn cli() -> clap::Command {
         })
         .mut_subcommands(dashed_values)
     }
-    dashed_values(with_codes(Cli::command()).mut_subcommands(with_codes))
+    let cli = finish::Cmd::SUBCOMMANDS.iter().fold(
+        with_codes(Cli::command(), finish::Cmd::Drivescope),
+        |cli, &sub| cli.mut_subcommand(sub.name(), |c| with_codes(c, sub)),
+    );
+    dashed_values(cli)
 }
 
 impl Command {
@@ -151,10 +155,15 @@ fn main() -> ExitCode {
         .and_then(|mut m| Cli::from_arg_matches_mut(&mut m))
     {
         Ok(cli) => cli,
-        Err(e) => usage::exit(e),
+        Err(e) => return finish::exit(Ok(usage::said(e))),
     };
     say::set_quiet(cli.command.quiet());
-    let result = match cli.command {
+    finish::exit(run(cli.command))
+}
+
+/// Run the command and give how it ended.
+fn run(command: Command) -> anyhow::Result<finish::Outcome> {
+    match command {
         Command::Scan(a) => ranks!(cmd::scan::plan(a), cmd::scan::run, mpi::scan::run),
         Command::Bench(a) => ranks!(cmd::bench::plan(a), cmd::bench::run, mpi::bench::run),
         Command::Sweep(a) => ranks!(cmd::sweep::plan(a), cmd::sweep::run, mpi::sweep::run),
@@ -175,18 +184,6 @@ fn main() -> ExitCode {
         Command::Serve(a) => cmd::serve::run(a),
         Command::Completions(a) => cmd::completions::run(a),
         Command::Manpage(a) => cmd::manpage::run(a),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            if e.downcast_ref::<finish::Refused>().is_some() {
-                eprintln!("drivescope: refused: {e:#}");
-                ExitCode::from(finish::EXIT_REFUSED)
-            } else {
-                eprintln!("drivescope: {e:#}");
-                ExitCode::from(finish::EXIT_FAILURE)
-            }
-        }
     }
 }
 
@@ -201,6 +198,29 @@ mod tests {
     #[test]
     fn definitions_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Every command is in the exit-code table, and its help ends with its own codes.
+    #[test]
+    fn every_command_help_ends_with_its_exit_codes() {
+        use crate::finish::{exit_codes_help, Cmd};
+        let mut cli = super::cli();
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        let known: Vec<&str> = Cmd::SUBCOMMANDS.iter().map(|c| c.name()).collect();
+        assert_eq!(names, known);
+        let top = cli.render_long_help().to_string();
+        assert!(
+            top.trim_end().ends_with(&exit_codes_help(Cmd::Drivescope)),
+            "{top}"
+        );
+        for cmd in Cmd::SUBCOMMANDS {
+            let sub = cli.find_subcommand_mut(cmd.name()).expect("a subcommand");
+            let help = sub.render_long_help().to_string();
+            assert!(help.trim_end().ends_with(&exit_codes_help(cmd)), "{help}");
+        }
     }
 
     fn word() -> impl Strategy<Value = String> {

@@ -25,3 +25,21 @@ macro_rules! note {
         }
     };
 }
+
+/// A line on stderr as it is (progress lines in a format of their own), unless quiet.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if !$crate::say::quiet() {
+            eprintln!($($arg)*);
+        }
+    };
+}
+
+/// A warning or an error on stderr, `drivescope: …`: said even when quiet.
+#[macro_export]
+macro_rules! warn {
+    ($($arg:tt)*) => {
+        eprintln!("drivescope: {}", format_args!($($arg)*))
+    };
+}

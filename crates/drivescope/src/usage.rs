@@ -3,9 +3,9 @@
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-/// Print a command-line error as one line and exit (2 for a usage error; help and `--version`
-/// print and exit 0 as usual).
-pub fn exit(e: clap::Error) -> ! {
+/// Print a command-line error as one line, a usage error for `finish` to exit with (help and
+/// `--version` print and exit 0 as clap does).
+pub fn said(e: clap::Error) -> crate::finish::Outcome {
     if !e.use_stderr() || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         e.exit()
     }
@@ -13,7 +13,7 @@ pub fn exit(e: clap::Error) -> ! {
         "drivescope: {}",
         line(&e, &command_of(std::env::args().skip(1)))
     );
-    std::process::exit(e.exit_code())
+    crate::finish::Outcome::Usage
 }
 
 /// The command the arguments name (`drivescope scan`, `drivescope lab serve`): the words that

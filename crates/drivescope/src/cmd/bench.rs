@@ -1,5 +1,6 @@
 //! `drivescope bench`: CrystalDiskMark's profiles and custom tests.
 
+use crate::finish::Outcome;
 use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
 use crate::opts::args::{
@@ -10,7 +11,6 @@ use crate::plan::bench::BenchPlan;
 use clap::Args;
 use drivescope_core::bench::{self, profile, TestSpec};
 use drivescope_report::text;
-use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -56,13 +56,11 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     let rw = match a.rw {
         Some(rw) => rw,
         None if workload::is_existing_file(&a.w.target) => {
-            if !crate::say::quiet() {
-                eprintln!(
-                    "drivescope: {} is an existing file: read tests only (drivescope writes only \
-                     to test files it creates; give a directory for write tests)",
-                    a.w.target
-                );
-            }
+            crate::note!(
+                "{} is an existing file: read tests only (drivescope writes only to test files \
+                 it creates; give a directory for write tests)",
+                a.w.target
+            );
             RwArg::Read
         }
         None => RwArg::Both,
@@ -86,12 +84,11 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     })
 }
 
-pub fn run(p: BenchPlan) -> anyhow::Result<ExitCode> {
+pub fn run(p: BenchPlan) -> anyhow::Result<Outcome> {
     let lines = Done::Lines {
         title: "finished tests".into(),
         lines: Vec::new(),
     };
-    let quiet = crate::say::quiet();
     let rec = workload::measured(
         &p.w,
         &p.rws,
@@ -101,8 +98,7 @@ pub fn run(p: BenchPlan) -> anyhow::Result<ExitCode> {
         |t, c, stop, live| {
             bench::bench(t, &p.options(c), stop, &mut |r| match live {
                 Some(l) => l.line(text::bench_line(r, t.direct)),
-                None if !quiet => eprintln!("{}", text::bench_line(r, t.direct)),
-                None => {}
+                None => crate::say!("{}", text::bench_line(r, t.direct)),
             })
         },
     )?;

@@ -1,5 +1,6 @@
 //! `drivescope capacity`: a drive's real capacity (counterfeit flash), keeping its data.
 
+use crate::finish::Outcome;
 use crate::finish::{finish, Refused};
 use crate::opts::destructive::{self, DestructiveOpts};
 use crate::opts::store::StoreOpts;
@@ -12,7 +13,6 @@ use drivescope_core::units::parse_size;
 use drivescope_record::{CapacityRecord, Header, Kind};
 use drivescope_report::text::print_capacity;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
@@ -121,7 +121,7 @@ pub fn plan(a: CapacityArgs) -> anyhow::Result<CapacityPlan> {
     })
 }
 
-pub fn run(a: CapacityArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: CapacityArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &a.restore {
         return restore(path, crate::say::quiet());
     }
@@ -144,7 +144,7 @@ fn block_device(spec: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn probe(plan: CapacityPlan) -> anyhow::Result<ExitCode> {
+fn probe(plan: CapacityPlan) -> anyhow::Result<Outcome> {
     let spec = plan.target.clone();
     block_device(&spec)?;
     if let Some(b) = &plan.backup {
@@ -223,14 +223,14 @@ fn probe(plan: CapacityPlan) -> anyhow::Result<ExitCode> {
 }
 
 /// `--restore FILE`: put back what a journal saved, on the device it names.
-fn restore(path: &Path, quiet: bool) -> anyhow::Result<ExitCode> {
+fn restore(path: &Path, quiet: bool) -> anyhow::Result<Outcome> {
     let saved = journal::read(path)?;
     if saved.restored {
         eprintln!(
             "drivescope: {}: already restored; nothing to do",
             path.display()
         );
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome::Success);
     }
     let spec = saved.header.device.clone();
     block_device(&spec)?;
@@ -248,8 +248,8 @@ fn restore(path: &Path, quiet: bool) -> anyhow::Result<ExitCode> {
         );
     }
     let r = capacity::restore_file(&mut dev, path)?;
-    println!(
-        "restored {} extents ({}) to {spec}{}",
+    let line = format!(
+        "restored {} extents ({}) to {spec}{}\n",
         r.entries,
         drivescope_core::units::format_size(r.bytes),
         match r.mismatches {
@@ -257,5 +257,6 @@ fn restore(path: &Path, quiet: bool) -> anyhow::Result<ExitCode> {
             n => format!(", {n} read back different (not kept by the drive)"),
         }
     );
-    Ok(ExitCode::SUCCESS)
+    crate::finish::print_all(line.as_bytes())?;
+    Ok(Outcome::Success)
 }

@@ -1,12 +1,12 @@
 //! `drivescope compare RUN RUN…`: runs side by side, best and worst of each row marked.
 
+use crate::finish::Outcome;
 use crate::opts::store::{load, StorePath};
 use drivescope_report::html::Html;
 use drivescope_report::markdown::Markdown;
 use drivescope_report::text::Text;
 use drivescope_report::Exporter;
 use std::io::IsTerminal;
-use std::process::ExitCode;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum CompareFormat {
@@ -29,7 +29,7 @@ pub struct CompareArgs {
     pub store: StorePath,
 }
 
-pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: CompareArgs) -> anyhow::Result<Outcome> {
     let store = a.store.open()?;
     let runs = load(&store, &a.runs)?;
     let exporter: Box<dyn Exporter> = match a.format {
@@ -45,5 +45,5 @@ pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
         super::compare_prediction::print(&runs, &mut text)?;
         crate::finish::print_all(&text)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }

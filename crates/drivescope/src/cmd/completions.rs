@@ -1,9 +1,9 @@
 //! `drivescope completions SHELL`: the shell's completion script, generated from the
 //! command-line definitions.
 
+use crate::finish::Outcome;
 use clap::CommandFactory;
 use clap_complete::Shell;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct CompletionsArgs {
@@ -12,11 +12,11 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-pub fn run(a: CompletionsArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: CompletionsArgs) -> anyhow::Result<Outcome> {
     let mut script = vec![];
     write(a.shell, &mut script);
     crate::finish::print_all(&script)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }
 
 /// Write the completion script for `shell`.

@@ -1,18 +1,18 @@
 //! `drivescope diagnose`: bounded experiments that explain a device's numbers, printed as findings.
 
 use crate::finish::finish;
+use crate::finish::Outcome;
 use crate::live::workload::Done;
 use crate::opts::args::parse_positive_duration;
 use crate::opts::workload::{self, WorkloadArgs};
 use clap::Args;
 use drivescope_core::bench::Rw;
-use drivescope_diagnose::{diagnose, DiagnoseOptions, DiagnoseRun};
-use drivescope_record::{DiagnoseRecord, Header, Kind, OwnFile};
+use drivescope_diagnose::{measure, DiagnoseOptions, DiagnoseRun};
+use drivescope_record::{DiagnoseRecord, Header, Kind, OwnFile, TemperatureSeries};
 use drivescope_report::text::print_diagnose;
 use drivescope_store::RunId;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,7 +36,7 @@ pub struct DiagnoseArgs {
     pub resume: Option<String>,
 }
 
-pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
     let prior = resumed(&mut a)?;
     let device = crate::identity::of(&a.w.target);
     if let Some((id, p)) = &prior {
@@ -70,8 +70,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     let mut header = Header::now(Kind::Diagnose, target.info());
     header.device = device.clone();
     let o = options(&a, &opened, writes, kind);
-    let quiet = crate::say::quiet();
-    let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), quiet, e, what);
+    let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), e, what);
     let over = prior.as_ref().map(|(id, _)| *id);
     let poll = crate::temperature::watch(device.as_ref());
     let before_s = prior
@@ -85,7 +84,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
         test_file: own_file(opened.test_file()),
     };
     let test_file = opened.test_file().map(|f| f.display().to_string());
-    let mut rec = diagnose(target, header, &o, run, &stop, &mut say);
+    let mut rec = measure(target, header, &o, run, &stop, &mut say);
     // A diagnosis of a directory is stored as one of that directory: its test file is gone.
     if let (Some(tf), true) = (test_file, kind.dir) {
         rec.workload.test_file = Some(tf);
@@ -94,9 +93,8 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
     if let Some(l) = live {
         l.finish();
     }
-    // The temperature joins the evidence: the findings are computed again with it.
-    rec.temperature = crate::temperature::series(poll, rec.temperature.take(), before_s);
-    (rec.header.findings, rec.outcomes) = drivescope_analysis::diagnose::assess(&rec);
+    let temperature = crate::temperature::series(poll, rec.temperature.take(), before_s);
+    let mut rec = concluded(rec, temperature);
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     rec.header.end_now();
@@ -105,23 +103,24 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// An experiment's progress: on the live view when it is up, else a line (unless --quiet).
-fn say(
-    live: Option<&workload::Watching>,
-    quiet: bool,
-    e: drivescope_record::Experiment,
-    what: &str,
-) {
+fn say(live: Option<&workload::Watching>, e: drivescope_record::Experiment, what: &str) {
     match live {
         Some(l) => {
             l.watch.step(format!("experiment: {}", e.label()));
             l.line(format!("{}: {what}", e.label()));
         }
-        None if !quiet => eprintln!("drivescope: {}: {what}", e.label()),
-        None => {}
+        None => crate::note!("{}: {what}", e.label()),
     }
 }
 
 /// What the target is: a directory (a test file is made there) or a block device.
+/// The measured diagnosis with its temperature, and the findings worked out once, over both.
+fn concluded(mut rec: DiagnoseRecord, temperature: Option<TemperatureSeries>) -> DiagnoseRecord {
+    rec.temperature = temperature;
+    drivescope_diagnose::assess(&mut rec);
+    rec
+}
+
 #[derive(Clone, Copy)]
 struct Shape {
     dir: bool,
@@ -267,5 +266,70 @@ fn say_resumed(p: &DiagnoseRecord, id: i64, target: &str) {
         Ok(true) => eprintln!("drivescope: removed the test file {} run {id} left", f.path),
         Ok(false) => {}
         Err(e) => eprintln!("drivescope: warning: the test file run {id} left: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drivescope_record::TemperaturePoint;
+
+    /// A diagnosis as a run stores it (findings left out: they are worked out when read), its first
+    /// 1.2 s of streaming reads slowed to under a third of the rate: a warm-up.
+    fn measured() -> DiagnoseRecord {
+        let doc = include_str!("../../tests/fixtures/old/92d1a42/diagnose.json");
+        let mut doc: serde_json::Value = serde_json::from_str(doc).expect("JSON");
+        for p in doc["warm_up"]["points"].as_array_mut().expect("points") {
+            if p["t_ns"].as_u64().expect("t_ns") < 1_200_000_000 {
+                p["bytes"] = (p["bytes"].as_u64().expect("bytes") * 3 / 10).into();
+            }
+        }
+        let mut rec: DiagnoseRecord = serde_json::from_value(doc).expect("a diagnosis");
+        rec.header.findings.clear();
+        rec.outcomes.clear();
+        rec.temperature = None;
+        rec
+    }
+
+    #[test]
+    fn the_findings_are_worked_out_after_the_temperature_joins_the_record() {
+        let rec = measured();
+        let warm_up_s = {
+            let mut r = rec.clone();
+            drivescope_diagnose::assess(&mut r);
+            let f = r
+                .header
+                .findings
+                .iter()
+                .find(|f| f.code.as_str() == "warm_up");
+            f.and_then(|f| f.number("warm_up_s"))
+                .expect("a warm-up finding")
+        };
+        let points = (0..=20)
+            .map(|i| TemperaturePoint {
+                t_s: warm_up_s * f64::from(i) / 10.0,
+                celsius: 35.0 + f64::from(i),
+            })
+            .collect();
+        let series = TemperatureSeries {
+            source: Some("hwmon test".into()),
+            interval_s: 5.0,
+            points,
+            note: None,
+        };
+        let done = concluded(rec, Some(series.clone()));
+        assert_eq!(done.temperature.as_ref(), Some(&series));
+        let warm_up = done
+            .header
+            .findings
+            .iter()
+            .find(|f| f.code.as_str() == "warm_up")
+            .expect("the warm-up finding");
+        let numbers = &warm_up.evidence.numbers;
+        assert_eq!(numbers.get("temperature_start_c"), Some(&35.0));
+        assert_eq!(numbers.get("temperature_end_c"), Some(&45.0));
+        assert!(warm_up.claim.contains("°C"), "{}", warm_up.claim);
+        // The outcome line that repeats the claim says the same.
+        assert!(done.outcomes.iter().any(|o| o.text == warm_up.claim));
     }
 }

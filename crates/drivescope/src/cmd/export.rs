@@ -1,12 +1,12 @@
 //! `drivescope export RUN --format json|csv|md|fio-json`.
 
+use crate::finish::Outcome;
 use crate::opts::store::{load, StorePath};
 use drivescope_report::csv::Csv;
 use drivescope_report::fio_json::FioJson;
 use drivescope_report::json::Json;
 use drivescope_report::markdown::Markdown;
 use drivescope_report::Exporter;
-use std::process::ExitCode;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum ExportFormat {
@@ -39,7 +39,7 @@ pub struct ExportArgs {
     pub store: StorePath,
 }
 
-pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: ExportArgs) -> anyhow::Result<Outcome> {
     let store = a.store.open()?;
     let runs = load(&store, std::slice::from_ref(&a.run))?;
     let exporter: Box<dyn Exporter> = match a.format {
@@ -49,5 +49,5 @@ pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
         ExportFormat::FioJson => Box::new(FioJson),
     };
     super::emit(exporter.as_ref(), &runs, a.output.as_deref())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }

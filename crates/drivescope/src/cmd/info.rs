@@ -1,12 +1,11 @@
 //! `drivescope info [TARGET]`: list block devices, or describe one target and the path from it
 //! to the CPU with each link's ceiling. Never opens a device.
 
+use crate::finish::Outcome;
 use anyhow::Result;
 use drivescope_probe::{identify_with, list_block_devices, Options, Roots};
 use drivescope_record::InfoRecord;
-use std::io::Write as _;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct InfoArgs {
@@ -30,7 +29,7 @@ pub struct InfoArgs {
     pub devfs_root: PathBuf,
 }
 
-pub fn run(args: InfoArgs) -> Result<ExitCode> {
+pub fn run(args: InfoArgs) -> Result<Outcome> {
     let roots = Roots {
         sys: args.sysfs_root.clone(),
         proc: args.procfs_root.clone(),
@@ -47,12 +46,10 @@ pub fn run(args: InfoArgs) -> Result<ExitCode> {
         None => InfoRecord::of_devices(list_block_devices(&roots)?),
     };
     if args.json {
-        let mut out = std::io::stdout().lock();
         // Through a JSON value, whose keys are sorted: the document reads as it always has.
-        serde_json::to_writer_pretty(&mut out, &serde_json::to_value(&rec)?)?;
-        writeln!(out)?;
+        crate::finish::print_json(&serde_json::to_value(&rec)?)?;
     } else {
-        print!("{}", drivescope_report::text::info(&rec));
+        crate::finish::print_all(drivescope_report::text::info(&rec).as_bytes())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }

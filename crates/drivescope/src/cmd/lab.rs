@@ -1,5 +1,6 @@
 //! `drivescope lab`: emulated reference disks with known ground truth.
 
+use crate::finish::Outcome;
 use crate::opts::args::parse_size;
 use anyhow::{Context, Result};
 use drivescope_core::units::format_size;
@@ -8,7 +9,6 @@ use drivescope_lab::{presets, LabGroup, Model};
 use drivescope_record::{LabPreset, LabPresets, LabServed};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -94,7 +94,7 @@ fn load(model: &str, size: Option<u64>) -> Result<Model> {
     })
 }
 
-pub fn run(args: LabArgs) -> Result<ExitCode> {
+pub fn run(args: LabArgs) -> Result<Outcome> {
     match args.command {
         LabCommand::Presets { toml, json } => presets_cmd(toml, json),
         LabCommand::Truth {
@@ -113,7 +113,7 @@ pub fn run(args: LabArgs) -> Result<ExitCode> {
             crate::finish::print_all(
                 format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes(),
             )?;
-            Ok(ExitCode::SUCCESS)
+            Ok(Outcome::Success)
         }
         LabCommand::Serve {
             models,
@@ -133,17 +133,17 @@ pub fn run(args: LabArgs) -> Result<ExitCode> {
             for line in drivescope_lab::cleanup_stale() {
                 eprintln!("{line}");
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(Outcome::Success)
         }
     }
 }
 
-fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
+fn presets_cmd(toml: Option<String>, json: bool) -> Result<Outcome> {
     if let Some(name) = toml {
         let text = presets::preset_toml(&name)
             .with_context(|| format!("no preset '{name}' (see `drivescope lab presets`)"))?;
         crate::finish::print_all(text.as_bytes())?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome::Success);
     }
     if json {
         let list = presets::PRESETS
@@ -164,7 +164,7 @@ fn presets_cmd(toml: Option<String>, json: bool) -> Result<ExitCode> {
         }
         crate::finish::print_all(text.as_bytes())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }
 
 fn serve(
@@ -173,12 +173,12 @@ fn serve(
     with_loop: bool,
     bus_rate: Option<f64>,
     json: bool,
-) -> Result<ExitCode> {
+) -> Result<Outcome> {
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_hangup_or_interrupt(&stop)?;
     let group = LabGroup::start(models, &mount, with_loop, bus_rate)?;
     let (devs, several) = (group.devices(), models.len() > 1);
-    let mut out = std::io::stdout();
+    let mut out = Vec::new();
     for dev in devs {
         let model = dev.model();
         if json {
@@ -194,7 +194,7 @@ fn serve(
             writeln!(out, "{}", dev.target().display())?;
         }
     }
-    out.flush()?;
+    crate::finish::print_all(&out)?;
     for dev in devs {
         let model = dev.model();
         eprintln!(
@@ -232,7 +232,7 @@ fn serve(
         );
     }
     group.stop()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }
 
 /// The stopping summary of one disk; `who` names it when several are served.

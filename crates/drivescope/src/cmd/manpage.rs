@@ -1,8 +1,8 @@
 //! `drivescope manpage`: the roff man page, generated from the command-line definitions;
 //! with `--dir`, one page per command (drivescope.1, drivescope-scan.1, …).
 
+use crate::finish::Outcome;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct ManpageArgs {
@@ -12,7 +12,7 @@ pub struct ManpageArgs {
     pub dir: Option<PathBuf>,
 }
 
-pub fn run(a: ManpageArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: ManpageArgs) -> anyhow::Result<Outcome> {
     match &a.dir {
         Some(dir) => {
             for path in write_all(dir)? {
@@ -25,7 +25,7 @@ pub fn run(a: ManpageArgs) -> anyhow::Result<ExitCode> {
             crate::finish::print_all(&page)?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }
 
 /// The command as the pages show it: without the `help` subcommand, which has no page.

@@ -1,6 +1,7 @@
 //! `drivescope replay TRACE TARGET`: a kept trace issued again on a device or in a directory's test file.
 
-use crate::finish::{print_json, Refused, EXIT_FAILURE, EXIT_INTERRUPTED};
+use crate::finish::Outcome;
+use crate::finish::{print_json, Refused};
 use crate::opts::destructive::{self, DestructiveOpts};
 use anyhow::Context;
 use clap::Args;
@@ -12,7 +13,6 @@ use drivescope_trace::{Capture, Reducer, Sink, TracedRun};
 use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -53,7 +53,7 @@ pub struct ReplayArgs {
     pub quiet: bool,
 }
 
-pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: ReplayArgs) -> anyhow::Result<Outcome> {
     let path = a.trace.display().to_string();
     let trace = replay::read_trace(&a.trace)?;
     let opts = Options {
@@ -73,12 +73,10 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
             .min(a.size);
         let test = TestFile::create(&a.target, size)?;
         let t = Target::open_test_file(&test, false)?;
-        if !crate::say::quiet() {
-            eprintln!(
-                "drivescope: filling a {} test file in {spec}",
-                drivescope_units::format_bytes(size as f64)
-            );
-        }
+        crate::note!(
+            "filling a {} test file in {spec}",
+            drivescope_units::format_bytes(size as f64)
+        );
         replay::fill(&t)?;
         _test = Some(test);
         t
@@ -99,13 +97,11 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     crate::signals::stop_on_interrupt(&stop)?;
     let mut header = Header::now(Kind::Replay, target.info());
     header.device = crate::identity::of(&spec);
-    if !crate::say::quiet() {
-        eprintln!(
-            "drivescope: replaying {} requests of {path} on {}",
-            trace.requests.len(),
-            target.spec
-        );
-    }
+    crate::note!(
+        "replaying {} requests of {path} on {}",
+        trace.requests.len(),
+        target.spec
+    );
     let watch = kernel_watch(&target);
     let mut rec = replay::run(&trace, &path, &target, header, &opts, &stop)?;
     rec.kernel = watch.and_then(|w| w.finish(&mut rec.notes));
@@ -114,15 +110,11 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     if a.json {
         print_json(&rec)?;
     } else {
-        print(&rec, &mut std::io::stdout().lock())?;
+        let mut text = Vec::new();
+        print(&rec, &mut text)?;
+        crate::finish::print_all(&text)?;
     }
-    Ok(if rec.interrupted {
-        ExitCode::from(EXIT_INTERRUPTED)
-    } else if rec.errors > 0 {
-        ExitCode::from(EXIT_FAILURE)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(crate::finish::replay_outcome(&rec))
 }
 
 /// The replay against the trace, for people.

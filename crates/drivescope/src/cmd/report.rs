@@ -1,9 +1,9 @@
 //! `drivescope report RUN… -o report.html [--png DIR]`: one self-contained HTML page with SVG charts.
 
+use crate::finish::Outcome;
 use crate::opts::store::{load, StorePath};
 use drivescope_report::html::Html;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
@@ -23,7 +23,7 @@ pub struct ReportArgs {
     pub store: StorePath,
 }
 
-pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: ReportArgs) -> anyhow::Result<Outcome> {
     let store = a.store.open()?;
     let runs = load(&store, &a.runs)?;
     let page = Html::Page {
@@ -43,5 +43,5 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }

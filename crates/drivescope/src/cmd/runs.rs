@@ -1,9 +1,9 @@
 //! `drivescope runs`: the stored runs, newest first, filtered by device, kind and date.
 
+use crate::finish::Outcome;
 use crate::opts::store::StorePath;
 use drivescope_report::text::{self, ListedRun};
 use drivescope_store::ListFilter;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct RunsArgs {
@@ -31,7 +31,7 @@ pub struct RunsArgs {
     pub store: StorePath,
 }
 
-pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: RunsArgs) -> anyhow::Result<Outcome> {
     let store = a.store.open()?;
     let filter = ListFilter {
         device: a.device,
@@ -57,11 +57,11 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
             })
             .collect();
         crate::finish::print_all(format!("{}\n", serde_json::to_string_pretty(&list)?).as_bytes())?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome::Success);
     }
     if runs.is_empty() {
         eprintln!("no runs in {}", store.location());
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome::Success);
     }
     let list: Vec<ListedRun> = runs
         .iter()
@@ -83,8 +83,8 @@ pub fn run(a: RunsArgs) -> anyhow::Result<ExitCode> {
             }
         })
         .collect();
-    print!("{}", text::runs(&list, terminal_width()));
-    Ok(ExitCode::SUCCESS)
+    crate::finish::print_all(text::runs(&list, terminal_width()).as_bytes())?;
+    Ok(Outcome::Success)
 }
 
 /// The width to fit the table to: `COLUMNS` when set, else the terminal's; none for a pipe.

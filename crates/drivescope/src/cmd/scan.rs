@@ -1,5 +1,6 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
+use crate::finish::Outcome;
 use crate::finish::{and_findings, finish};
 use crate::opts::args::{parse_checkpoint, parse_duration, Every};
 use crate::opts::destructive::open_scan_target;
@@ -15,7 +16,6 @@ use drivescope_probe::Identity;
 use drivescope_report::curve_csv::CurveCsv;
 use drivescope_report::failed_list::FailedList;
 use drivescope_report::text;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -105,7 +105,7 @@ pub fn plan(args: ScanArgs) -> anyhow::Result<ScanPlan> {
     })
 }
 
-pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
+pub fn run(args: ScanPlan) -> anyhow::Result<Outcome> {
     let prior = match &args.resume {
         Some(run) => Some(load_resumable(&args.store, run)?),
         None => None,

@@ -3,8 +3,8 @@
 use crate::opts::store::StorePath;
 use drivescope_serve::{Options, Token};
 
+use crate::finish::Outcome;
 use std::net::SocketAddr;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct ServeArgs {
@@ -19,7 +19,7 @@ pub struct ServeArgs {
     pub store: StorePath,
 }
 
-pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: ServeArgs) -> anyhow::Result<Outcome> {
     let token = match a.token.as_deref() {
         None => Token::None,
         Some("auto") => Token::Generated,
@@ -47,5 +47,5 @@ pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
     };
     eprintln!("drivescope: serving the results store {store} (read-only) at {url}");
     running.serve()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }

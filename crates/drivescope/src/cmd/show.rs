@@ -1,10 +1,10 @@
 //! `drivescope show RUN`: one stored run, printed as the command printed it when it ran; a run
 //! whose document is a checkpoint says first whether it still runs.
 
+use crate::finish::Outcome;
 use crate::opts::store::{load, StorePath};
 use drivescope_report::json::Json;
 use drivescope_report::text::Text;
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct ShowArgs {
@@ -17,7 +17,7 @@ pub struct ShowArgs {
     pub store: StorePath,
 }
 
-pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: ShowArgs) -> anyhow::Result<Outcome> {
     let store = a.store.open()?;
     let runs = load(&store, std::slice::from_ref(&a.run))?;
     if let Some(line) = runs.first().and_then(checkpoint_line) {
@@ -29,7 +29,7 @@ pub fn run(a: ShowArgs) -> anyhow::Result<ExitCode> {
         // Each kind prints with its command's own summary; documents it cannot read, generically.
         super::emit(&Text::Summary, &runs, None)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome::Success)
 }
 
 /// For a run saved as a checkpoint, how it stands now, in the words `runs` and `serve` use.

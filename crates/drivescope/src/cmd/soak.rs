@@ -1,5 +1,6 @@
 //! `drivescope soak`: one test sustained over time, with its steps.
 
+use crate::finish::Outcome;
 use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
 use crate::opts::args::{
@@ -12,7 +13,6 @@ use drivescope_core::bench::{self, SoakOptions, SoakRun, TestSpec};
 use drivescope_record::{Kind, SoakRecord};
 use drivescope_report::text;
 use drivescope_store::RunId;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -89,7 +89,7 @@ pub fn plan(a: SoakArgs) -> anyhow::Result<SoakPlan> {
     })
 }
 
-pub fn run(mut a: SoakPlan) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: SoakPlan) -> anyhow::Result<Outcome> {
     let prior = match &a.resume {
         Some(run) => Some(load_resumable(&a, run)?),
         None => None,

@@ -1,9 +1,9 @@
 //! `drivescope store`: looking after results stores.
 
+use crate::finish::Outcome;
 use crate::opts::store::shown;
 use anyhow::Context;
 use drivescope_store::{Location, Store};
-use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct StoreArgs {
@@ -34,13 +34,13 @@ enum StoreCommand {
     },
 }
 
-pub fn run(a: StoreArgs) -> anyhow::Result<ExitCode> {
+pub fn run(a: StoreArgs) -> anyhow::Result<Outcome> {
     match a.command {
         StoreCommand::Copy { from, to, json } => copy(&from, &to, json),
     }
 }
 
-fn copy(from: &Location, to: &Location, json: bool) -> anyhow::Result<ExitCode> {
+fn copy(from: &Location, to: &Location, json: bool) -> anyhow::Result<Outcome> {
     // A SQLite source must exist: opening would create an empty one.
     if let Some(p) = from.path().filter(|p| !p.exists()) {
         anyhow::bail!("no store at {}", p.display());
@@ -72,20 +72,23 @@ fn copy(from: &Location, to: &Location, json: bool) -> anyhow::Result<ExitCode> 
             "unreadable": unreadable,
         }))?;
     } else {
-        println!(
-            "{} copied, {} skipped (already in {}){}",
-            done.copied,
-            done.skipped,
-            shown(to),
-            match done.unreadable.len() {
-                0 => String::new(),
-                n => format!(", {n} unreadable"),
-            }
-        );
+        crate::finish::print_all(
+            format!(
+                "{} copied, {} skipped (already in {}){}\n",
+                done.copied,
+                done.skipped,
+                shown(to),
+                match done.unreadable.len() {
+                    0 => String::new(),
+                    n => format!(", {n} unreadable"),
+                }
+            )
+            .as_bytes(),
+        )?;
     }
     Ok(if done.unreadable.is_empty() {
-        ExitCode::SUCCESS
+        Outcome::Success
     } else {
-        ExitCode::from(crate::finish::EXIT_FAILURE)
+        Outcome::Failed
     })
 }

@@ -1,5 +1,6 @@
 //! `drivescope sweep`: the queue-depth × threads grid and the queueing gain.
 
+use crate::finish::Outcome;
 use crate::finish::{and_findings, finish};
 use crate::live::workload::Done;
 use crate::opts::args::{parse_list, parse_pct, parse_positive_duration, parse_test, Grid, RwArg};
@@ -8,7 +9,6 @@ use crate::plan::sweep::SweepPlan;
 use clap::Args;
 use drivescope_core::bench::{self, TestSpec};
 use drivescope_report::text;
-use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -56,13 +56,12 @@ pub fn plan(a: SweepArgs) -> anyhow::Result<SweepPlan> {
     })
 }
 
-pub fn run(p: SweepPlan) -> anyhow::Result<ExitCode> {
+pub fn run(p: SweepPlan) -> anyhow::Result<Outcome> {
     let grid = Done::Grid {
         qds: p.qds.clone(),
         threads: p.threads.clone(),
         cells: Vec::new(),
     };
-    let quiet = crate::say::quiet();
     let rec = workload::measured(
         &p.w,
         &[p.rw],
@@ -76,8 +75,7 @@ pub fn run(p: SweepPlan) -> anyhow::Result<ExitCode> {
                         cells.push(cell.clone());
                     }
                 }
-                None if !quiet => eprintln!("{}", text::sweep_line(cell, t.direct)),
-                None => {}
+                None => crate::say!("{}", text::sweep_line(cell, t.direct)),
             })
         },
     )?;

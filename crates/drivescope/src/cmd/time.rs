@@ -1,5 +1,6 @@
 //! `drivescope time`: a real workload timed cold and warm, with how much of it was the disk.
 
+use crate::finish::Outcome;
 use crate::finish::Refused;
 use crate::finish::{and_findings, finish, Finish};
 use crate::opts::store::StoreOpts;
@@ -8,7 +9,6 @@ use clap::Args;
 use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode};
 use drivescope_timer::{measure, Plan, Progress, Stop};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -102,7 +102,7 @@ fn devices_of(dir: &std::path::Path) -> Vec<String> {
     }
 }
 
-pub fn run(mut a: TimeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: TimeArgs) -> anyhow::Result<Outcome> {
     a.trace |= a.predict.wanted();
     let cwd =
         std::fs::canonicalize(&a.cwd).with_context(|| format!("--cwd {}", a.cwd.display()))?;
@@ -121,11 +121,13 @@ pub fn run(mut a: TimeArgs) -> anyhow::Result<ExitCode> {
     let mut header = Header::now(Kind::Time, target);
     header.device = crate::identity::of(&plan.cwd.display().to_string());
     let main = plan.watched.first().cloned();
-    let (quiet, runs) = (crate::say::quiet(), a.runs);
+    let runs = a.runs;
     let mut say = |p: Progress<'_>| {
+        let line = progress_line(&p, main.as_deref(), runs);
         // Why a trace was not taken is a warning: said even with --quiet.
-        if !quiet || matches!(p, Progress::NotTraced(_)) {
-            eprintln!("drivescope: {}", progress_line(&p, main.as_deref(), runs));
+        match p {
+            Progress::NotTraced(_) => crate::warn!("{line}"),
+            _ => crate::note!("{line}"),
         }
     };
     let mut rec = match measure(&plan, header, &stop, &mut say) {

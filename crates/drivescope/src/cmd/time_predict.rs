@@ -142,12 +142,10 @@ fn measured_points(path: &str, fp: &Fingerprint, seconds: u32) -> anyhow::Result
     if tests.is_empty() {
         bail!("no prediction: the traced run has no requests with data");
     }
-    if !crate::say::quiet() {
-        eprintln!(
-            "drivescope: measuring {} on {path} for the prediction ({seconds} s each)",
-            tests.join(", ")
-        );
-    }
+    crate::note!(
+        "measuring {} on {path} for the prediction ({seconds} s each)",
+        tests.join(", ")
+    );
     let exe = std::env::current_exe().context("finding drivescope itself")?;
     let mut cmd = std::process::Command::new(exe);
     cmd.args([

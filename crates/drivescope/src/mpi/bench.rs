@@ -2,11 +2,11 @@
 //! rank 0 merges, prints and stores one `multi` record.
 
 use super::drive::{drive, finish_workload, open_workload, Asked};
+use crate::finish::Outcome;
 use crate::plan::bench::BenchPlan;
 use drivescope_core::bench;
-use std::process::ExitCode;
 
-pub fn run(a: BenchPlan) -> anyhow::Result<ExitCode> {
+pub fn run(a: BenchPlan) -> anyhow::Result<Outcome> {
     drive(
         &a.w.target,
         a.stonewall,

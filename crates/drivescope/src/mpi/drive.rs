@@ -3,7 +3,7 @@
 //! result (or its error) to rank 0, which gets every rank's in rank order.
 
 use super::gate::{MpiGate, DONE, FAILED, GO, STOPPED};
-use crate::finish::{EXIT_FAILURE, EXIT_INTERRUPTED};
+use crate::finish::Outcome;
 use crate::opts::workload::{self, Opened, WorkloadArgs};
 use drivescope_core::bench::Rw;
 use drivescope_core::rank_target::expand;
@@ -13,7 +13,6 @@ use mpi::collective::SystemOperation;
 use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -26,13 +25,12 @@ pub struct Gathered {
 }
 
 impl Gathered {
-    /// Every rank ends with the same code: failure when any rank failed, interrupted when any
-    /// was.
-    pub fn exit(&self) -> ExitCode {
+    /// Every rank ends the same way: failed when any rank failed, interrupted when any was.
+    pub fn outcome(&self) -> Outcome {
         match self.state {
-            FAILED => ExitCode::from(EXIT_FAILURE),
-            STOPPED => ExitCode::from(EXIT_INTERRUPTED),
-            _ => ExitCode::SUCCESS,
+            FAILED => Outcome::Failed,
+            STOPPED => Outcome::Interrupted,
+            _ => Outcome::Success,
         }
     }
 
@@ -53,7 +51,7 @@ pub fn drive<O>(
     open: impl FnOnce(&str, u32, &AtomicBool) -> anyhow::Result<O>,
     measure: impl FnOnce(O, &mut MpiGate, &AtomicBool, &mut RankResult) -> anyhow::Result<()>,
     finish: impl FnOnce(Vec<RankResult>, &Gathered) -> anyhow::Result<()>,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<Outcome> {
     let universe =
         mpi::initialize().ok_or_else(|| anyhow::anyhow!("MPI is initialized already"))?;
     let world = universe.world();
@@ -93,7 +91,7 @@ pub fn drive<O>(
         Err(e) => Err(e),
     };
     world.barrier();
-    finished.map(|()| g.exit())
+    finished.map(|()| g.outcome())
 }
 
 /// The most bytes one gather brings to rank 0 (MPI counts and displacements are 32-bit ints).
@@ -215,4 +213,19 @@ pub fn record(asked: Asked, g: &Gathered, members: Vec<RankResult>) -> MultiReco
         }
     }
     drivescope_analysis::multi::record(asked, g.size, g.interrupted(), members)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finish::Outcome;
+
+    #[test]
+    fn every_rank_ends_as_the_gate_closed() {
+        let ended = |state| Gathered { state, size: 4 }.outcome();
+        assert_eq!(ended(GO), Outcome::Success);
+        assert_eq!(ended(DONE), Outcome::Success);
+        assert_eq!(ended(STOPPED), Outcome::Interrupted);
+        assert_eq!(ended(FAILED), Outcome::Failed);
+    }
 }

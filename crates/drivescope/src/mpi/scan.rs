@@ -5,14 +5,14 @@
 
 use super::drive::{drive, record, Asked};
 use crate::finish::Finish;
+use crate::finish::Outcome;
 use crate::opts::destructive;
 use crate::plan::scan::ScanPlan;
 use drivescope_core::bench::RunGate;
 use drivescope_core::scan::{self, Progress};
-use std::process::ExitCode;
 use std::sync::Arc;
 
-pub fn run(args: ScanPlan) -> anyhow::Result<ExitCode> {
+pub fn run(args: ScanPlan) -> anyhow::Result<Outcome> {
     if args.cfg.write || args.resume.is_some() {
         anyhow::bail!(
             "under an MPI launcher a scan reads only: --write and --resume run in one process"

@@ -2,11 +2,11 @@
 //! together by the gate; rank 0 merges, prints and stores one `multi` record.
 
 use super::drive::{drive, finish_workload, open_workload, Asked};
+use crate::finish::Outcome;
 use crate::plan::soak::SoakPlan;
 use drivescope_core::bench;
-use std::process::ExitCode;
 
-pub fn run(a: SoakPlan) -> anyhow::Result<ExitCode> {
+pub fn run(a: SoakPlan) -> anyhow::Result<Outcome> {
     if a.resume.is_some() {
         anyhow::bail!("under an MPI launcher a soak starts anew: --resume runs in one process");
     }

@@ -2,11 +2,11 @@
 //! by the gate; rank 0 merges each cell over the ranks, prints and stores one `multi` record.
 
 use super::drive::{drive, finish_workload, open_workload, Asked};
+use crate::finish::Outcome;
 use crate::plan::sweep::SweepPlan;
 use drivescope_core::bench;
-use std::process::ExitCode;
 
-pub fn run(a: SweepPlan) -> anyhow::Result<ExitCode> {
+pub fn run(a: SweepPlan) -> anyhow::Result<Outcome> {
     drive(
         &a.w.target,
         a.stonewall,

@@ -7,6 +7,7 @@ mod criteria;
 mod history;
 mod smart;
 
+use crate::finish::Outcome;
 use crate::finish::{finish, Finish};
 use crate::live::screen as screen_live;
 use crate::opts::args::{parse_checkpoint, parse_duration, Every};
@@ -23,7 +24,6 @@ use drivescope_core::target::Target;
 use drivescope_core::units;
 use drivescope_record::{Criteria, Document, Kind, Member, ScreenRecord, SharedPath};
 use drivescope_report::text;
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -107,7 +107,7 @@ fn confirm_help() -> String {
     )
 }
 
-pub fn run(args: ScreenArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ScreenArgs) -> anyhow::Result<Outcome> {
     let g = Prepared::new(&args)?;
     let (prior, devices) = (&g.prior, &g.devices);
     let priors = g.priors();
@@ -532,8 +532,7 @@ fn shared_path(
     );
     match group {
         Some(g) => g.phase(Some(format!("shared path: {what}; the scans start after"))),
-        None if !crate::say::quiet() => eprintln!("drivescope: {what}"),
-        None => {}
+        None => crate::note!("{what}"),
     }
     let refs: Vec<&Target> = targets.iter().collect();
     let r = screen::shared_path(&refs, &o, stop);
