@@ -92,18 +92,16 @@ pub fn open_or(
         let size = fitted(&a.target, wanted, a.size.is_some())?;
         let tf = TestFile::create(Path::new(&a.target), size)?;
         let target = Target::open_test_file(&tf, a.allow_buffered)?;
-        if !crate::say::quiet() {
-            eprintln!(
-                "drivescope: filling test file {} ({}) with {} data",
-                tf.path().display(),
-                format_size(size),
-                if data == DataPattern::Zero {
-                    "zero"
-                } else {
-                    "random"
-                }
-            );
-        }
+        crate::note!(
+            "filling test file {} ({}) with {} data",
+            tf.path().display(),
+            format_size(size),
+            if data == DataPattern::Zero {
+                "zero"
+            } else {
+                "random"
+            }
+        );
         fill(&target, size, data, stop)?;
         (target, Some(tf))
     } else {
@@ -159,9 +157,8 @@ fn fitted(dir: &str, wanted: u64, given: bool) -> anyhow::Result<u64> {
     match fit(wanted, free, given) {
         Fit::Whole(size) => Ok(size),
         Fit::Shrunk(size) => {
-            eprintln!(
-                "drivescope: warning: {dir} has {} free: the test file is {} instead of {} \
-                 (--size to choose)",
+            crate::warn!(
+                "warning: {dir} has {} free: the test file is {} instead of {} (--size to choose)",
                 format_size(free),
                 format_size(size),
                 format_size(wanted)
