@@ -11,6 +11,8 @@ mod queueing;
 mod read_cache;
 mod resume;
 mod smr;
+mod space;
+mod space_tests;
 mod stop;
 mod stream_tests;
 mod support;
