@@ -3,7 +3,8 @@
 use crate::stream::{stream_on, StreamSpec, Streamed};
 use crate::{Budget, DiagnoseOptions};
 use drivescope_analysis::diagnose::{
-    flat_top, media_curve, median, position_curve, stream as stream_rules, working_set, write, FLAT_SHARE,
+    flat_top, media_curve, median, position_curve, stream as stream_rules, working_set, write,
+    FLAT_SHARE,
 };
 use drivescope_core::bench::{run_once_on, Access, RunOptions, Rw, TestSpec};
 use drivescope_core::engine::{Engine, EngineError, Reap};

@@ -124,11 +124,10 @@ fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
     let device = d.header.device.as_ref();
     let at = crate::link::Positions {
         top_share: l.top_share,
-        hard_disk: crate::zones::rotational(device) == Some(true)
-            || {
-                let positions = position_curve(d);
-                flat_top(&positions).is_some_and(|(top, _)| falls_inward(&positions, top))
-            },
+        hard_disk: crate::zones::rotational(device) == Some(true) || {
+            let positions = position_curve(d);
+            flat_top(&positions).is_some_and(|(top, _)| falls_inward(&positions, top))
+        },
     };
     let f = crate::link::of_rates(&rates, sizes.len(), device, "reads", Some(at));
     let text = match &f {
@@ -309,7 +308,8 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
                 .map(|w| not_the_throttle(write::assess(w, &curve), &found)),
             Experiment::Smr => d.smr.as_ref().map(|s| {
                 let positions = position_curve(d);
-                let hard_disk = flat_top(&positions).is_some_and(|(t, _)| falls_inward(&positions, t));
+                let hard_disk =
+                    flat_top(&positions).is_some_and(|(t, _)| falls_inward(&positions, t));
                 smr::assess(s, d.header.device.as_ref(), hard_disk)
             }),
         };

@@ -277,7 +277,11 @@ impl State {
             self.cache_free
         } else if c.write && self.m.write_cache.is_some() {
             self.cached_write(c.offset, len, t)
-        } else if let Some(smr) = self.m.smr.filter(|_| c.write && self.last_end != Some(c.offset)) {
+        } else if let Some(smr) = self
+            .m
+            .smr
+            .filter(|_| c.write && self.last_end != Some(c.offset))
+        {
             self.smr_write(&smr, c.offset, len, t)
         } else {
             self.media(c.offset, len, t, c.write)

@@ -164,8 +164,9 @@ impl Spec {
     /// first is the cache's.
     fn cache_holds_region(&self) -> bool {
         let r = self.reach();
-        self.read_cache
-            .is_some_and(|(b, rate)| b >= r.region && self.cap(hit_rate(r.bs, rate)) > self.read_rate(0, r.bs, 4))
+        self.read_cache.is_some_and(|(b, rate)| {
+            b >= r.region && self.cap(hit_rate(r.bs, rate)) > self.read_rate(0, r.bs, 4)
+        })
     }
 
     pub fn expect(&self, code: &FindingCode) -> Expect {
@@ -188,14 +189,18 @@ impl Spec {
         }
         let w = self.reach().window_s;
         if self.cache_holds_region() {
-            return Expect::Blind("a read cache holds the stream region: re-reads show the cache, not the media");
+            return Expect::Blind(
+                "a read cache holds the stream region: re-reads show the cache, not the media",
+            );
         }
         let ratio = self.mean_rate(0.95, 1.0) / self.mean_rate(0.0, 0.05);
         if ratio > 0.8 {
             return Expect::Blind("a ceiling hides most of the fall");
         }
         let within = |t: f64| t < w + 2.0;
-        if self.warm_up.is_some_and(|(d, _)| within(d)) || self.throttle.is_some_and(|(a, ..)| within(a)) {
+        if self.warm_up.is_some_and(|(d, _)| within(d))
+            || self.throttle.is_some_and(|(a, ..)| within(a))
+        {
             return Expect::Blind(
                 "a warm-up or throttle changes the rate within the stream window: passes at both rates mix in the curve",
             );
@@ -205,7 +210,11 @@ impl Spec {
 
     fn link_cap(&self) -> Expect {
         let r = self.reach();
-        let shapes = [(r.bs, 4), ((512 << 10).min(r.region / 64), 16), ((256 << 10).min(r.region / 64), 32)];
+        let shapes = [
+            (r.bs, 4),
+            ((512 << 10).min(r.region / 64), 16),
+            ((256 << 10).min(r.region / 64), 32),
+        ];
         let share_r = r.region as f64 / self.size as f64;
         if self.cache_holds_region() {
             return Expect::Blind("a read cache holds the stream region: its top is the cache's");
@@ -213,11 +222,16 @@ impl Spec {
         match self.media {
             Media::Flash => {
                 let k = self.slowed_during_shapes();
-                let rates: Vec<f64> = shapes.iter().map(|&(bs, qd)| self.slowed_rate(0, bs, qd, k)).collect();
+                let rates: Vec<f64> = shapes
+                    .iter()
+                    .map(|&(bs, qd)| self.slowed_rate(0, bs, qd, k))
+                    .collect();
                 let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
                 let hi = rates.iter().copied().fold(0.0, f64::max);
                 if k < 1.0 && self.link.is_none_or(|l| l > 0.95 * lo) {
-                    return Expect::Blind("a warm-up or throttle slows the media while the shapes are read");
+                    return Expect::Blind(
+                        "a warm-up or throttle slows the media while the shapes are read",
+                    );
                 }
                 if hi / lo - 1.0 <= 0.01 {
                     Expect::Found(vec![c("ceiling_mb_per_s", hi, Tol::Rel(0.03, 0.0))])
@@ -238,18 +252,26 @@ impl Spec {
                 };
                 let n = 64;
                 let flat = (0..n)
-                    .filter(|i| self.media_at((share_r * self.size as f64 * (*i as f64 + 0.5) / n as f64) as u64) >= l / 0.97)
+                    .filter(|i| {
+                        self.media_at(
+                            (share_r * self.size as f64 * (*i as f64 + 0.5) / n as f64) as u64,
+                        ) >= l / 0.97
+                    })
                     .count() as f64
                     / n as f64;
                 let ratio = self.mean_rate(0.95, 1.0) / self.mean_rate(0.0, 0.05);
                 let k = self.slowed_during_shapes();
                 if k < 1.0 && l > 0.95 * self.slowed_rate(r.region, r.bs, 4, k) {
-                    return Expect::Blind("a warm-up or throttle slows the media while the shapes are read");
+                    return Expect::Blind(
+                        "a warm-up or throttle slows the media while the shapes are read",
+                    );
                 }
                 if flat >= 0.55 && ratio <= 0.95 {
                     Expect::Found(vec![c("ceiling_mb_per_s", l, Tol::Rel(0.03, 0.0))])
                 } else if flat >= 0.55 {
-                    Expect::Blind("flat at the ceiling everywhere: a ceiling, the link or the media's own")
+                    Expect::Blind(
+                        "flat at the ceiling everywhere: a ceiling, the link or the media's own",
+                    )
                 } else if flat < 0.25 {
                     Expect::Absent
                 } else {
@@ -265,17 +287,24 @@ impl Spec {
             return Expect::Absent;
         };
         if self.seen_factor(f) > 0.8 {
-            return Expect::Blind("a warm-up shallower than 0.8×: within what the rule takes for the settled rate");
+            return Expect::Blind(
+                "a warm-up shallower than 0.8×: within what the rule takes for the settled rate",
+            );
         }
         if d > 0.7 * r.window_s {
             return Expect::Blind("the warm-up outlasts the stream window (budget / 5, 2–36 s)");
         }
         if self.cache_holds_region() {
-            return Expect::Blind("a read cache holds the stream region: the second pass speeds up too");
+            return Expect::Blind(
+                "a read cache holds the stream region: the second pass speeds up too",
+            );
         }
-        let first_pass = r.region as f64 / 1e6 / (self.mean_rate(0.0, r.region as f64 / self.size as f64) * f);
+        let first_pass =
+            r.region as f64 / 1e6 / (self.mean_rate(0.0, r.region as f64 / self.size as f64) * f);
         if (first_pass - d).abs() < r.window_s / 15.0 {
-            return Expect::Blind("the warm-up ends with the first pass over the region: as a read cache would");
+            return Expect::Blind(
+                "the warm-up ends with the first pass over the region: as a read cache would",
+            );
         }
         if self.throttle.is_some_and(|(a, ..)| a < d + 3.0) {
             return Expect::Blind("a throttle starts before or as the warm-up ends");
@@ -292,12 +321,17 @@ impl Spec {
             return Expect::Absent;
         };
         if self.seen_factor(f) > 0.8 {
-            return Expect::Blind("a throttle shallower than 0.8×: within the fall the rule requires (0.85×)");
+            return Expect::Blind(
+                "a throttle shallower than 0.8×: within the fall the rule requires (0.85×)",
+            );
         }
         if a > 0.6 * r.window_s {
-            return Expect::Blind("throttles later than the stream's first 60 % (budget / 5, 2–36 s)");
+            return Expect::Blind(
+                "throttles later than the stream's first 60 % (budget / 5, 2–36 s)",
+            );
         }
-        let first_pass = r.region as f64 / 1e6 / self.mean_rate(0.0, r.region as f64 / self.size as f64);
+        let first_pass =
+            r.region as f64 / 1e6 / self.mean_rate(0.0, r.region as f64 / self.size as f64);
         if first_pass > a - r.window_s / 15.0 {
             return Expect::Blind("throttles before the stream has read the region once");
         }
@@ -305,7 +339,9 @@ impl Spec {
             return Expect::Blind("a warm-up lasts until the throttle");
         }
         if self.cache_holds_region() {
-            return Expect::Blind("a read cache holds the stream region: the throttled media is not read");
+            return Expect::Blind(
+                "a read cache holds the stream region: the throttled media is not read",
+            );
         }
         let rest = (a * 0.5).clamp(1.0, 15.0);
         let cooling = if rest < 0.8 * cool {
@@ -338,7 +374,9 @@ impl Spec {
         }
         let first = (8 * MIB).min(r.region / 8);
         if b < first + first / 8 {
-            return Expect::Blind("smaller than the first working set (8 MiB, or 1/8 of the region)");
+            return Expect::Blind(
+                "smaller than the first working set (8 MiB, or 1/8 of the region)",
+            );
         }
         if b >= r.region {
             return Expect::Found(vec![c("lower_bytes", b as f64, Tol::AtMost(0.0))]);
@@ -356,12 +394,16 @@ impl Spec {
         }
         let Some((b, rate)) = self.write_cache else {
             if self.throttle.is_some() {
-                return Expect::Blind("a throttle during the writes steps down as a cache filling does");
+                return Expect::Blind(
+                    "a throttle during the writes steps down as a cache filling does",
+                );
             }
             return Expect::Absent;
         };
         if self.throttle.is_some() {
-            return Expect::Blind("a throttle during the writes steps down as a cache filling does");
+            return Expect::Blind(
+                "a throttle during the writes steps down as a cache filling does",
+            );
         }
         let burst = self.cap(rate);
         let sustained = self.write_rate();
@@ -405,13 +447,21 @@ impl Spec {
             return Expect::Blind("the media cache fills too late in the window to see stalls");
         }
         // A busy host sees each write late by up to its jitter, and a stall later by a slow completion too.
-        let (jitter, slow) = self
-            .noise
-            .map_or((0.0, 0.0), |n| (n.jitter_ns as f64 / 1e9, n.slow_ns as f64 / 1e9));
+        let (jitter, slow) = self.noise.map_or((0.0, 0.0), |n| {
+            (n.jitter_ns as f64 / 1e9, n.slow_ns as f64 / 1e9)
+        });
         Expect::Found(vec![
             c("media_cache_bytes", m.cache as f64, Tol::Rel(0.1, 0.0)),
-            c("before_mb_per_s", before, Tol::Rel(0.1 + jitter / write_s, 0.0)),
-            c("stall_max_s", m.stall_ns as f64 / 1e9, Tol::Rel(0.05, jitter + slow)),
+            c(
+                "before_mb_per_s",
+                before,
+                Tol::Rel(0.1 + jitter / write_s, 0.0),
+            ),
+            c(
+                "stall_max_s",
+                m.stall_ns as f64 / 1e9,
+                Tol::Rel(0.05, jitter + slow),
+            ),
         ])
     }
 
@@ -421,9 +471,14 @@ impl Spec {
         let xfer = 4096.0 * 1e3 / self.media_at(self.size / 2);
         let link = self.link.map_or(0.0, |l| 4096.0 * 1e3 / l);
         let one = self.access_ns as f64 + xfer.max(link);
-        let deep = (self.lanes as f64 / (self.access_ns as f64 + xfer)).min(1.0 / xfer).min(1.0 / link.max(1e-9));
+        let deep = (self.lanes as f64 / (self.access_ns as f64 + xfer))
+            .min(1.0 / xfer)
+            .min(1.0 / link.max(1e-9));
         let gain = deep * one;
-        if self.noise.is_some_and(|n| n.jitter_ns as f64 / 2.0 >= 0.05 * one) {
+        if self
+            .noise
+            .is_some_and(|n| n.jitter_ns as f64 / 2.0 >= 0.05 * one)
+        {
             return Expect::Blind(
                 "the host's completion latency is 5 % or more of a command's time: a deep queue hides it as a device \
                  queue would",
@@ -435,7 +490,9 @@ impl Spec {
         let deep_mb = deep * 4096.0 * 1e3;
         let top = self.read_rate(0, self.reach().bs, 4);
         if deep_mb >= 0.8 * top || drivescope_analysis::usual_ceiling(deep_mb).is_some() {
-            return Expect::Blind("random reads at a usual link's rate or the top rate: a ceiling, not the queue");
+            return Expect::Blind(
+                "random reads at a usual link's rate or the top rate: a ceiling, not the queue",
+            );
         }
         if gain < 1.08 {
             Expect::Found(vec![c("gain", gain, Tol::Abs(0.08))])

@@ -145,7 +145,11 @@ impl Space {
             Media::Hdd => {
                 let outer = Self::f(r, &self.hdd_outer);
                 let z = r.int(*self.hdd_zones.start() as u64, *self.hdd_zones.end() as u64) as u32;
-                let lanes = if r.chance(0.5) { 1 } else { r.int(2, 32) as usize };
+                let lanes = if r.chance(0.5) {
+                    1
+                } else {
+                    r.int(2, 32) as usize
+                };
                 (
                     outer,
                     outer * Self::f(r, &self.hdd_inner_share),
@@ -161,7 +165,13 @@ impl Space {
                 } else {
                     r.log(2.0, *self.lanes.end() as f64 + 1.0) as usize
                 };
-                (rate, rate, 0, (Self::l(r, &self.flash_access_us) * 1e3) as u64, lanes)
+                (
+                    rate,
+                    rate,
+                    0,
+                    (Self::l(r, &self.flash_access_us) * 1e3) as u64,
+                    lanes,
+                )
             }
         };
         let size = Self::b(r, &self.size);
@@ -172,9 +182,12 @@ impl Space {
             let (s, f) = slow(r);
             (s, f, Self::l(r, &self.cooling_s))
         });
-        let read_cache = r
-            .chance(c)
-            .then(|| (Self::b(r, &self.cache_bytes), outer * Self::l(r, &self.read_cache_speedup)));
+        let read_cache = r.chance(c).then(|| {
+            (
+                Self::b(r, &self.cache_bytes),
+                outer * Self::l(r, &self.read_cache_speedup),
+            )
+        });
         let write_factor = if media == Media::Flash {
             Self::f(r, &self.write_factor)
         } else {

@@ -92,7 +92,9 @@ impl Tally {
                                 .rec
                                 .outcomes
                                 .iter()
-                                .filter(|o| super::super::support::experiment_of(code) == Some(o.experiment))
+                                .filter(|o| {
+                                    super::super::support::experiment_of(code) == Some(o.experiment)
+                                })
                                 .map(|o| o.text.clone())
                                 .collect::<Vec<_>>()
                                 .join("; ");
@@ -167,7 +169,9 @@ impl Tally {
                     Some(Tol::Rel(r, _)) => format!("±{:.0} %", r * 100.0),
                     Some(Tol::Abs(a)) => format!("±{a}"),
                     Some(Tol::AtMost(_)) => "≤ truth".into(),
-                    Some(Tol::AtLeast(r)) if r > 0.0 => format!("≥ {:.0} % of truth", (1.0 - r) * 100.0),
+                    Some(Tol::AtLeast(r)) if r > 0.0 => {
+                        format!("≥ {:.0} % of truth", (1.0 - r) * 100.0)
+                    }
                     Some(Tol::AtLeast(_)) => "≥ truth".into(),
                     None => String::new(),
                 };
