@@ -405,7 +405,7 @@ impl<E: Engine> Run<'_, '_, E> {
                     return Ok(());
                 };
                 data.points.push(p);
-                if !working_set::cached(&p) || size >= region {
+                if !working_set::cached(&p, &data.points) || size >= region {
                     break;
                 }
                 size = (size * 2).min(region);

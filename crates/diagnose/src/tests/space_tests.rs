@@ -49,94 +49,84 @@ fn draws_repeat_and_lie_in_the_space() {
 /// command's default is 3 min) so that 1000 models run in a debug build within two minutes.
 pub fn quick_space() -> Space {
     Space {
-        budget_s: 30..=60,
+        budget_s: 60..=180,
         ..Space::WIDE
     }
 }
 
-/// Models in the fixed-seed sample, in shards that run side by side.
+/// Models in the fixed-seed sample, in shards diagnosed side by side (two cores).
 const MODELS: u64 = 1000;
 const SHARDS: u64 = 4;
 
-fn shard(k: u64) {
-    let from = MODELS / SHARDS * k;
-    let t = sample_in(&quick_space(), SEED, from, from + MODELS / SHARDS);
+/// The fixed-seed sample of [`MODELS`], scored.
+pub fn fixed_sample() -> Tally {
+    let mut t = Tally::default();
+    let parts: Vec<Tally> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..SHARDS)
+            .map(|k| {
+                s.spawn(move || {
+                    let from = MODELS / SHARDS * k;
+                    sample_in(&quick_space(), SEED, from, from + MODELS / SHARDS)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for p in parts {
+        t.merge(p);
+    }
+    t
+}
+
+/// Per behaviour over the fixed-seed sample: misses, false claims, numbers outside their tolerance, as
+/// docs/accuracy.md records them (each an open finding listed there). The sample fails when any grows.
+const RECORDED: &[(&str, usize, usize, usize)] = &[
+    ("link_cap", 27, 5, 0),
+    ("no_queueing", 6, 2, 6),
+    ("read_cache", 2, 0, 1),
+    ("smr", 1, 0, 2),
+    ("throttle", 9, 0, 2),
+    ("warm_up", 0, 0, 0),
+    ("write_burst", 2, 1, 9),
+    ("zones", 12, 2, 23),
+];
+
+#[test]
+fn a_fixed_sample_of_1000_drawn_devices_scores_no_worse_than_recorded() {
+    let t = fixed_sample();
+    assert_eq!(t.models as u64, MODELS);
     let failures: Vec<String> = t
         .failures
         .iter()
         .map(|f| format!("{:#x} {}: {}", f.seed, f.behaviour, f.what))
         .collect();
-    assert!(t.models as u64 == MODELS / SHARDS);
-    assert!(
-        failures.is_empty(),
-        "{}\n{}",
-        t.table(),
-        failures.join("\n")
-    );
-}
-
-#[test]
-#[ignore = "5 min on 2 cores; its misses and false claims are listed in docs/accuracy.md"]
-fn sample_of_1000_models_shard_0() {
-    shard(0);
-}
-#[test]
-#[ignore = "5 min on 2 cores; its misses and false claims are listed in docs/accuracy.md"]
-fn sample_of_1000_models_shard_1() {
-    shard(1);
-}
-#[test]
-#[ignore = "5 min on 2 cores; its misses and false claims are listed in docs/accuracy.md"]
-fn sample_of_1000_models_shard_2() {
-    shard(2);
-}
-#[test]
-#[ignore = "5 min on 2 cores; its misses and false claims are listed in docs/accuracy.md"]
-fn sample_of_1000_models_shard_3() {
-    shard(3);
-}
-
-/// The first 100 draws of the fixed-seed sample, in a plain `cargo test`: no behaviour may score worse than
-/// the counts recorded in docs/accuracy.md (misses, false claims, numbers outside their tolerance), so a change
-/// that adds a wrong claim fails here; one that removes one lowers these counts.
-#[test]
-fn sample_of_100_models_scores_no_worse_than_recorded() {
-    let t = sample_in(&quick_space(), SEED, 0, 100);
-    for f in &t.failures {
-        eprintln!("{:#x} {}: {}", f.seed, f.behaviour, f.what);
-    }
-    eprintln!("{}", t.table());
-    for (name, missed, false_claims, outside) in RECORDED_100 {
+    let report = format!("{}\n{}", t.table(), failures.join("\n"));
+    for (name, missed, false_claims, outside) in RECORDED {
         let r = &t.rows[name];
         let out: usize = r.numbers.values().map(|e| e.outside).sum();
         assert!(
             r.missed <= *missed,
-            "{name}: {} misses, {missed} recorded",
+            "{name}: {} misses, {missed} recorded\n{report}",
             r.missed
         );
         assert!(
             r.false_claims <= *false_claims,
-            "{name}: {} false claims, {false_claims} recorded",
+            "{name}: {} false claims, {false_claims} recorded\n{report}",
             r.false_claims
         );
         assert!(
             out <= *outside,
-            "{name}: {out} numbers outside tolerance, {outside} recorded"
+            "{name}: {out} numbers outside tolerance, {outside} recorded\n{report}"
         );
     }
+    // Every behaviour was judged somewhere in the sample: present in reach, and absent.
+    for (name, r) in &t.rows {
+        assert!(r.expected >= 20 && r.absent >= 100, "{name}: {r:?}");
+    }
+    if std::env::var("SPACE_TABLE").is_ok() {
+        println!("{report}");
+    }
 }
-
-/// Per behaviour over the first 100 draws: misses, false claims, numbers outside their tolerance.
-const RECORDED_100: &[(&str, usize, usize, usize)] = &[
-    ("link_cap", 3, 0, 0),
-    ("no_queueing", 1, 0, 0),
-    ("read_cache", 0, 1, 0),
-    ("smr", 3, 0, 0),
-    ("throttle", 0, 0, 0),
-    ("warm_up", 2, 1, 0),
-    ("write_burst", 1, 0, 0),
-    ("zones", 3, 0, 2),
-];
 
 /// A sample of `SPACE_MODELS` (default 200) from `SPACE_SEED` (default: from the clock, printed) in the wide
 /// space, with its table: `bench/space_accuracy.sh` runs it.
@@ -177,5 +167,40 @@ fn show_draws() {
         for o in &d.rec.outcomes {
             eprintln!("  {:?} {:?}: {}", o.experiment, o.verdict, o.text);
         }
+        if std::env::var("SPACE_CURVE").is_ok() {
+            let z = d.rec.zones.as_ref().map(|z| {
+                z.curve
+                    .iter()
+                    .map(|p| p.mb_per_s as u32)
+                    .collect::<Vec<_>>()
+            });
+            eprintln!("  zones curve: {z:?}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "where the sample's time goes"]
+fn time_each_draw() {
+    for i in 0..60 {
+        let s = draw_seed(SEED, i);
+        let spec = quick_space().draw(s);
+        let t = std::time::Instant::now();
+        let d = diagnose(spec.model(), &spec.options());
+        eprintln!(
+            "{:>6} ms {:?} {:>8.0} MB/s size {:>6} GiB lanes {:>2} rc {:?} wc {:?} smr {} w {} b {} reads {} writes {}",
+            t.elapsed().as_millis(),
+            spec.media,
+            spec.outer,
+            spec.size >> 30,
+            spec.lanes,
+            spec.read_cache.map(|c| c.0 >> 20),
+            spec.write_cache.map(|c| c.0 >> 20),
+            spec.smr.is_some(),
+            spec.writes,
+            spec.budget_s,
+            d.seen.reads(),
+            d.seen.writes()
+        );
     }
 }

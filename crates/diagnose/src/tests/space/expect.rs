@@ -125,6 +125,19 @@ impl Spec {
             / n as f64
     }
 
+    /// The media's own mean rate over `[from, to)` shares of the device.
+    fn mean_slowed_media(&self, from: f64, to: f64) -> f64 {
+        let n = 50;
+        (0..n)
+            .map(|i| {
+                self.media_at(
+                    ((from + (to - from) * (i as f64 + 0.5) / n as f64) * self.size as f64) as u64,
+                )
+            })
+            .sum::<f64>()
+            / n as f64
+    }
+
     /// The stream's rate slowed to `k` over its rate, as the stream sees it (an access is not slowed, a
     /// ceiling may hide all of it).
     fn seen_factor(&self, k: f64) -> f64 {
@@ -197,6 +210,11 @@ impl Spec {
         if ratio > 0.8 {
             return Expect::Blind("a ceiling hides most of the fall");
         }
+        if (2..=6).contains(&self.zones) {
+            return Expect::Blind(
+                "2–6 zones: fewer than 6 of the curve's ten stretches fall, and the rule asks a steady fall (60 %)",
+            );
+        }
         let within = |t: f64| t < w + 2.0;
         if self.warm_up.is_some_and(|(d, _)| within(d))
             || self.throttle.is_some_and(|(a, ..)| within(a))
@@ -216,6 +234,17 @@ impl Spec {
             ((256 << 10).min(r.region / 64), 32),
         ];
         let share_r = r.region as f64 / self.size as f64;
+        let dwell_s = (self.budget_s as f64 / 6.0 / 256.0).clamp(0.02, 3.0);
+        if share_r < 0.95
+            && self
+                .noise
+                .is_some_and(|n| n.slow_share > 0.0 && n.slow_ns as f64 / 1e9 >= 0.05 * dwell_s)
+        {
+            return Expect::Blind(
+                "a quick scan's short regions on a busy host: a slow completion of 5 % of a region's time or more \
+                 takes positions off the flat top",
+            );
+        }
         if self.cache_holds_region() {
             return Expect::Blind("a read cache holds the stream region: its top is the cache's");
         }
@@ -306,8 +335,18 @@ impl Spec {
                 "the warm-up ends with the first pass over the region: as a read cache would",
             );
         }
-        if self.throttle.is_some_and(|(a, ..)| a < d + 3.0) {
-            return Expect::Blind("a throttle starts before or as the warm-up ends");
+        if self
+            .throttle
+            .is_some_and(|(a, ..)| a < d + 3.0 || a < r.window_s)
+        {
+            return Expect::Blind("a throttle within the stream window sets its settled rate");
+        }
+        let pass = r.region as f64 / 1e6 / self.mean_rate(0.0, r.region as f64 / self.size as f64);
+        if pass > r.window_s / 3.0 {
+            return Expect::Blind(
+                "the stream reads the region less than once in its settled last third: positions read only while \
+                 slow set the curve",
+            );
         }
         Expect::Found(vec![
             c("warm_up_s", d, Tol::Rel(0.1, 0.5)),
@@ -320,6 +359,15 @@ impl Spec {
         let Some((a, f, cool)) = self.throttle else {
             return Expect::Absent;
         };
+        // The media heats while busy and cools while idle: behind a slower link or access it is busy only part
+        // of the time, and heats that much slower (or never).
+        let to = r.region as f64 / self.size as f64;
+        let busy = (self.mean_rate(0.0, to) / self.mean_slowed_media(0.0, to)).min(1.0);
+        let net = busy - (1.0 - busy) * 1.05 * a / cool;
+        if net <= 0.05 {
+            return Expect::Blind("the stream keeps the media idle enough that it never throttles");
+        }
+        let a = a / net;
         if self.seen_factor(f) > 0.8 {
             return Expect::Blind(
                 "a throttle shallower than 0.8×: within the fall the rule requires (0.85×)",

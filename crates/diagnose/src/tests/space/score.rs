@@ -26,8 +26,11 @@ pub struct Row {
     pub missed: usize,
     pub absent: usize,
     pub false_claims: usize,
-    /// Not judged, by reason.
+    /// Present and within reach, but the budget left the experiment out (it says so: no guess).
+    pub skipped: usize,
+    /// Not judged, by reason, and how many of those made a claim all the same.
     pub blind: BTreeMap<&'static str, usize>,
+    pub blind_claims: BTreeMap<&'static str, usize>,
     pub numbers: BTreeMap<&'static str, Errors>,
 }
 
@@ -54,6 +57,35 @@ fn error(tol: Tol, got: f64, truth: f64) -> f64 {
 }
 
 impl Tally {
+    /// Add another sample's scores to these.
+    pub fn merge(&mut self, o: Tally) {
+        self.models += o.models;
+        self.failures.extend(o.failures);
+        for (name, r) in o.rows {
+            let m = self.rows.entry(name).or_default();
+            m.draws += r.draws;
+            m.expected += r.expected;
+            m.found += r.found;
+            m.inconclusive += r.inconclusive;
+            m.skipped += r.skipped;
+            m.missed += r.missed;
+            m.absent += r.absent;
+            m.false_claims += r.false_claims;
+            for (k, v) in r.blind {
+                *m.blind.entry(k).or_default() += v;
+            }
+            for (k, v) in r.blind_claims {
+                *m.blind_claims.entry(k).or_default() += v;
+            }
+            for (k, e) in r.numbers {
+                let n = m.numbers.entry(k).or_default();
+                n.tol = e.tol;
+                n.errors.extend(e.errors);
+                n.outside += e.outside;
+            }
+        }
+    }
+
     pub fn score(&mut self, seed: u64, spec: &Spec, d: &Diagnosed) {
         self.models += 1;
         for (name, code) in BEHAVIOURS {
@@ -61,6 +93,12 @@ impl Tally {
             row.draws += 1;
             let f = d.finding(code.clone());
             let claimed = f.filter(|f| f.confidence > Confidence::Inconclusive);
+            let experiment = super::super::support::experiment_of(code);
+            let skipped = d
+                .rec
+                .outcomes
+                .iter()
+                .any(|o| o.verdict == Verdict::Skipped && Some(o.experiment) == experiment);
             let inconclusive = f.is_some_and(|f| f.confidence == Confidence::Inconclusive)
                 || d.rec.outcomes.iter().any(|o| {
                     o.verdict == Verdict::Inconclusive
@@ -74,7 +112,12 @@ impl Tally {
                 })
             };
             match spec.expect(code) {
-                Expect::Blind(why) => *row.blind.entry(why).or_default() += 1,
+                Expect::Blind(why) => {
+                    *row.blind.entry(why).or_default() += 1;
+                    if claimed.is_some() {
+                        *row.blind_claims.entry(why).or_default() += 1;
+                    }
+                }
                 Expect::Absent => {
                     row.absent += 1;
                     if let Some(f) = claimed {
@@ -86,6 +129,7 @@ impl Tally {
                     row.expected += 1;
                     match claimed {
                         None if inconclusive => row.inconclusive += 1,
+                        None if skipped => row.skipped += 1,
                         None => {
                             row.missed += 1;
                             let why = d
@@ -135,21 +179,23 @@ impl Tally {
         };
         writeln!(
             s,
-            "| behaviour | draws | present in reach | found | inconclusive | missed | absent | false claims | not judged |\n|---|---|---|---|---|---|---|---|---|"
+            "| behaviour | draws | present in reach | found | inconclusive | skipped (budget) | missed | absent | false claims | not judged (of which claimed) |\n|---|---|---|---|---|---|---|---|---|---|"
         )
         .unwrap();
         for (name, r) in &self.rows {
             writeln!(
                 s,
-                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) |",
                 r.draws,
                 r.expected,
                 r.found,
                 r.inconclusive,
+                r.skipped,
                 r.missed,
                 r.absent,
                 r.false_claims,
-                r.blind.values().sum::<usize>()
+                r.blind.values().sum::<usize>(),
+                r.blind_claims.values().sum::<usize>()
             )
             .unwrap();
         }
@@ -189,7 +235,8 @@ impl Tally {
         writeln!(s, "\nNot judged, by reason:\n").unwrap();
         for (name, r) in &self.rows {
             for (why, n) in &r.blind {
-                writeln!(s, "- {name}: {n} × {why}").unwrap();
+                let claimed = r.blind_claims.get(why).copied().unwrap_or(0);
+                writeln!(s, "- {name}: {n} × {why} (claimed in {claimed})").unwrap();
             }
         }
         s
