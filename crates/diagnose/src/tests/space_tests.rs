@@ -204,3 +204,57 @@ fn time_each_draw() {
         );
     }
 }
+
+/// Writes `SPACE_LAB_MODELS` (default 4) draws of the sample `SPACE_SEED` as lab disks of 256 MiB into
+/// `SPACE_LAB_DIR`: `N.toml` (the lab model), `N.expect` (per behaviour: found, absent or blind, as the scripted
+/// expectation says for a 60 s diagnosis) and `N.scripted` (the finding codes the scripted model gave).
+#[test]
+#[ignore = "bench/space_accuracy.sh --lab writes its lab disks with this"]
+fn write_lab_draws() {
+    let dir = std::path::PathBuf::from(std::env::var("SPACE_LAB_DIR").expect("SPACE_LAB_DIR"));
+    let seed = u64::from_str_radix(
+        std::env::var("SPACE_SEED")
+            .expect("SPACE_SEED")
+            .trim_start_matches("0x"),
+        16,
+    )
+    .unwrap();
+    let n: u64 = std::env::var("SPACE_LAB_MODELS").map_or(4, |s| s.parse().unwrap());
+    for i in 0..n {
+        let s = draw_seed(seed, i);
+        let mut spec = Space::WIDE.draw(s);
+        (spec.size, spec.budget_s, spec.writes, spec.noise) = (256 << 20, 60, true, None);
+        std::fs::write(
+            dir.join(format!("{i}.toml")),
+            spec.lab_toml(&format!("draw-{s:x}")),
+        )
+        .unwrap();
+        let expect: String = super::space::expect::BEHAVIOURS
+            .iter()
+            .map(|(name, code)| {
+                let e = match spec.expect(code) {
+                    super::space::expect::Expect::Found(_) => "found".to_string(),
+                    super::space::expect::Expect::Absent => "absent".to_string(),
+                    super::space::expect::Expect::Blind(why) => format!("blind ({why})"),
+                };
+                format!("{name} {} {e}\n", serde_code(code))
+            })
+            .collect();
+        std::fs::write(dir.join(format!("{i}.expect")), expect).unwrap();
+        let d = diagnose(spec.model(), &spec.options());
+        let codes: Vec<String> = d
+            .rec
+            .header
+            .findings
+            .iter()
+            .filter(|f| f.confidence > drivescope_record::Confidence::Inconclusive)
+            .map(|f| serde_code(&f.code))
+            .collect();
+        std::fs::write(dir.join(format!("{i}.scripted")), codes.join(" ")).unwrap();
+    }
+}
+
+/// A finding code as the JSON document spells it.
+fn serde_code(code: &drivescope_record::FindingCode) -> String {
+    code.as_str().to_string()
+}

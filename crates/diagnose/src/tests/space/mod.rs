@@ -16,6 +16,7 @@
 //! - a budget of 60 s to 3 min on the virtual clock, writes allowed or not.
 
 pub mod expect;
+pub mod lab;
 pub mod presets;
 pub mod rng;
 pub mod score;
