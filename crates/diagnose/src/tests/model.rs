@@ -220,6 +220,12 @@ impl Model {
 
     /// The scripted device, and what it saw.
     pub fn device(self) -> (Scripted<impl FnMut(&Call) -> Reply + Send>, Arc<Seen>) {
+        let (script, seen) = self.script();
+        (Scripted::new(script).unlogged(), seen)
+    }
+
+    /// The device's answers, command by command (what [`Model::device`] runs), and what it saw.
+    pub fn script(self) -> (impl FnMut(&Call) -> Reply + Send, Arc<Seen>) {
         let seen = Arc::new(Seen::default());
         let mut s = State {
             lanes: vec![0; self.lanes.max(1)],
@@ -242,7 +248,7 @@ impl Model {
             rng: 0,
             seen: seen.clone(),
         };
-        (Scripted::new(move |c: &Call| s.answer(c)).unlogged(), seen)
+        (move |c: &Call| s.answer(c), seen)
     }
 }
 
