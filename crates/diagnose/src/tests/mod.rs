@@ -10,6 +10,7 @@ mod model_tests;
 mod queueing;
 mod read_cache;
 mod resume;
+mod screen_space;
 mod smr;
 mod space;
 mod space_tests;
