@@ -3,7 +3,8 @@
 use crate::stream::{stream_on, StreamSpec, Streamed};
 use crate::{Budget, DiagnoseOptions};
 use drivescope_analysis::diagnose::{
-    flat_top, media_curve, median, stream as stream_rules, working_set, write, FLAT_SHARE,
+    flat_top, media_curve, median, position_curve, stream as stream_rules, working_set, write,
+    FLAT_SHARE,
 };
 use drivescope_core::bench::{run_once_on, Access, RunOptions, Rw, TestSpec};
 use drivescope_core::engine::{Engine, EngineError, Reap};
@@ -168,7 +169,9 @@ impl<E: Engine> Run<'_, '_, E> {
             );
             return Ok(());
         }
-        if self.o.whole_device {
+        // The stream's rate by position is the device's zone curve only where the stream covers the device: on a
+        // disk larger than the stream region it is the outer edge alone, and a quick scan reaches the rest.
+        if self.o.whole_device && self.o.size <= STREAM_REGION {
             let curve = media_curve(rec);
             if !curve.is_empty() {
                 rec.zones = Some(ZoneData {
@@ -222,7 +225,13 @@ impl<E: Engine> Run<'_, '_, E> {
         Ok(())
     }
 
-    fn timed(&self, spec: TestSpec, region: u64, d: Duration) -> Result<f64, EngineError> {
+    fn timed(
+        &self,
+        spec: TestSpec,
+        region: u64,
+        d: Duration,
+        seed: u64,
+    ) -> Result<f64, EngineError> {
         let r = run_once_on(
             self.dev,
             self.target,
@@ -235,7 +244,7 @@ impl<E: Engine> Run<'_, '_, E> {
                 duration_ns: d.as_nanos() as u64,
                 region,
                 series_interval_ns: None,
-                seed: 0x5EED,
+                seed,
                 watch: self.o.watch,
             },
             self.stop,
@@ -252,8 +261,11 @@ impl<E: Engine> Run<'_, '_, E> {
     }
 
     fn link(&mut self, rec: &mut DiagnoseRecord, region: u64) -> Result<(), EngineError> {
-        let curve = media_curve(rec);
-        let Some((top, share)) = flat_top(&curve) else {
+        // The top is the stream's (the shapes are read as it was); the share of positions on it is over the whole
+        // device (a quick scan, read in a shape of its own, where the stream covered only part of it).
+        let top = flat_top(&media_curve(rec)).map(|(top, _)| top);
+        let share = flat_top(&position_curve(rec)).map(|(_, share)| share);
+        let (Some(top), Some(share)) = (top, share) else {
             Self::skip(
                 rec,
                 Experiment::Link,
@@ -319,8 +331,10 @@ impl<E: Engine> Run<'_, '_, E> {
             threads: 1,
         };
         let d = Duration::from_millis(1500);
-        let q1 = self.timed(spec(1), region, d)?;
-        let deep = self.timed(spec(32), region, d)?;
+        // Each run reads offsets of its own: the deep one re-reading the first one's would be served by a read
+        // cache in front of the media, and look like queueing.
+        let q1 = self.timed(spec(1), region, d, 0x5EED)?;
+        let deep = self.timed(spec(32), region, d, 0xD11B_5EED)?;
         rec.queueing = Some(QueueingData {
             block_size: 4096,
             queue_depth: 32,
@@ -391,7 +405,7 @@ impl<E: Engine> Run<'_, '_, E> {
                     return Ok(());
                 };
                 data.points.push(p);
-                if !working_set::cached(&p) || size >= region {
+                if !working_set::cached(&p, &data.points) || size >= region {
                     break;
                 }
                 size = (size * 2).min(region);

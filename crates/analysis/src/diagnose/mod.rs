@@ -23,6 +23,15 @@ pub fn media_curve(d: &DiagnoseRecord) -> Vec<PositionRate> {
     d.warm_up.as_ref().map(stream::curve).unwrap_or_default()
 }
 
+/// The rate by position over the whole device: the zones' quick scan where one ran (the stream covered only
+/// part of the device), else the stream's curve.
+pub fn position_curve(d: &DiagnoseRecord) -> Vec<PositionRate> {
+    match &d.zones {
+        Some(z) if z.source == drivescope_record::CurveSource::QuickScan => z.curve.clone(),
+        _ => media_curve(d),
+    }
+}
+
 /// The top of a rate curve and the share of its positions within [`FLAT_WITHIN`] of it. The top is the median of the
 /// fastest [`FLAT_SHARE`] of the positions, so neither a few fast stretches (noise) nor a fast outer zone alone
 /// makes it.
@@ -115,8 +124,10 @@ fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
     let device = d.header.device.as_ref();
     let at = crate::link::Positions {
         top_share: l.top_share,
-        hard_disk: crate::zones::rotational(device) == Some(true)
-            || falls_inward(&media_curve(d), l.top_mb_per_s),
+        hard_disk: crate::zones::rotational(device) == Some(true) || {
+            let positions = position_curve(d);
+            flat_top(&positions).is_some_and(|(top, _)| falls_inward(&positions, top))
+        },
     };
     let f = crate::link::of_rates(&rates, sizes.len(), device, "reads", Some(at));
     let text = match &f {
@@ -296,7 +307,9 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
                 .as_ref()
                 .map(|w| not_the_throttle(write::assess(w, &curve), &found)),
             Experiment::Smr => d.smr.as_ref().map(|s| {
-                let hard_disk = top.is_some_and(|t| falls_inward(&curve, t));
+                let positions = position_curve(d);
+                let hard_disk =
+                    flat_top(&positions).is_some_and(|(t, _)| falls_inward(&positions, t));
                 smr::assess(s, d.header.device.as_ref(), hard_disk)
             }),
         };

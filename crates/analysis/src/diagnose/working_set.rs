@@ -11,18 +11,29 @@ pub const CACHED: f64 = 1.5;
 /// The bracket around the cache size is refined until its ends are within this ratio.
 pub const REFINED: f64 = 1.3;
 
-/// Whether the second read of a working set came from a cache.
-pub fn cached(p: &WorkingSetPoint) -> bool {
-    let base = p.media_mb_per_s.unwrap_or(p.first_mb_per_s);
+/// Whether the second read of a working set came from a cache, among the working sets `all` measured: far
+/// faster than the media, taken as the faster of the media rate from the earlier stream and the first read of the
+/// smallest working set (nothing cached before it). The stream's rate can be stale: a warm-up not over then, a
+/// throttle cooled since; the first reads then run as fast as the re-reads.
+pub fn cached(p: &WorkingSetPoint, all: &[WorkingSetPoint]) -> bool {
+    let curve = p.media_mb_per_s.unwrap_or(p.first_mb_per_s);
+    let first = all
+        .iter()
+        .min_by_key(|q| q.size)
+        .map_or(0.0, |q| q.first_mb_per_s);
+    let base = curve.max(first);
     base > 0.0 && p.again_mb_per_s >= CACHED * base
 }
 
 /// The largest working set that was cached and the smallest larger one that was not.
 pub fn bracket(points: &[WorkingSetPoint]) -> (Option<&WorkingSetPoint>, Option<&WorkingSetPoint>) {
-    let lo = points.iter().filter(|p| cached(p)).max_by_key(|p| p.size);
+    let lo = points
+        .iter()
+        .filter(|p| cached(p, points))
+        .max_by_key(|p| p.size);
     let hi = points
         .iter()
-        .filter(|p| !cached(p) && lo.is_none_or(|l| p.size > l.size))
+        .filter(|p| !cached(p, points) && lo.is_none_or(|l| p.size > l.size))
         .min_by_key(|p| p.size);
     (lo, hi)
 }
@@ -37,7 +48,7 @@ pub fn assess(d: &WorkingSetData) -> (Option<Finding>, Outcome) {
     let cache_rate = super::median(
         d.points
             .iter()
-            .filter(|p| cached(p))
+            .filter(|p| cached(p, &d.points))
             .map(|p| p.again_mb_per_s)
             .collect(),
     )

@@ -127,6 +127,11 @@ pub fn step(d: &WriteData, curve: &[PositionRate]) -> Option<WriteStep> {
     // median of its stretches' rates.
     let burst = super::median(d.points[..k].iter().map(|p| p.mb_per_s).collect()).unwrap_or(0.0);
     let sustained = raw(k + 1, xs.len());
+    // The break is found in progress weighted by the read curve; the bytes themselves must step down too (a
+    // curve that is not the media's writes, read through a cache or while warming up, bends a steady write).
+    if burst > 0.0 && sustained > 0.0 && burst < STEP * sustained {
+        return None;
+    }
     Some(WriteStep {
         burst_mb_per_s: if burst > 0.0 {
             burst

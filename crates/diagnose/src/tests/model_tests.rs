@@ -207,3 +207,153 @@ fn failures_are_answered_with_the_errno_chosen() {
     assert_eq!((s.errors, s.errno, s.bytes), (1, None, 7 * MIB));
     assert_eq!((seen.reads(), seen.failed()), (8, 1));
 }
+
+/// A command of `len` bytes at `offset` issued at device time `t`.
+fn call(offset: u64, len: u64, write: bool, t: u64) -> Call {
+    Call {
+        offset,
+        len: len as u32,
+        write,
+        attempt: 0,
+        at_ns: t,
+        device_ns: t,
+    }
+}
+
+#[test]
+fn zones_in_bands_step_from_outer_to_inner_with_one_rate_each() {
+    // Four bands: 200, 166.7, 133.3 and 100 MB/s, each a quarter of the disk.
+    let m = Model { zones: 4, ..hdd() };
+    for (i, want) in [200.0, 200.0 * 5.0 / 6.0, 200.0 * 4.0 / 6.0, 100.0]
+        .iter()
+        .enumerate()
+    {
+        let start = GIB / 4 * i as u64;
+        near("band start", m.rate_at(start), *want, 1e-9);
+        near("band end", m.rate_at(start + GIB / 4 - 1), *want, 1e-9);
+    }
+    let (dev, _) = m.device();
+    let s = read(&dev, GIB, MIB, 64 * MIB, GIB, false);
+    for p in whole(&s) {
+        let at = m_rate(p.offset, 4);
+        near("stretch", p.mb_per_s, at, 0.02);
+    }
+}
+
+fn m_rate(offset: u64, zones: u32) -> f64 {
+    Model { zones, ..hdd() }.rate_at(offset)
+}
+
+#[test]
+fn the_media_writes_at_its_write_factor_of_the_read_rate() {
+    let m = Model {
+        write_factor: 0.25,
+        ..ssd()
+    };
+    let (dev, seen) = m.device();
+    let s = read(&dev, GIB, MIB, 64 * MIB, 512 * MIB, true);
+    near("writes", rate(&s), 125.0, 0.02);
+    assert_eq!(seen.writes(), 512);
+}
+
+#[test]
+fn an_smr_media_cache_takes_random_writes_then_stalls_per_band_and_drains_when_idle() {
+    let smr = Smr {
+        cache: 4 * MIB,
+        rate: 200.0,
+        band: MIB,
+        stall_ns: 500_000_000,
+        idle_after_ns: 1_000_000_000,
+        drain: 100.0,
+    };
+    let (mut answer, _) = Model {
+        smr: Some(smr),
+        ..hdd()
+    }
+    .script();
+    let bs = 64 << 10;
+    let write_ns = (bs as f64 * 1e3 / 200.0).round() as u64;
+    // 64 random writes fill the 4 MiB cache, each at the cache's rate with no access.
+    let mut t = 0;
+    for i in 0..64 {
+        let r = answer(&call((i * 7 + 3) * 4 * MIB % GIB, bs, true, t));
+        assert_eq!(r.latency_ns, write_ns, "write {i}");
+        t += r.latency_ns;
+    }
+    // The next one waits for a band to be cleaned; the 15 after it fit in the band's room.
+    let r = answer(&call(999 * MIB % GIB, bs, true, t));
+    assert_eq!(r.latency_ns, 500_000_000 + write_ns);
+    t += r.latency_ns;
+    for i in 0..15 {
+        let r = answer(&call((i * 11 + 5) * 4 * MIB % GIB, bs, true, t));
+        assert_eq!(r.latency_ns, write_ns, "write {i} after the stall");
+        t += r.latency_ns;
+    }
+    let r = answer(&call(17 * MIB, bs, true, t));
+    assert_eq!(r.latency_ns, 500_000_000 + write_ns);
+    t += r.latency_ns;
+    // 1 s idle, then 1 s draining at 100 MB/s: the whole 4 MiB cache is free again.
+    t += 2_000_000_000;
+    for i in 0..64 {
+        let r = answer(&call((i * 13 + 1) * 4 * MIB % GIB, bs, true, t));
+        assert_eq!(r.latency_ns, write_ns, "write {i} after the drain");
+        t += r.latency_ns;
+    }
+    // A write that continues the last one goes to its place on the media.
+    let last = (63 * 13 + 1) * 4 * MIB % GIB + bs;
+    let r = answer(&call(last, bs, true, t));
+    near(
+        "sequential",
+        r.latency_ns as f64,
+        bs as f64 * 1e3 / hdd().rate_at(last),
+        0.01,
+    );
+}
+
+#[test]
+fn noise_makes_completions_late_by_up_to_its_jitter_and_its_slow_share_later_still() {
+    let noise = Noise {
+        seed: 7,
+        jitter_ns: 100_000,
+        slow_share: 0.01,
+        slow_ns: 20_000_000,
+    };
+    let (mut quiet, _) = ssd().script();
+    let (mut busy, _) = Model {
+        noise: Some(noise),
+        ..ssd()
+    }
+    .script();
+    let (mut slow, mut late_sum) = (0, 0u64);
+    let n = 20_000;
+    for i in 0..n {
+        // One command at a time, far apart: the device's own latency is the same for both.
+        let c = call(i * MIB % GIB, 4096, false, i * 10_000_000);
+        let (q, b) = (quiet(&c).latency_ns, busy(&c).latency_ns);
+        let late = b - q;
+        assert!(
+            late < 100_000 || (20_000_000..20_100_000).contains(&late),
+            "{late}"
+        );
+        slow += (late >= 20_000_000) as u64;
+        late_sum += late % 20_000_000;
+    }
+    // About 1 % slow, and a mean jitter of about half its bound.
+    assert!((120..=280).contains(&slow), "{slow}");
+    near("mean jitter", late_sum as f64 / n as f64, 50_000.0, 0.05);
+    // The same seed repeats the same lateness.
+    let (mut again, _) = Model {
+        noise: Some(noise),
+        ..ssd()
+    }
+    .script();
+    let (mut busy2, _) = Model {
+        noise: Some(noise),
+        ..ssd()
+    }
+    .script();
+    for i in 0..100 {
+        let c = call(i * MIB, 4096, false, i * 10_000_000);
+        assert_eq!(again(&c), busy2(&c));
+    }
+}

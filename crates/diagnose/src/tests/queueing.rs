@@ -52,3 +52,25 @@ fn a_serialising_device_whose_deep_queue_reaches_its_bandwidth_is_not_blamed_on_
         d.codes()
     );
 }
+
+#[test]
+fn a_read_cache_does_not_serve_the_deep_run_what_the_q1_run_read() {
+    // One command at a time behind a 64 MiB read cache on a large disk: the deep run reads offsets of its own,
+    // which the cache never held, and gains nothing.
+    let m = Model {
+        size: 4_000_000_000_000,
+        read_cache: Some((64 * MIB, 1000.0)),
+        ..hdd()
+    };
+    let o = crate::DiagnoseOptions {
+        size: m.size,
+        ..options(60)
+    };
+    let d = diagnose(m, &o);
+    let q = d.rec.queueing.as_ref().unwrap();
+    near("gain", q.deep_iops / q.q1_iops, 1.0, 0.05);
+    assert_eq!(
+        d.found(FindingCode::NoQueueing).confidence,
+        Confidence::High
+    );
+}

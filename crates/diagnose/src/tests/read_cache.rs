@@ -76,3 +76,31 @@ fn without_a_cache_a_second_read_is_no_faster_and_nothing_is_claimed() {
     assert_eq!(points[0].size, 8 * MIB);
     near("again", points[0].again_mb_per_s, 200.0, 0.05);
 }
+
+#[test]
+fn a_warm_up_outlasting_the_stream_is_no_read_cache() {
+    // The stream's 8 s window sees only the slow start: its curve is a third of the rate the working sets are
+    // later read at, the first time as fast as the second. No cache serves them.
+    let m = Model {
+        size: 160 * MIB,
+        outer: 75.0,
+        inner: 75.0,
+        access_ns: 190_000,
+        lanes: 1,
+        warm_up: Some((10_000_000_000, 0.32)),
+        ..ssd()
+    };
+    let o = DiagnoseOptions {
+        size: 160 * MIB,
+        ..options(38)
+    };
+    let d = diagnose(m, &o);
+    let f = d.finding(FindingCode::ReadCache);
+    assert!(
+        f.is_none_or(|f| f.confidence == Confidence::Inconclusive),
+        "{:?}",
+        f.map(|f| &f.claim)
+    );
+}
+
+use crate::DiagnoseOptions;

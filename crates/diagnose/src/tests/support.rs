@@ -144,3 +144,18 @@ pub fn near(what: &str, got: f64, want: f64, rel: f64) {
         rel * 100.0
     );
 }
+
+/// The experiment whose outcome line speaks of `code`.
+pub fn experiment_of(code: &FindingCode) -> Option<Experiment> {
+    Some(match code {
+        FindingCode::Zones => Experiment::Zones,
+        FindingCode::LinkCap => Experiment::Link,
+        FindingCode::WarmUp => Experiment::WarmUp,
+        FindingCode::ThermalThrottle => Experiment::Throttle,
+        FindingCode::ReadCache => Experiment::ReadCache,
+        FindingCode::WriteBurst => Experiment::WriteCache,
+        FindingCode::Smr => Experiment::Smr,
+        FindingCode::NoQueueing => Experiment::Queueing,
+        _ => return None,
+    })
+}

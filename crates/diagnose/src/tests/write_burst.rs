@@ -77,3 +77,32 @@ fn a_read_only_diagnosis_skips_the_write_experiment_and_writes_nothing() {
     );
     assert!(d.finding(FindingCode::WriteBurst).is_none());
 }
+
+#[test]
+fn writes_at_one_rate_throughout_are_no_burst_whatever_the_read_curve_says() {
+    // A large zoned disk behind a read cache bigger than the stream region, slow at first: the stream's curve is
+    // neither the media's nor its writes'. The writes run at one rate from start to end: no step.
+    let m = Model {
+        size: 2_865_076_940_800,
+        outer: 135.0,
+        inner: 61.0,
+        zones: 4,
+        access_ns: 6_000_000,
+        lanes: 25,
+        seq_free: true,
+        warm_up: Some((7_200_000_000, 0.54)),
+        read_cache: Some((3_834_900_480, 655.0)),
+        ..ssd()
+    };
+    let o = crate::DiagnoseOptions {
+        size: m.size,
+        ..writing(52)
+    };
+    let d = diagnose(m, &o);
+    let f = d.finding(FindingCode::WriteBurst);
+    assert!(
+        f.is_none_or(|f| f.confidence == Confidence::Inconclusive),
+        "{:?}",
+        f.map(|f| &f.claim)
+    );
+}

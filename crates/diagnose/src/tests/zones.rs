@@ -74,3 +74,22 @@ fn a_quick_scan_of_flat_flash_finds_no_zones() {
 }
 
 use crate::DiagnoseOptions;
+
+#[test]
+fn a_disk_larger_than_the_stream_region_is_judged_from_a_quick_scan_of_the_whole() {
+    // 4 TB: the stream reads the outer 1 GiB, flat at the outer rate; the quick scan reaches the inner zones.
+    let m = Model {
+        size: 4_000_000_000_000,
+        ..hdd()
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(60)
+    };
+    let d = diagnose(m, &o);
+    assert_eq!(d.rec.zones.as_ref().unwrap().source, CurveSource::QuickScan);
+    let ratio = d.number(FindingCode::Zones, "zone_ratio");
+    assert!((0.45..0.6).contains(&ratio), "{ratio}");
+    // Flat over the outer 1 GiB is not flat over the disk: no ceiling.
+    assert!(d.finding(FindingCode::LinkCap).is_none(), "{:?}", d.codes());
+}
