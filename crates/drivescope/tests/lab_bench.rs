@@ -84,19 +84,18 @@ fn gain(dev: &LabDevice) -> (f64, Vec<String>) {
 }
 
 /// Up to three tries of a timing check (a busy 2-core host can stall the loop worker);
-/// a wrong emulator or instrument fails all three.
-fn tries(mut check: impl FnMut() -> Result<(), String>) {
-    let mut failures = Vec::new();
-    for _ in 0..3 {
-        // SAFETY: sync(2) has no preconditions.
-        unsafe { libc::sync() };
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        match check() {
-            Ok(()) => return,
-            Err(e) => failures.push(e),
-        }
-    }
-    panic!("failed 3 tries: {failures:#?}");
+/// a wrong emulator or instrument fails all three, and a try failed on a busy host is void
+/// (`common::busy`).
+fn tries(check: impl FnMut() -> Result<(), String>) {
+    common::busy::timing_tries(
+        3,
+        |_| {
+            // SAFETY: sync(2) has no preconditions.
+            unsafe { libc::sync() };
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        },
+        check,
+    );
 }
 
 #[test]
@@ -133,6 +132,8 @@ fn soak_finds_the_end_of_a_warm_up() {
     // Half speed for the first 2 s of work, then full speed: a step of +100 %. The warm-up runs on
     // the lab's clock from the disk's first command, as the soak's intervals run on its own: a busy
     // host moves neither, but a stall can dent an interval's rate, so each try has a fresh disk.
+    // 1 MiB commands (10 ms of the model's time each, 20 ms in the warm-up) keep the host's own
+    // turnaround a small share of every command.
     tries(|| {
         let dev = start(
             "name = 'w'\nsize = '256M'\nzones = { rates_mb_s = [100] }\noverhead = '20us'\n\
@@ -143,7 +144,7 @@ fn soak_finds_the_end_of_a_warm_up() {
             &[
                 "soak",
                 "--test",
-                "SEQ64K Q1T1",
+                "SEQ1M Q1T1",
                 "--duration",
                 "5s",
                 "--interval",

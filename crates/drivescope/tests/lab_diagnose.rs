@@ -349,41 +349,38 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
     );
     let mut failures = Vec::new();
     for m in &models {
-        // Timing on a loaded host can stray once; a model passes on one of two tries.
-        let mut last = String::new();
-        let ok = (0..2).any(|_| {
-            let dev = start(m);
-            let (d, code, secs) = diagnose(&dev, &[]);
-            eprintln!(
-                "{}: {secs:.0} s, findings {:?}",
-                m.name,
-                findings(&d)
-                    .iter()
-                    .map(|f| f.claim.as_str())
-                    .collect::<Vec<_>>()
-            );
-            let r = if code != Some(0) {
-                Err(format!("{}: exit code {code:?}", m.name))
-            } else if d.elapsed_ns > d.budget_ns {
-                Err(format!(
-                    "{}: {:.0} s past its budget of {:.0} s",
+        // Timing on a loaded host can stray once; a model passes on one of two tries, and a try
+        // failed on a busy host is void (`common::busy`).
+        let outcome = common::busy::timing_outcome(
+            2,
+            |_| {},
+            || {
+                let dev = start(m);
+                let (d, code, secs) = diagnose(&dev, &[]);
+                eprintln!(
+                    "{}: {secs:.0} s, findings {:?}",
                     m.name,
-                    d.elapsed_ns as f64 / 1e9,
-                    d.budget_ns as f64 / 1e9
-                ))
-            } else {
-                check(m, &d)
-            };
-            match r {
-                Ok(()) => true,
-                Err(e) => {
-                    last = e;
-                    false
+                    findings(&d)
+                        .iter()
+                        .map(|f| f.claim.as_str())
+                        .collect::<Vec<_>>()
+                );
+                if code != Some(0) {
+                    Err(format!("{}: exit code {code:?}", m.name))
+                } else if d.elapsed_ns > d.budget_ns {
+                    Err(format!(
+                        "{}: {:.0} s past its budget of {:.0} s",
+                        m.name,
+                        d.elapsed_ns as f64 / 1e9,
+                        d.budget_ns as f64 / 1e9
+                    ))
+                } else {
+                    check(m, &d)
                 }
-            }
-        });
-        if !ok {
-            failures.push(last);
+            },
+        );
+        if let Err(e) = outcome {
+            failures.push(e);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

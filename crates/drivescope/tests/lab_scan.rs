@@ -56,19 +56,18 @@ fn scan(dev: &Path, args: &[&str]) -> ScanRecord {
 /// Try a timing check up to eight times: a shared 2-core VM has bursts in which the host or
 /// writeback of earlier tests' files stalls the kernel's loop worker for milliseconds at a
 /// time. Each try starts with dirty data flushed and a settle that grows, so the tries
-/// spread over a burst. A wrong emulator or scan fails every try.
-fn retried(mut check: impl FnMut() -> Result<(), String>) {
-    let mut failures = vec![];
-    for i in 0..8 {
-        // SAFETY: sync(2) has no preconditions.
-        unsafe { libc::sync() };
-        std::thread::sleep(std::time::Duration::from_millis(300 + 200 * i));
-        match check() {
-            Ok(()) => return,
-            Err(e) => failures.push(e),
-        }
-    }
-    panic!("failed {} tries: {failures:#?}", failures.len());
+/// spread over a burst. A wrong emulator or scan fails every try on a host that keeps up; a
+/// try failed on a busy host is void (`common::busy`).
+fn retried(check: impl FnMut() -> Result<(), String>) {
+    common::busy::timing_tries(
+        8,
+        |i| {
+            // SAFETY: sync(2) has no preconditions.
+            unsafe { libc::sync() };
+            std::thread::sleep(std::time::Duration::from_millis(300 + 200 * i as u64));
+        },
+        check,
+    );
 }
 
 /// Compare one scan document with the truth; Err lists every miss.

@@ -92,19 +92,10 @@ fn warm_up(findings: &[Finding]) -> Option<&Finding> {
     findings.iter().find(|f| f.code.as_str() == "warm_up")
 }
 
-/// Timing on a loaded host can stray once: one of two tries passes.
-fn tries(mut check: impl FnMut() -> Result<(), String>) {
-    let mut last = String::new();
-    for _ in 0..2 {
-        match check() {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!("try failed: {e}");
-                last = e;
-            }
-        }
-    }
-    panic!("{last}");
+/// Timing on a loaded host can stray once: one of two tries passes, and a try failed on a busy
+/// host is void (`common::busy`).
+fn tries(check: impl FnMut() -> Result<(), String>) {
+    common::busy::timing_tries(2, |_| {}, check);
 }
 
 #[test]
