@@ -467,7 +467,7 @@ fn a_budget_too_small_gives_inconclusive_findings_not_wrong_ones() {
         d.elapsed_ns as f64 / 1e9
     );
     assert!(
-        d.elapsed_ns < 8_000_000_000,
+        d.elapsed_ns < 15_000_000_000,
         "a 4 s budget took {:.1} s",
         d.elapsed_ns as f64 / 1e9
     );
