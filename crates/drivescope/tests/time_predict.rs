@@ -1,13 +1,12 @@
 //! `time --predict-on` against the real thing: a sequential and a random workload traced on a fast disk
 //! (ext4 over a tmpfs loop device), their I/O time predicted on three emulated lab disks of other shapes
-//! from stored sweeps of them, then the same workloads traced there. Needs root, FUSE and loop devices;
-//! prints the table docs/performance.md records.
+//! from stored sweeps of them, then the same workloads traced there. Each prediction must land within
+//! ±25 % of the I/O time measured there, and rank the disks as they measure. Needs root, FUSE and loop
+//! devices; prints the table docs/performance.md records.
 //!
 //! Both sides are times on lab disks whose commands cross the host (loop worker, FUSE, the emulator's
-//! threads), measured a minute apart: a busy host stretches one more than the other. So by default each
-//! prediction must land within a factor of two of what was measured, and name the disk that is slowest by
-//! far; `bench/predict_accuracy.sh` sets `DRIVESCOPE_PREDICT_STRICT=1` for the accuracy claim (±25 %, the
-//! disks ranked as measured), on a machine kept quiet for it.
+//! threads), a minute apart: on a busy host the sweeps and the traces measure the host, several times off
+//! either way. A failure while the host's CPUs were busy is void (`common::busy`), and says so.
 
 mod common;
 use common::typed::{listed_runs, record_of_ok};
@@ -17,10 +16,7 @@ use drivescope_record::{AccessPattern, Fingerprint, Kind, TimeRecord};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The accuracy claim, checked with `DRIVESCOPE_PREDICT_STRICT=1`.
 const TOLERANCE: f64 = 0.25;
-/// What a busy host cannot break: within a factor of two either way.
-const FACTOR: f64 = 2.0;
 const MIB: u64 = 1 << 20;
 /// The workloads' files: a quarter of the smallest lab disk.
 const FILE_MIB: u64 = 32;
@@ -196,7 +192,7 @@ struct Row {
 }
 
 #[test]
-fn predicted_io_time_on_three_lab_disks_lands_near_what_they_measure() {
+fn predicted_io_time_on_three_lab_disks_is_within_25_percent_and_ranks_them() {
     if skip_without_root("loop devices, FUSE lab disks and tracefs") {
         return;
     }
@@ -210,6 +206,11 @@ fn predicted_io_time_on_three_lab_disks_lands_near_what_they_measure() {
         &["--trace", "--no-store"],
         &workload("sequential"),
     )));
+    common::busy::timing_tries(1, |_| {}, || measure_and_compare(&fast, seq_kib));
+}
+
+/// Predict and measure each workload on each lab disk; `Err` when a prediction misses or the ranking differs.
+fn measure_and_compare(fast: &Ext4Mount, seq_kib: u64) -> Result<(), String> {
     let mut rows = Vec::new();
     let disks = std::env::var("DRIVESCOPE_PREDICT_DISKS")
         .unwrap_or_else(|_| "hdd-7200,ssd-slc,usb-stick".into());
@@ -289,22 +290,18 @@ fn predicted_io_time_on_three_lab_disks_lands_near_what_they_measure() {
             (r.predicted_ns / r.measured_ns as f64 - 1.0) * 100.0
         );
     }
-    let strict = std::env::var_os("DRIVESCOPE_PREDICT_STRICT").is_some();
+    let mut misses = Vec::new();
     for r in &rows {
-        let ratio = r.predicted_ns / r.measured_ns as f64;
-        let ok = if strict {
-            (ratio - 1.0).abs() <= TOLERANCE
-        } else {
-            (1.0 / FACTOR..=FACTOR).contains(&ratio)
-        };
-        assert!(
-            ok,
-            "{} on {}: predicted {:.1} ms, measured {:.1} ms",
-            r.workload,
-            r.disk,
-            ms(r.predicted_ns),
-            ms(r.measured_ns as f64)
-        );
+        let err = r.predicted_ns / r.measured_ns as f64 - 1.0;
+        if err.abs() > TOLERANCE {
+            misses.push(format!(
+                "{} on {}: predicted {:.1} ms, measured {:.1} ms",
+                r.workload,
+                r.disk,
+                ms(r.predicted_ns),
+                ms(r.measured_ns as f64)
+            ));
+        }
     }
     for w in ["random", "sequential"] {
         let mut by_pred: Vec<&Row> = rows.iter().filter(|r| r.workload == w).collect();
@@ -312,19 +309,17 @@ fn predicted_io_time_on_three_lab_disks_lands_near_what_they_measure() {
         by_pred.sort_by(|a, b| a.predicted_ns.total_cmp(&b.predicted_ns));
         by_meas.sort_by_key(|r| r.measured_ns);
         let names = |v: &[&Row]| v.iter().map(|r| r.disk).collect::<Vec<_>>();
-        if strict {
-            assert_eq!(names(&by_pred), names(&by_meas), "{w}: the disks' ranking");
-        } else if by_meas.len() > 1 {
-            // The slowest disk, where it measured over twice as slow as the next (the hard disk's
-            // random reads, 45 times; the USB stick's sequential ones, 4 times): the prediction names it.
-            let (last, next) = (by_meas[by_meas.len() - 1], by_meas[by_meas.len() - 2]);
-            if last.measured_ns as f64 > FACTOR * next.measured_ns as f64 {
-                assert_eq!(
-                    by_pred.last().unwrap().disk,
-                    last.disk,
-                    "{w}: the slowest disk"
-                );
-            }
+        if names(&by_pred) != names(&by_meas) {
+            misses.push(format!(
+                "{w}: ranked {:?}, measured {:?}",
+                names(&by_pred),
+                names(&by_meas)
+            ));
         }
+    }
+    if misses.is_empty() {
+        Ok(())
+    } else {
+        Err(misses.join("; "))
     }
 }
