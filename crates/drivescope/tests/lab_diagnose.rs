@@ -149,7 +149,9 @@ fn check(m: &Model, d: &DiagnoseRecord) -> Result<(), String> {
     }
     for f in fs {
         if f.confidence == Confidence::Inconclusive {
+            // Said, with no numbers to compare.
             errors.push(format!("inconclusive with the whole budget: {}", f.claim));
+            continue;
         }
         match f.code {
             FindingCode::ReadCache => {
