@@ -76,7 +76,7 @@ fn measure(model: &Model) -> (f64, f64) {
 }
 
 /// Up to three tries on fresh devices (a busy 2-core host can stall the loop worker); a wrong
-/// emulator fails all three.
+/// emulator fails all three, and a try failed on a busy host is void (`common::busy`).
 fn check(model: &Model, gain_ok: impl Fn(f64, &Truth) -> bool) {
     let _one = one_at_a_time();
     let truth = model.truth();
@@ -85,24 +85,27 @@ fn check(model: &Model, gain_ok: impl Fn(f64, &Truth) -> bool) {
         truth.rnd4k_qd32_iops.expect("QD32 IOPS"),
     );
     let near = |got: f64, want: f64| (got / want - 1.0).abs() <= TOLERANCE;
-    let mut failures = Vec::new();
-    for _ in 0..3 {
-        let (q1, q32) = measure(model);
-        let gain = q32 / q1;
-        if near(q1, t1) && near(q32, t32) && gain_ok(gain, &truth) {
-            eprintln!(
-                "{}: QD1 {q1:.0} (truth {t1:.0}), QD32 {q32:.0} (truth {t32:.0}), gain {gain:.2}",
-                model.name
-            );
-            return;
-        }
-        failures.push(format!(
-            "QD1 {q1:.1} IOPS (truth {t1:.1}), QD32 {q32:.1} (truth {t32:.1}), gain {gain:.2} \
-             (truth {:.2})",
-            t32 / t1
-        ));
-    }
-    panic!("{}: failed 3 tries: {failures:#?}", model.name);
+    common::busy::timing_tries(
+        3,
+        |_| {},
+        || {
+            let (q1, q32) = measure(model);
+            let gain = q32 / q1;
+            if near(q1, t1) && near(q32, t32) && gain_ok(gain, &truth) {
+                eprintln!(
+                    "{}: QD1 {q1:.0} (truth {t1:.0}), QD32 {q32:.0} (truth {t32:.0}), gain {gain:.2}",
+                    model.name
+                );
+                return Ok(());
+            }
+            Err(format!(
+                "{}: QD1 {q1:.1} IOPS (truth {t1:.1}), QD32 {q32:.1} (truth {t32:.1}), gain {gain:.2} \
+                 (truth {:.2})",
+                model.name,
+                t32 / t1
+            ))
+        },
+    );
 }
 
 fn gain_near_truth(gain: f64, t: &Truth) -> bool {

@@ -38,6 +38,12 @@ fn run(dev: &LabDevice, args: &[&str]) -> std::process::Output {
 
 /// The series rose from the cold start (served at 9 °C, warming while the run starts) to ~24 °C,
 /// read from the lab's file every 5 s.
+///
+/// The model (start 9 °C, idle 21 °C, busy 24 °C, time constant 6 s) warms on the lab's clock
+/// whether or not commands arrive, and heats more the larger the busy share of that time; a busy
+/// host delays the first reading and lowers the busy share. So the bounds hold for any share:
+/// the first reading at least 3 °C under the last (true while it comes within ~7 s of the disk
+/// being served), and the last, over 30 s later, between idle and busy.
 fn rising(t: &TemperatureSeries, secs: f64) -> Result<(), String> {
     let source = t.source.as_deref().unwrap_or("");
     if !(source.starts_with("lab ") && source.ends_with("/temp1_input")) {
@@ -52,7 +58,7 @@ fn rising(t: &TemperatureSeries, secs: f64) -> Result<(), String> {
         ));
     }
     let (first, last) = (t.points[0].celsius, t.points[n - 1].celsius);
-    if !(first < 14.0 && (22.0..=24.5).contains(&last)) {
+    if !(first <= last - 3.0 && (20.5..=24.5).contains(&last)) {
         return Err(format!("{first:.1} → {last:.1} °C: {:?}", t.points));
     }
     if t.points
@@ -64,7 +70,9 @@ fn rising(t: &TemperatureSeries, secs: f64) -> Result<(), String> {
     Ok(())
 }
 
-/// The warm-up finding names the temperature at its start and at its end.
+/// The warm-up finding names the temperature at its start and at its end (the start the first
+/// reading, below the end by the bound `rising` gives; the end, 20 s of work in, above 20.5 °C
+/// whatever the busy share).
 fn names_temperatures(f: Option<&Finding>) -> Result<(), String> {
     let f = f.ok_or("no warm-up finding")?;
     let (Some(a), Some(b)) = (
@@ -74,7 +82,7 @@ fn names_temperatures(f: Option<&Finding>) -> Result<(), String> {
         return Err(format!("no temperatures in {f:?}"));
     };
     let words = format!("drive at {a:.0} °C → {b:.0} °C");
-    if !(a < 14.0 && b > 19.0 && f.claim.ends_with(&words)) {
+    if !(a <= b - 3.0 && b > 19.0 && f.claim.ends_with(&words)) {
         return Err(format!("{:?}, {a:.1} → {b:.1} °C", f.claim));
     }
     Ok(())
@@ -84,19 +92,10 @@ fn warm_up(findings: &[Finding]) -> Option<&Finding> {
     findings.iter().find(|f| f.code.as_str() == "warm_up")
 }
 
-/// Timing on a loaded host can stray once: one of two tries passes.
-fn tries(mut check: impl FnMut() -> Result<(), String>) {
-    let mut last = String::new();
-    for _ in 0..2 {
-        match check() {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!("try failed: {e}");
-                last = e;
-            }
-        }
-    }
-    panic!("{last}");
+/// Timing on a loaded host can stray once: one of two tries passes, and a try failed on a busy
+/// host is void (`common::busy`).
+fn tries(check: impl FnMut() -> Result<(), String>) {
+    common::busy::timing_tries(2, |_| {}, check);
 }
 
 #[test]

@@ -391,7 +391,7 @@ fn ctrl_c_on_one_rank_stops_every_rank_at_its_next_run() {
         "--rw",
         "read",
         "--runs",
-        "30",
+        "100",
         "--duration",
         "200ms",
         "--json",
@@ -404,22 +404,22 @@ fn ctrl_c_on_one_rank_stops_every_rank_at_its_next_run() {
         if let Some(p) = rank_pid(child.id(), 1) {
             break p;
         }
-        assert!(started.elapsed() < Duration::from_secs(10), "no rank 1");
+        assert!(started.elapsed() < Duration::from_secs(60), "no rank 1");
         std::thread::sleep(Duration::from_millis(50));
     };
     unsafe { libc::kill(pid, libc::SIGINT) };
     let out = wait(child);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    // Thirty runs of 200 ms would take six seconds.
-    assert!(started.elapsed() < Duration::from_secs(5), "{stderr}");
     let m = multi(&out);
     let state = Document::from(m.clone()).state();
     assert_eq!(state, Some(RunState::Interrupted));
     let t = &m.tests[0];
     assert_eq!(t.ranks, 3, "every rank keeps the runs it made");
     assert!(
-        t.runs.len() < 30 && !t.runs.is_empty(),
+        // A hundred runs of 200 ms take twenty seconds: fewer means the stop ended them, however
+        // long the signal took to arrive on a busy machine.
+        t.runs.len() < 100 && !t.runs.is_empty(),
         "{} runs",
         t.runs.len()
     );

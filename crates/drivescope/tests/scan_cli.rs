@@ -119,7 +119,9 @@ fn sigint_stops_and_keeps_partial_results() {
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    assert!(t0.elapsed().as_secs_f64() < 1.0, "stopped within 1 s");
+    // A null:64T scan runs for hours: ending within seconds is the signal's doing, and the bound
+    // leaves a busy machine room to write the partial record and exit.
+    assert!(t0.elapsed().as_secs_f64() < 10.0, "stopped on SIGINT");
     assert_eq!(out.status.code(), Some(130));
     let doc = document(&out.stdout);
     assert_eq!(doc.state(), Some(RunState::Interrupted));

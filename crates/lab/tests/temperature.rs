@@ -40,7 +40,9 @@ temperature = { start_c = 20, idle_c = 20, busy_c = 60, time_constant = "1s" }
         .write(true)
         .open(dev.mountdir().join("temp1_input"));
     assert!(w.is_err());
-    // Two seconds of reads (two time constants) at 40 MB/s: most of the way to 60 °C.
+    // Two seconds of reads (two time constants) at 40 MB/s. The disk heats while a command is in
+    // flight on the lab's clock, so a busy host that leaves gaps between commands heats it less:
+    // all of the two seconds busy gives ~55 °C, a third of them still over 30 °C.
     let img = open_direct(dev.image(), false);
     let mut buf = Aligned::new(1 << 20);
     let start = Instant::now();
@@ -50,8 +52,8 @@ temperature = { start_c = 20, idle_c = 20, busy_c = 60, time_constant = "1s" }
         off = (off + (1 << 20)) % (64 << 20);
     }
     let busy = read_c(&dev);
-    assert!(busy > 20.0 + 40.0 * 0.75, "after 2 s of reads: {busy} °C");
-    // Idle for two time constants: back most of the way.
+    assert!(busy > 30.0, "after 2 s of reads: {busy} °C");
+    // Idle for two time constants (or longer, on a busy host): back most of the way.
     std::thread::sleep(Duration::from_secs(2));
     let cooled = read_c(&dev);
     assert!(

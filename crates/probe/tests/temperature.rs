@@ -162,14 +162,16 @@ fn the_poller_reads_no_faster_than_every_five_seconds() {
     let root = tree("poll");
     let f = root.join("temp1_input");
     write(&f, "30000\n");
-    // Asked for every 10 ms: it still waits five seconds between readings.
+    // Asked for every 10 ms: it still waits five seconds between readings. Stopped at 7.5 s, it
+    // has read at 0 and 5 s: the second reading may come late on a busy machine (it has 2.5 s),
+    // never early, and the third is not due before 10 s.
     let p = Poller::start(Ok(Source::Lab(f.clone())), Duration::from_millis(10));
-    std::thread::sleep(Duration::from_millis(5600));
+    std::thread::sleep(Duration::from_millis(7500));
     let r = p.finish();
     assert_eq!(r.interval_s, MIN_INTERVAL.as_secs_f64());
     assert_eq!(r.points.len(), 2, "{:?}", r.points);
     assert!(
-        r.points[0].0 < 0.5 && (r.points[1].0 - 5.0).abs() < 0.5,
+        r.points[0].0 < 0.5 && r.points[1].0 >= 5.0,
         "{:?}",
         r.points
     );

@@ -87,9 +87,10 @@ fn checkpoints_are_whole_intervals_that_the_result_keeps_and_a_resume_goes_on_fr
     assert_eq!(resumed.resumed.len(), 1);
     assert_eq!(resumed.resumed[0].at_ns, from.duration_ns);
     // The whole planned second, less the moment between the part's deadline being set and its
-    // first command (a few ms on a loaded machine).
+    // first command: a few ms, which a busy machine (two worker threads to start) can stretch, so
+    // the bound allows a tenth of the second.
     assert!(
-        resumed.duration_ns >= 990_000_000,
+        resumed.duration_ns >= 900_000_000,
         "{}",
         resumed.duration_ns
     );

@@ -6,6 +6,7 @@ use drivescope_core::loopdev::LoopDevice;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod busy;
 pub mod kill9;
 mod root;
 pub mod scratch;
