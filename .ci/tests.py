@@ -31,6 +31,7 @@ EXCLUSIVE = {
     "lab_temperature",
     "replay",
     "time_predict",
+    "serve_prometheus",
     # Start a multi-rank job with mpirun, which wants the machine's cores to itself.
     "mpi_runs",
 }
