@@ -352,6 +352,9 @@ impl Prober<'_> {
             if self.out.evidence.len() >= EVIDENCE {
                 return;
             }
+            if self.out.evidence.iter().any(|e| e.offset == offset) {
+                continue;
+            }
             self.out.evidence.push(CapacityObservation {
                 offset,
                 what: o.what().into(),

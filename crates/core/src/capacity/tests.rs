@@ -214,7 +214,12 @@ fn timed(
 ) -> (Outcome, f64) {
     let mut dev = Mem::new(size, real, mode).with_timing(t);
     let o = probe_kept(name, &mut dev, cfg);
-    (o, dev.now_ns() as f64 / 1e9)
+    let secs = dev.now_ns() as f64 / 1e9;
+    eprintln!(
+        "{name} {mode:?}: {:?} real {:?}, {secs:.1} s modelled, run {} blocks, {} single, {} rounds",
+        o.class, o.real, o.run_blocks, o.scattered_blocks, o.rounds
+    );
+    (o, secs)
 }
 
 fn all_kinds() -> [Mode; 5] {

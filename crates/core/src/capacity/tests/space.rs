@@ -91,10 +91,12 @@ fn every_drive_of_the_space_is_told_right_and_keeps_its_data() {
     };
     let mut misses = Vec::new();
     let mut counts = [0usize; 5];
+    let mut kept = 0;
     for i in 0..DRAWS {
         let d = draw(&mut rng);
         let mut dev = Mem::new(d.size, d.real, d.mode).with_timing(d.timing);
         let o = if d.size <= KEPT_UP_TO {
+            kept += 1;
             probe_kept(&format!("space-{i}"), &mut dev, cfg)
         } else {
             let stop = AtomicBool::new(false);
