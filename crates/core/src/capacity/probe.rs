@@ -252,7 +252,22 @@ impl Prober<'_> {
 
     /// Read every block of `ext` back and say what each holds.
     fn read(&mut self, ext: &[(u64, u64)], p: &Pattern, failed: &[u64]) -> Vec<(u64, Obs)> {
+        self.read_blocks(ext, p, failed, false)
+    }
+
+    /// [`Prober::read`]; with `coarse`, a 1 MiB command that fails after one already failed
+    /// counts all its blocks as read errors without reading them one by one (the flush region
+    /// of a drive that fails every read past its real size: only its lowest failing block
+    /// matters, and that lies in the first failing command).
+    fn read_blocks(
+        &mut self,
+        ext: &[(u64, u64)],
+        p: &Pattern,
+        failed: &[u64],
+        coarse: bool,
+    ) -> Vec<(u64, Obs)> {
         let mut obs = Vec::new();
+        let mut failed_before = false;
         let bs = self.cfg.block;
         let mut buf = Vec::new();
         let mut sorted = ext.to_vec();
@@ -264,11 +279,13 @@ impl Prober<'_> {
                 buf.resize(n as usize, 0);
                 let whole = self.dev.read_at(pos, &mut buf).is_ok();
                 self.out.bytes_read += n;
+                let skip = coarse && !whole && failed_before;
+                failed_before |= !whole;
                 for (i, b) in buf.chunks_mut(bs as usize).enumerate() {
                     let at = pos + i as u64 * bs;
                     let o = if failed.contains(&at) {
                         Obs::WriteError
-                    } else if !whole && self.dev.read_at(at, b).is_err() {
+                    } else if skip || (!whole && self.dev.read_at(at, b).is_err()) {
                         Obs::ReadError
                     } else {
                         match p.classify(at, b, (0, self.size)) {
@@ -301,7 +318,7 @@ impl Prober<'_> {
             written += end - start;
         }
         self.out.flush_bytes = written;
-        let obs = self.read(&[(start, end)], &p, &failed);
+        let obs = self.read_blocks(&[(start, end)], &p, &failed, true);
         let kept = obs
             .iter()
             .filter(|(_, o)| *o == Obs::Ok)

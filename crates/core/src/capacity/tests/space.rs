@@ -119,6 +119,11 @@ fn every_drive_of_the_space_is_told_right_and_keeps_its_data() {
             ));
         }
     }
+    eprintln!(
+        "seed {SEED:#x}: {DRAWS} drives (genuine, wrap, drop, limbo, read errors: {counts:?}), \
+         {kept} checked to keep their data, {} missed",
+        misses.len()
+    );
     assert!(
         misses.is_empty(),
         "{} of {DRAWS}:\n{}",
