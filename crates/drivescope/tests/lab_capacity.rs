@@ -380,6 +380,56 @@ fn a_4gib_drive_is_probed_in_under_30_seconds() {
     }
 }
 
+/// A 4 GiB fake whose scattered commands seek 5 to 10 ms, and the "2 TB" stick keeping 32 GiB:
+/// the truth found, a longer run than the square root where scattered commands are dear, and
+/// every saved block written back and read back equal. (Their times are recorded by
+/// bench/capacity_vs_f3probe.sh; the bound here only catches a probe gone an order of magnitude
+/// astray.)
+#[test]
+fn a_slow_fake_and_a_2tb_fake_are_found() {
+    if skip_without_root("FUSE and loop devices") {
+        return;
+    }
+    let _one = one_at_a_time();
+    for name in ["fake-disk-wrap-3000of4096", "fake-2tb-32g"] {
+        let model = Model::preset(name).unwrap();
+        let truth = model.truth().capacity;
+        let dev = start(&model);
+        let path = dev.target().to_path_buf();
+        let t0 = Instant::now();
+        let out = capacity(&path, &[]);
+        let wall = t0.elapsed();
+        let rec: CapacityRecord = record_of(&out);
+        check(&rec, &truth, name);
+        assert!(rec.restored && rec.restore_mismatches == 0, "{name}");
+        let n = rec.nominal / rec.block_size;
+        let costs = rec.costs.expect("measured costs");
+        assert!(
+            costs.scattered_write_ns > 0 && costs.seq_read_mib_ns > 0,
+            "{name}"
+        );
+        if name == "fake-disk-wrap-3000of4096" {
+            assert!(
+                rec.run_blocks as f64 > 2.0 * (n as f64).sqrt(),
+                "{name}: a run of {} blocks where sqrt(n) is {:.0}",
+                rec.run_blocks,
+                (n as f64).sqrt()
+            );
+        }
+        eprintln!(
+            "{name}: {} in {:.1} s (modelled {:.1} s), run {} blocks, {} single, {:?}",
+            rec.verdict(),
+            wall.as_secs_f64(),
+            rec.modelled_worst_ns as f64 / 1e9,
+            rec.run_blocks,
+            rec.scattered_blocks,
+            costs
+        );
+        assert!(wall < Duration::from_secs(1200), "{name}: {wall:?}");
+        dev.stop().unwrap();
+    }
+}
+
 /// A full `scan --write --verify` of a fake says the same sentence from its read-back; the
 /// genuine twin gets no such finding.
 #[test]

@@ -245,6 +245,37 @@ mode = "wrap"
 "#,
     },
     Preset {
+        name: "fake-disk-wrap-3000of4096",
+        summary: "counterfeit drive built on a disk: reports 4 GiB, keeps 3000 MiB and wraps around there; every command that does not continue the last one seeks 5 to 10 ms",
+        toml: r#"name = "fake-disk-wrap-3000of4096"
+description = "a counterfeit 4 GiB drive whose scattered commands cost 5 to 10 ms (a disk behind it, or cheap flash with slow random writes); addresses wrap around at 3000 MiB"
+size = "4G"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+seek = { min = "5ms", max = "10ms" }
+queue = { mode = "serial" }
+interface_mb_s = 40
+[fake]
+real = "3000M"
+mode = "wrap"
+"#,
+    },
+    Preset {
+        name: "fake-2tb-32g",
+        summary: "the common counterfeit stick: reports 2 TB, keeps 32 GiB and wraps around there, 50 MB/s behind USB 2.0, one command at a time (sparse: costs what is written)",
+        toml: r#"name = "fake-2tb-32g"
+description = "a counterfeit \"2 TB\" stick that keeps 32 GiB; addresses wrap around at 32 GiB"
+size = "2000000000000"
+zones = { rates_mb_s = [50] }
+overhead = "60us"
+queue = { mode = "serial" }
+interface_mb_s = 40
+[fake]
+real = "32G"
+mode = "wrap"
+"#,
+    },
+    Preset {
         name: "fake-drop",
         summary: "counterfeit USB stick: reports 128 MiB, keeps 64 MiB; writes past it are acknowledged and dropped (reads give zeros), one command at a time",
         toml: r#"name = "fake-drop"
@@ -357,6 +388,20 @@ mod tests {
             assert!(preset(required).is_some(), "{required}");
         }
         assert!(preset("floppy").is_none());
+    }
+
+    #[test]
+    fn the_slow_and_the_2tb_fakes_state_their_truth() {
+        let t = preset("fake-2tb-32g").unwrap().truth();
+        let c = t.capacity.unwrap();
+        assert_eq!(
+            (c.nominal, c.real, c.modulus),
+            (2_000_000_000_000, 32 << 30, Some(32 << 30))
+        );
+        let m = preset("fake-disk-wrap-3000of4096").unwrap();
+        let s = m.seek.as_ref().unwrap();
+        assert_eq!((s.min_ns, s.max_ns), (5_000_000, 10_000_000));
+        assert_eq!(m.truth().capacity.unwrap().real, 3000 << 20);
     }
 
     #[test]

@@ -83,6 +83,17 @@ pub struct CapacityObservation {
     pub holds: Option<u64>,
 }
 
+/// What the probed device's commands cost, measured before the probe's rounds (ns).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct CapacityCosts {
+    /// One probe block written, and read, far from the previous command.
+    pub scattered_write_ns: u64,
+    pub scattered_read_ns: u64,
+    /// One MiB written, and read, continuing a sequential stream.
+    pub seq_write_mib_ns: u64,
+    pub seq_read_mib_ns: u64,
+}
+
 /// A capacity probe (`"kind": "capacity"`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CapacityRecord {
@@ -113,6 +124,22 @@ pub struct CapacityRecord {
     pub bytes_read: u64,
     /// Write, flush and read-back rounds.
     pub rounds: u32,
+    /// What the device's commands cost, as measured first (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<CapacityCosts>,
+    /// The first round's run at the start of the device, in blocks; also the distance between
+    /// its single blocks (0 in older documents).
+    #[serde(default)]
+    pub run_blocks: u64,
+    /// The first round's single blocks.
+    #[serde(default)]
+    pub scattered_blocks: u64,
+    /// The modelled time of the probe on this device: a genuine drive, and the costliest fake
+    /// (ns; 0 in older documents).
+    #[serde(default)]
+    pub modelled_genuine_ns: u64,
+    #[serde(default)]
+    pub modelled_worst_ns: u64,
     /// The blocks that did not keep their data (the lowest and most telling, at most 32).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<CapacityObservation>,

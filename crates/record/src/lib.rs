@@ -44,7 +44,9 @@ pub use bench::{
     BenchRecord, Load, RunValues, SoakGap, SoakRecord, SoakResume, Step, SweepCell, SweepRecord,
     TestResult, Workload,
 };
-pub use capacity::{CapacityClass, CapacityObservation, CapacityRecord, CapacityTruth};
+pub use capacity::{
+    CapacityClass, CapacityCosts, CapacityObservation, CapacityRecord, CapacityTruth,
+};
 pub use device::DeviceSummary;
 pub use diagnose::{
     CurveSource, DiagnoseRecord, DiagnoseResume, Experiment, LinkData, Outcome, OwnFile,

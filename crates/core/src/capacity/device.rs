@@ -13,6 +13,15 @@ pub trait BlockDevice {
     fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
     /// Make every write so far durable.
     fn sync(&mut self) -> io::Result<()>;
+    /// The device's clock in ns, read before and after a command to time it: the monotonic
+    /// clock for a real device, a model's virtual clock for a modelled one.
+    fn now_ns(&self) -> u64 {
+        static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        EPOCH
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_nanos() as u64
+    }
 }
 
 /// Largest single command the file device issues.

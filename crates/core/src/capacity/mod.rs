@@ -1,15 +1,19 @@
 //! Counterfeit capacity: find how much of a drive keeps its data, keeping the data it holds.
 //!
-//! [`probe::probe`] writes stamped blocks at chosen places and reads them back ([`probe`] says
+//! [`probe::probe`] measures what the device's commands cost ([`measure`]), chooses where to
+//! write from that ([`plan`]), writes stamped blocks there and reads them back ([`probe`] says
 //! which and why); [`journal`] saves what each write overwrites first and puts it back; [`run`]
 //! does both: probe, then restore, also when the probe stopped early or failed.
 
 pub mod device;
 pub mod journal;
+mod measure;
+pub mod plan;
 pub mod probe;
 
 pub use device::{BlockDevice, FileDevice};
 pub use journal::{Journal, JournalError, JournalHeader, Restored};
+pub use plan::{Costs, Plan};
 pub use probe::{Outcome, ProbeConfig, ProbeError};
 
 use std::path::Path;

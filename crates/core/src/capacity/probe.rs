@@ -5,18 +5,21 @@
 //! back tells whether it holds its own data, another offset's ([`Class::Misplaced`]), or
 //! nothing of this round.
 //!
-//! 1. **Wrap round** (no flush). Of the device's `n` blocks, with `b = ceil(sqrt(n))`: the first
-//!    `b` blocks, every `b`-th block, and the last `b` blocks are written, highest first, then
-//!    read back. For a drive that wraps at modulus `M` (with `M + b <= size`) some written block
-//!    lies in `[M, M + b)` and its alias in the first `b` blocks, written after it, so the higher
-//!    block reads back the lower one's data: `M` is the smallest such distance, exactly. The
-//!    number of blocks grows as `sqrt(n)`, in three contiguous runs and `sqrt(n)` single blocks.
-//! 2. **Flushed rounds.** Blocks are written, then `flush` bytes are written past the lowest
-//!    block known to fail (at the top of the device while none is known), then the blocks are
-//!    read: a cache in front of a small real area cannot keep data across more writes than it
-//!    holds. The first flushed round checks every `b`-th block; each next one puts `refine`
-//!    blocks between the highest good and the lowest failing block, until they are one block
-//!    apart: `log(b) / log(refine)` rounds.
+//! 0. **Costs.** A few scattered blocks and sequential MiB are read and written
+//!    ([`super::measure`]); the layout of least modelled time follows ([`Plan::choose`]).
+//! 1. **Wrap round** (no flush). Of the device's `n` blocks: a run of the first `k` blocks,
+//!    every `k`-th block and the last block are written, highest first, then read back. For a
+//!    drive that wraps at modulus `M < n` some written block lies in `[M, M + k)` (the last
+//!    block when `M` lies past the last multiple of `k`) and its alias in the run, written after
+//!    it, so the higher block reads back the lower one's data: `M` is the smallest such
+//!    distance, exactly. `k` is `sqrt(n)` where scattered commands cost what sequential blocks
+//!    do, longer where they cost more: [`super::plan`].
+//! 2. **Flushed rounds.** `flush` bytes are written past the lowest block known to fail (at the
+//!    top of the device while none is known), then the wrap round's blocks below them are read
+//!    again: a cache in front of a small real area cannot keep data across more writes than it
+//!    holds. Each next round writes blocks between the highest good and the lowest failing
+//!    block (as many as the plan finds cheapest, or all of them as one run), flushes and reads
+//!    them back, until the two are one block apart.
 //!
 //! What past the real capacity looks like gives the class: another offset's data (wrap), a
 //! read error, or no data of the round (dropped; a limbo cache when the same writes were still
@@ -24,6 +27,7 @@
 
 use super::device::{BlockDevice, CHUNK};
 use super::journal::{Journal, JournalError};
+use super::plan::{Costs, Plan};
 use crate::scan::verify::{new_seed, Class, Pattern};
 use drivescope_record::{CapacityClass, CapacityObservation};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,8 +40,9 @@ pub struct ProbeConfig {
     /// Bytes written between writing and reading back the blocks of a flushed round: more
     /// than the largest cache the probe should see through.
     pub flush: u64,
-    /// Blocks per refining round.
-    pub refine: u64,
+    /// The run (and giant distance) of the wrap round in blocks; None: chosen from the
+    /// measured costs.
+    pub run: Option<u64>,
 }
 
 impl Default for ProbeConfig {
@@ -45,7 +50,7 @@ impl Default for ProbeConfig {
         ProbeConfig {
             block: 4096,
             flush: 64 << 20,
-            refine: 64,
+            run: None,
         }
     }
 }
@@ -80,6 +85,15 @@ pub struct Outcome {
     pub rounds: u32,
     pub evidence: Vec<CapacityObservation>,
     pub interrupted: bool,
+    /// What the device's commands cost, as measured before the rounds.
+    pub costs: Option<Costs>,
+    /// The wrap round's run at the start (and distance between its single blocks), in blocks.
+    pub run_blocks: u64,
+    /// The wrap round's single blocks.
+    pub scattered_blocks: u64,
+    /// The plan's modelled time of a genuine drive and of the costliest fake (ns).
+    pub modelled_genuine_ns: u64,
+    pub modelled_worst_ns: u64,
 }
 
 /// What one block read back as.
@@ -113,14 +127,14 @@ type RoundResult = (Vec<(u64, Obs)>, Vec<u64>, Option<u64>);
 /// Most observations kept as evidence.
 const EVIDENCE: usize = 32;
 
-struct Prober<'a> {
-    dev: &'a mut dyn BlockDevice,
+pub(super) struct Prober<'a> {
+    pub(super) dev: &'a mut dyn BlockDevice,
     journal: Option<&'a mut Journal>,
     /// Byte ranges already saved in the journal (sorted, disjoint).
     backed: Vec<(u64, u64)>,
-    cfg: ProbeConfig,
-    size: u64,
-    out: Outcome,
+    pub(super) cfg: ProbeConfig,
+    pub(super) size: u64,
+    pub(super) out: Outcome,
     /// What each block read back as when last read.
     seen: std::collections::BTreeMap<u64, Obs>,
 }
@@ -143,7 +157,7 @@ fn extents(mut blocks: Vec<(u64, u64)>, block: u64) -> Vec<(u64, u64)> {
 }
 
 impl Prober<'_> {
-    fn pattern(&self) -> Pattern {
+    pub(super) fn pattern(&self) -> Pattern {
         Pattern {
             seed: new_seed(),
             unit: self.cfg.block,
@@ -151,7 +165,12 @@ impl Prober<'_> {
     }
 
     /// Save in the journal what the parts of `ranges` not saved yet hold, and sync it.
-    fn backup(&mut self, ranges: &[(u64, u64)]) -> Result<(), ProbeError> {
+    pub(super) fn count_write(&mut self, bytes: u64) {
+        self.out.blocks_written += bytes / self.cfg.block;
+        self.out.bytes_written += bytes;
+    }
+
+    pub(super) fn backup(&mut self, ranges: &[(u64, u64)]) -> Result<(), ProbeError> {
         if self.journal.is_none() {
             return Ok(());
         }
@@ -224,8 +243,7 @@ impl Prober<'_> {
                 if self.dev.write_at(pos, &buf).is_err() {
                     failed.extend((pos..pos + n).step_by(self.cfg.block as usize));
                 }
-                self.out.blocks_written += n / self.cfg.block;
-                self.out.bytes_written += n;
+                self.count_write(n);
                 pos += n;
             }
         }
@@ -234,7 +252,22 @@ impl Prober<'_> {
 
     /// Read every block of `ext` back and say what each holds.
     fn read(&mut self, ext: &[(u64, u64)], p: &Pattern, failed: &[u64]) -> Vec<(u64, Obs)> {
+        self.read_blocks(ext, p, failed, false)
+    }
+
+    /// [`Prober::read`]; with `coarse`, a 1 MiB command that fails after one already failed
+    /// counts all its blocks as read errors without reading them one by one (the flush region
+    /// of a drive that fails every read past its real size: only its lowest failing block
+    /// matters, and that lies in the first failing command).
+    fn read_blocks(
+        &mut self,
+        ext: &[(u64, u64)],
+        p: &Pattern,
+        failed: &[u64],
+        coarse: bool,
+    ) -> Vec<(u64, Obs)> {
         let mut obs = Vec::new();
+        let mut failed_before = false;
         let bs = self.cfg.block;
         let mut buf = Vec::new();
         let mut sorted = ext.to_vec();
@@ -246,11 +279,13 @@ impl Prober<'_> {
                 buf.resize(n as usize, 0);
                 let whole = self.dev.read_at(pos, &mut buf).is_ok();
                 self.out.bytes_read += n;
+                let skip = coarse && !whole && failed_before;
+                failed_before |= !whole;
                 for (i, b) in buf.chunks_mut(bs as usize).enumerate() {
                     let at = pos + i as u64 * bs;
                     let o = if failed.contains(&at) {
                         Obs::WriteError
-                    } else if !whole && self.dev.read_at(at, b).is_err() {
+                    } else if skip || (!whole && self.dev.read_at(at, b).is_err()) {
                         Obs::ReadError
                     } else {
                         match p.classify(at, b, (0, self.size)) {
@@ -283,7 +318,7 @@ impl Prober<'_> {
             written += end - start;
         }
         self.out.flush_bytes = written;
-        let obs = self.read(&[(start, end)], &p, &failed);
+        let obs = self.read_blocks(&[(start, end)], &p, &failed, true);
         let kept = obs
             .iter()
             .filter(|(_, o)| *o == Obs::Ok)
@@ -295,14 +330,25 @@ impl Prober<'_> {
 
     /// A flushed round over `blocks` (byte offsets): write them, flush past `bad`, read back.
     fn flushed_round(&mut self, blocks: &[u64], bad: u64) -> Result<RoundResult, ProbeError> {
-        self.out.rounds += 1;
         let bs = self.cfg.block;
         let ext = extents(blocks.iter().map(|b| (b / bs, b / bs + 1)).collect(), bs);
         let p = self.pattern();
         let failed = self.write(&ext, &p)?;
+        self.flush_and_read(&ext, &p, &failed, bad)
+    }
+
+    /// A flushed round over blocks already written with `p`: flush past `bad`, read back.
+    fn flush_and_read(
+        &mut self,
+        ext: &[(u64, u64)],
+        p: &Pattern,
+        failed: &[u64],
+        bad: u64,
+    ) -> Result<RoundResult, ProbeError> {
+        self.out.rounds += 1;
         let region = self.flush_region(bad);
         let (kept, flush_bad) = self.flush(region.0, region.1)?;
-        let obs = self.read(&ext, &p, &failed);
+        let obs = self.read(ext, p, failed);
         Ok((obs, kept, flush_bad))
     }
 
@@ -322,6 +368,9 @@ impl Prober<'_> {
         for &(offset, o) in obs.iter().filter(|(_, o)| *o != Obs::Ok) {
             if self.out.evidence.len() >= EVIDENCE {
                 return;
+            }
+            if self.out.evidence.iter().any(|e| e.offset == offset) {
+                continue;
             }
             self.out.evidence.push(CapacityObservation {
                 offset,
@@ -362,17 +411,45 @@ pub fn probe(
     };
     let bs = cfg.block;
     let n = size / bs;
-    let b = ((n as f64).sqrt().ceil() as u64).clamp(1, n);
-
-    // 1. The wrap round.
-    let mut blocks = vec![(0, b), (n - b, n)];
-    blocks.extend((b..n - b).step_by(b as usize).map(|j| (j, j + 1)));
-    let ext = extents(blocks, bs);
+    let costs = super::measure::costs(&mut pr)?;
+    let region = pr.flush_region(size);
+    let flush_read = (region.1 - region.0) / bs;
+    let flush_write = cfg.flush.max(region.1 - region.0).div_ceil(bs);
+    let mut plan = match cfg.run {
+        Some(k) => Plan::with_run(n, bs, flush_write, flush_read, costs, k),
+        None => Plan::choose(n, bs, flush_write, flush_read, costs),
+    };
+    let k = plan.run;
+    pr.out.costs = Some(costs);
+    pr.out.run_blocks = k;
+    pr.out.scattered_blocks = plan.giants();
+    pr.out.modelled_genuine_ns = plan.genuine_ns() as u64;
+    pr.out.modelled_worst_ns = plan.modelled_ns() as u64;
+    let iec = drivescope_units::format_size;
     progress(format!(
-        "round 1: {} blocks of {} in {} runs, highest first",
-        ext.iter().map(|(s, e)| (e - s) / bs).sum::<u64>(),
-        drivescope_units::format_size(bs),
-        ext.len()
+        "a scattered {} costs {:.2} ms to write and {:.2} ms to read, a sequential MiB {:.1} ms and {:.1} ms",
+        iec(bs),
+        costs.scattered_write_ns / 1e6,
+        costs.scattered_read_ns / 1e6,
+        costs.seq_write_mib_ns / 1e6,
+        costs.seq_read_mib_ns / 1e6,
+    ));
+
+    // 1. The wrap round: the run, every k-th block, the last block.
+    // Written in this order, the giants one by one from the highest, the run last: each
+    // giant's alias in the run is written after it (merged into one extent, adjacent giants
+    // would be written lowest first).
+    let mut giants: Vec<u64> = (k..n).step_by(k as usize).collect();
+    giants.push(n - 1);
+    giants.sort_unstable_by(|a, b| b.cmp(a));
+    giants.dedup();
+    let mut ext: Vec<(u64, u64)> = giants.iter().map(|j| (j * bs, (j + 1) * bs)).collect();
+    ext.push((0, k * bs));
+    progress(format!(
+        "round 1: {} at the start and {} single blocks, highest first (modelled {:.0} s for a genuine drive)",
+        iec(k * bs),
+        plan.giants(),
+        plan.genuine_ns() / 1e9
     ));
     pr.out.rounds = 1;
     let p = pr.pattern();
@@ -406,19 +483,18 @@ pub fn probe(
         return Ok(pr.out);
     }
 
-    // 2. Flushed rounds: every b-th block below the flush, then refining.
+    // 2. Flushed rounds: the wrap round's blocks below the flush read again, then refining.
     let region = pr.flush_region(bad);
-    let giants: Vec<u64> = (0..n)
-        .step_by(b as usize)
-        .map(|j| j * bs)
-        .filter(|o| *o < region.0)
+    let below: Vec<(u64, u64)> = ext
+        .iter()
+        .filter(|(s, _)| *s < region.0)
+        .map(|&(s, e)| (s, e.min(region.0)))
         .collect();
     progress(format!(
-        "round 2: {} blocks, then {} written past them",
-        giants.len(),
-        drivescope_units::format_size(cfg.flush.max(region.1 - region.0))
+        "round 2: {} written past them, then the blocks below read again",
+        iec(cfg.flush.max(region.1 - region.0))
     ));
-    let (obs, mut kept, flush_bad) = pr.flushed_round(&giants, bad)?;
+    let (obs, mut kept, flush_bad) = pr.flush_and_read(&below, &p, &failed, bad)?;
     bad = [Some(bad), lowest_bad(&obs), flush_bad]
         .into_iter()
         .flatten()
@@ -437,15 +513,15 @@ pub fn probe(
         }
         let from = lo.map_or(0, |l| l + bs);
         let span = (bad - from) / bs;
-        let k = cfg.refine.min(span);
+        let k = plan.refine_points(span);
         let mut probes: Vec<u64> = (0..k).map(|i| from + span * i / k * bs).collect();
         probes.dedup();
         progress(format!(
             "round {}: {} blocks between {} and {}",
             pr.out.rounds + 1,
             probes.len(),
-            drivescope_units::format_size(from),
-            drivescope_units::format_size(bad)
+            iec(from),
+            iec(bad)
         ));
         let (obs, k2, _) = pr.flushed_round(&probes, bad)?;
         kept = k2;

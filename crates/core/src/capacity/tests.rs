@@ -3,143 +3,11 @@
 
 use super::*;
 use drivescope_record::CapacityClass;
-use std::collections::{HashMap, VecDeque};
-use std::io;
 
-const G: u64 = 4096;
+mod mem;
+mod space;
 
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Mode {
-    Genuine,
-    Wrap,
-    Drop,
-    Limbo(u64),
-    ReadErr,
-}
-
-/// A sparse device of `size` bytes keeping `real`; unwritten granules read as a pattern of
-/// their own (what the device held before), so a restore that misses one shows.
-#[derive(Clone)]
-struct Mem {
-    size: u64,
-    real: u64,
-    mode: Mode,
-    data: HashMap<u64, Vec<u8>>,
-    limbo: VecDeque<u64>,
-    limbo_data: HashMap<u64, Vec<u8>>,
-    /// Fail every command after this many more writes (a pulled drive, a killed process).
-    writes_left: Option<u64>,
-}
-
-impl Mem {
-    fn new(size: u64, real: u64, mode: Mode) -> Mem {
-        Mem {
-            size,
-            real,
-            mode,
-            data: HashMap::new(),
-            limbo: VecDeque::new(),
-            limbo_data: HashMap::new(),
-            writes_left: None,
-        }
-    }
-
-    fn initial(g: u64) -> Vec<u8> {
-        (0..G).map(|i| ((g / G) as u8) ^ (i as u8)).collect()
-    }
-
-    fn get(&self, at: u64) -> io::Result<Vec<u8>> {
-        if at < self.real || self.mode == Mode::Genuine {
-            return Ok(self
-                .data
-                .get(&at)
-                .cloned()
-                .unwrap_or_else(|| Mem::initial(at)));
-        }
-        match self.mode {
-            Mode::Wrap => self.get(at % self.real),
-            Mode::Drop => Ok(vec![0; G as usize]),
-            Mode::ReadErr => Err(io::Error::from_raw_os_error(libc::EIO)),
-            Mode::Limbo(_) => Ok(self
-                .limbo_data
-                .get(&at)
-                .cloned()
-                .unwrap_or_else(|| vec![0; G as usize])),
-            Mode::Genuine => unreachable!(),
-        }
-    }
-
-    fn put(&mut self, at: u64, d: &[u8]) {
-        if at < self.real || self.mode == Mode::Genuine {
-            self.data.insert(at, d.to_vec());
-            return;
-        }
-        match self.mode {
-            Mode::Wrap => {
-                let r = self.real;
-                self.put(at % r, d)
-            }
-            Mode::Limbo(cache) => {
-                self.limbo.retain(|g| *g != at);
-                self.limbo.push_back(at);
-                self.limbo_data.insert(at, d.to_vec());
-                while self.limbo.len() as u64 > cache / G {
-                    let old = self.limbo.pop_front().unwrap();
-                    self.limbo_data.remove(&old);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Granules whose content may differ from a device never written: every one ever
-    /// written and a spread of others.
-    fn touched(&self) -> Vec<u64> {
-        let mut keys: Vec<u64> = self.data.keys().copied().collect();
-        keys.extend(self.limbo_data.keys().copied());
-        keys.extend((0..self.size).step_by((self.size / 512).max(G) as usize));
-        keys
-    }
-
-    /// Whether everything reads back as it did on `before` (a copy taken earlier).
-    fn same_as(&self, before: &Mem) -> bool {
-        let mut keys = self.touched();
-        keys.extend(before.touched());
-        keys.sort();
-        keys.dedup();
-        keys.iter()
-            .all(|k| self.get(*k).ok() == before.get(*k).ok())
-    }
-}
-
-impl BlockDevice for Mem {
-    fn size(&self) -> u64 {
-        self.size
-    }
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        if self.writes_left == Some(0) {
-            return Err(io::Error::from_raw_os_error(libc::ENODEV));
-        }
-        for (i, b) in buf.chunks_mut(G as usize).enumerate() {
-            b.copy_from_slice(&self.get(offset + i as u64 * G)?);
-        }
-        Ok(())
-    }
-    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
-        match &mut self.writes_left {
-            Some(0) => return Err(io::Error::from_raw_os_error(libc::ENODEV)),
-            Some(n) => *n -= 1,
-            None => {}
-        }
-        for (i, b) in data.chunks(G as usize).enumerate() {
-            self.put(offset + i as u64 * G, b);
-        }
-        Ok(())
-    }
-    fn sync(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
+use mem::{Mem, Mode, Timing, G};
 
 fn header(size: u64) -> JournalHeader {
     JournalHeader {
@@ -333,4 +201,91 @@ fn a_stopped_probe_still_restores() {
     assert_eq!(r.outcome.class, None);
     assert!(dev.same_as(&before));
     std::fs::remove_file(&path).unwrap();
+}
+
+/// The modelled time (the device's virtual clock) of a whole run, restore included.
+fn timed(
+    name: &str,
+    size: u64,
+    real: u64,
+    mode: Mode,
+    t: Timing,
+    cfg: ProbeConfig,
+) -> (Outcome, f64) {
+    let mut dev = Mem::new(size, real, mode).with_timing(t);
+    let o = probe_kept(name, &mut dev, cfg);
+    let secs = dev.now_ns() as f64 / 1e9;
+    eprintln!(
+        "{name} {mode:?}: {:?} real {:?}, {secs:.1} s modelled, run {} blocks, {} single, {} rounds",
+        o.class, o.real, o.run_blocks, o.scattered_blocks, o.rounds
+    );
+    (o, secs)
+}
+
+fn all_kinds() -> [Mode; 5] {
+    [
+        Mode::Genuine,
+        Mode::Wrap,
+        Mode::Drop,
+        Mode::Limbo(8 * MIB),
+        Mode::ReadErr,
+    ]
+}
+
+#[test]
+fn a_4gib_drive_with_scattered_commands_of_5_to_10_ms_takes_under_30_s() {
+    let t = Timing::scattered_ms(5.0, 10.0, 50.0);
+    let (size, real) = (4096 * MIB, 3000 * MIB);
+    for mode in all_kinds() {
+        let (o, secs) = timed("4g", size, real, mode, t, ProbeConfig::default());
+        let want = if mode == Mode::Genuine { size } else { real };
+        assert_eq!(o.real, Some(want), "{mode:?}");
+        assert!(
+            secs < 30.0,
+            "{mode:?}: {secs:.1} s, run of {} blocks",
+            o.run_blocks
+        );
+        assert!(o.run_blocks > 1024, "{mode:?}: a longer run than sqrt(n)");
+    }
+    // The square-root grid (a run of sqrt(n) blocks, as many single blocks) misses it.
+    let sqrt = ProbeConfig {
+        run: Some(1024),
+        ..ProbeConfig::default()
+    };
+    for mode in [Mode::Genuine, Mode::Drop] {
+        let (_, secs) = timed("4g-sqrt", size, real, mode, t, sqrt);
+        assert!(secs > 30.0, "{mode:?}, the square-root grid: {secs:.1} s");
+    }
+}
+
+#[test]
+fn a_2tb_drive_holding_32gib_at_50_mb_s_takes_under_2_minutes() {
+    // A USB stick's commands: 0.5 ms to position (its overhead and the host's path), 50 MB/s.
+    let t = Timing::scattered_ms(0.5, 0.5, 50.0);
+    let (size, real) = (2_000_000_000_000, 32 << 30);
+    for mode in [Mode::Genuine, Mode::Wrap, Mode::Drop] {
+        let (o, secs) = timed("2t", size, real, mode, t, ProbeConfig::default());
+        let want = if mode == Mode::Genuine { size } else { real };
+        assert_eq!(o.real, Some(want), "{mode:?}");
+        assert!(
+            secs < 120.0,
+            "{mode:?}: {secs:.1} s, run of {} blocks",
+            o.run_blocks
+        );
+    }
+}
+
+#[test]
+fn the_costs_are_measured_before_the_rounds() {
+    let t = Timing::scattered_ms(5.0, 10.0, 50.0);
+    let mut dev = Mem::new(4096 * MIB, 4096 * MIB, Mode::Genuine).with_timing(t);
+    let o = probe_kept("costs", &mut dev, ProbeConfig::default());
+    let c = o.costs.unwrap();
+    // 4 KiB at 50 MB/s is 82 us; positioning 5 to 10 ms by distance.
+    for ns in [c.scattered_read_ns, c.scattered_write_ns] {
+        assert!((5.0e6..10.1e6).contains(&ns), "{c:?}");
+    }
+    for ns in [c.seq_read_mib_ns, c.seq_write_mib_ns] {
+        assert!((ns - 20.97e6).abs() < 0.1e6, "{c:?}");
+    }
 }

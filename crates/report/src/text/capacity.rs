@@ -40,6 +40,19 @@ pub fn print_capacity(r: &CapacityRecord, out: &mut dyn Write) -> std::io::Resul
             )?,
         }
     }
+    if let Some(c) = &r.costs {
+        writeln!(
+            out,
+            "  a scattered {} cost {:.2} ms to write, {:.2} ms to read; a sequential MiB {:.1} ms, {:.1} ms: a run of {} and {} single blocks",
+            format_size(r.block_size),
+            c.scattered_write_ns as f64 / 1e6,
+            c.scattered_read_ns as f64 / 1e6,
+            c.seq_write_mib_ns as f64 / 1e6,
+            c.seq_read_mib_ns as f64 / 1e6,
+            format_size(r.run_blocks * r.block_size),
+            r.scattered_blocks
+        )?;
+    }
     writeln!(
         out,
         "  {} rounds, {} blocks ({}) written, {} read, {} written between writing and checking, {:.1} s",
