@@ -32,8 +32,9 @@ pub struct Step {
     /// How many requests (any of them) must be done before this one is issued: as many as had
     /// completed in the trace a reaction time or more before its issue.
     pub after: usize,
-    /// Trace time from the later of the `after`-th completion and the previous issue to this issue,
-    /// less the reaction floor (from the first issue for a request that waited for none).
+    /// Trace time from the later of the last completion a reaction time before this issue and the
+    /// previous issue, less the reaction floor (from the previous issue for a request that waited
+    /// for none).
     pub think_ns: u64,
 }
 
@@ -119,15 +120,16 @@ pub fn build(requests: &[Request], m: &Mapping) -> Schedule {
             while done < completions.len() && completions[done] + reaction_ns <= r.issue_ns {
                 done += 1;
             }
-            // A program with a free slot (fewer in flight than it kept just before) issues anyway.
-            let done = done.min(k + 1 - room[k]);
             let think_ns = match done.checked_sub(1) {
                 Some(d) => {
                     let since = completions[d].max(previous);
                     r.issue_ns.saturating_sub(since + reaction_ns)
                 }
-                None => r.issue_ns - start,
+                None => r.issue_ns - previous,
             };
+            // A program with a free slot (fewer in flight than it kept just before) issues anyway,
+            // after the same think time.
+            let done = done.min(k + 1 - room[k]);
             previous = r.issue_ns;
             let (offset, len) = m.place(&r);
             Step {
@@ -271,9 +273,9 @@ mod tests {
         // Reaction floor: C was issued 20 ns after A completed, with two in flight at most.
         assert_eq!(s.reaction_ns, 20);
         // A request that waited for none keeps its whole gap from the first issue.
-        // Think time from the completion awaited (A for C, C for D), less the reaction.
+        // Think time from the last completion a reaction before (A for C, B for D), less the reaction.
         let think: Vec<u64> = s.steps.iter().map(|x| x.think_ns).collect();
-        assert_eq!(think, [0, 10, 0, 50]);
+        assert_eq!(think, [0, 10, 0, 30]);
         for (k, st) in s.steps.iter().enumerate() {
             assert!(st.after <= k);
         }

@@ -66,12 +66,7 @@ impl State {
         if self.count < after {
             return None;
         }
-        let since = if after == 0 {
-            0
-        } else {
-            self.count_at[after].max(self.last_issue)
-        };
-        Some(since + s.wait_ns(i, no_think))
+        Some(self.count_at[after].max(self.last_issue) + s.wait_ns(i, no_think))
     }
 }
 
