@@ -2,19 +2,20 @@
 //!
 //! Requests are issued in the trace's issue order. A request waits, in the replay, until as many
 //! requests (any of them) have completed as had completed in the trace a reaction time before its
-//! issue (`after`), then for its think time. Which requests completed is left to the target: a program
-//! that keeps N requests in flight refills a slot when any of them completes, and the target completes
-//! them in its own order, so waiting for the trace's very requests would hold each one behind any that
-//! happens to be slower in the replay and run the queue shallower than it was traced. A request the
-//! trace issued with nothing else in flight waits for all before it; none is issued with more in flight
-//! than the trace had at its issue.
+//! issue, or until fewer are in flight than the trace kept just before it ([`room`]), whichever needs
+//! fewer completions (`after`); then for its think time. Which requests completed is left to the
+//! target: a program that keeps N requests in flight refills a slot when any of them completes, and the
+//! target completes them in its own order, so waiting for the trace's very requests would hold each one
+//! behind any that happens to be slower in the replay and run the queue shallower than it was traced. A
+//! request the trace issued with nothing else in flight (and none for a while) waits for all before it;
+//! the replay never has more in flight than the trace's deepest queue.
 //!
 //! The reaction time ([`reaction`]) is the traced system's floor from a completion to an issue it
 //! caused (interrupt, wake-up, the submitting call): a completion within it before an issue cannot have
 //! caused the issue, and the replay pays such a path of its own. Think time is what passed in the trace
-//! beyond it, from the later of the awaited completion and the previous issue (a program busy issuing
-//! reacts to the next completion after that); from the trace's first issue for a request that waited
-//! for none.
+//! beyond it, from the later of the last completion a reaction before the issue and the previous issue
+//! (a program busy issuing reacts to the next completion after that); from the previous issue for a
+//! request that waited for none.
 
 use drivescope_trace::{Op, Request};
 
@@ -30,7 +31,8 @@ pub struct Step {
     /// Not issued (a write on a read-only target, a flush, a discard): done as soon as it is due.
     pub skip: bool,
     /// How many requests (any of them) must be done before this one is issued: as many as had
-    /// completed in the trace a reaction time or more before its issue.
+    /// completed in the trace a reaction time or more before its issue, or fewer where the room
+    /// the trace kept allows.
     pub after: usize,
     /// Trace time from the later of the last completion a reaction time before this issue and the
     /// previous issue, less the reaction floor (from the previous issue for a request that waited
