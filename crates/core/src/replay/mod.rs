@@ -1,13 +1,16 @@
 //! `replay`: a kept trace's requests issued again on a target, closed-loop.
 //!
-//! Each request is issued, in the trace's issue order, once every request that had completed before it
-//! was issued in the trace has completed in the replay, and after the think time the trace shows between
-//! the last of those completions and its issue ([`schedule`]); never by the trace's clock alone. Offsets
+//! Each request is issued, in the trace's issue order, once as many requests have completed in the
+//! replay as had completed in the trace a reaction time before its issue (or once fewer are in flight
+//! than the trace kept just before it), and after the think time the trace shows beyond that
+//! ([`schedule`]); never by the trace's clock alone. Offsets
 //! land on the target as they were (aligned to its logical block size), or folded onto it with `wrap`.
 //! Reads are always issued; writes only where the target was opened for writing (a device through the
 //! destructive gate, or a test file drivescope created), and are skipped otherwise, as are flushes and
 //! discards. The trace is held in memory (40 bytes a request in the file, about 100 while replayed).
 
+#[cfg(test)]
+mod closed_loop_tests;
 mod psync;
 pub mod schedule;
 pub mod summary;

@@ -39,7 +39,7 @@ pub fn run(
                 interrupted: true,
             });
         }
-        let due = last_done + if no_think { 0 } else { step.think_ns };
+        let due = last_done + s.wait_ns(i, no_think);
         loop {
             let now = clock.now_ns();
             if now >= due {

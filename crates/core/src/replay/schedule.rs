@@ -1,9 +1,21 @@
 //! The order and dependencies of a trace's requests, as the replay issues them.
 //!
-//! A request waits, in the replay, for every request that had completed before it was issued in the
-//! trace: those are the first `after` requests in the trace's completion order. Its think time is what
-//! passed in the trace between the last of those completions and its issue (between the trace's first
-//! issue and its own for a request that waited for none). Requests are issued in the trace's issue order.
+//! Requests are issued in the trace's issue order. A request waits, in the replay, until as many
+//! requests (any of them) have completed as had completed in the trace a reaction time before its
+//! issue, or until fewer are in flight than the trace kept just before it ([`room`]), whichever needs
+//! fewer completions (`after`); then for its think time. Which requests completed is left to the
+//! target: a program that keeps N requests in flight refills a slot when any of them completes, and the
+//! target completes them in its own order, so waiting for the trace's very requests would hold each one
+//! behind any that happens to be slower in the replay and run the queue shallower than it was traced. A
+//! request the trace issued with nothing else in flight (and none for a while) waits for all before it;
+//! the replay never has more in flight than the trace's deepest queue.
+//!
+//! The reaction time ([`reaction`]) is the traced system's floor from a completion to an issue it
+//! caused (interrupt, wake-up, the submitting call): a completion within it before an issue cannot have
+//! caused the issue, and the replay pays such a path of its own. Think time is what passed in the trace
+//! beyond it, from the later of the last completion a reaction before the issue and the previous issue
+//! (a program busy issuing reacts to the next completion after that); from the previous issue for a
+//! request that waited for none.
 
 use drivescope_trace::{Op, Request};
 
@@ -18,18 +30,33 @@ pub struct Step {
     pub write: bool,
     /// Not issued (a write on a read-only target, a flush, a discard): done as soon as it is due.
     pub skip: bool,
-    /// How many requests, in the trace's completion order, must be done before this one is issued.
+    /// How many requests (any of them) must be done before this one is issued: as many as had
+    /// completed in the trace a reaction time or more before its issue, or fewer where the room
+    /// the trace kept allows.
     pub after: usize,
-    /// Trace time from the last of those completions (or from the first issue) to this issue.
+    /// Trace time from the later of the last completion a reaction time before this issue and the
+    /// previous issue, less the reaction floor (from the previous issue for a request that waited
+    /// for none).
     pub think_ns: u64,
 }
 
-/// Every step in issue order, and the steps in the trace's completion order.
+/// Every step in issue order, and the trace's reaction floor.
 #[derive(Debug, Clone, Default)]
 pub struct Schedule {
     pub steps: Vec<Step>,
-    /// Indices into `steps`, in the order the trace completed them.
-    pub completion_order: Vec<usize>,
+    /// The traced system's reaction floor ([`reaction`]), which the replay does not wait for again.
+    pub reaction_ns: u64,
+}
+
+impl Schedule {
+    /// How long step `i` waits, once its dependencies are done, before it is issued.
+    pub fn wait_ns(&self, i: usize, no_think: bool) -> u64 {
+        if no_think {
+            0
+        } else {
+            self.steps[i].think_ns
+        }
+    }
 }
 
 /// Where the trace's offsets land on the target.
@@ -78,50 +105,111 @@ pub fn reach(requests: &[Request]) -> u64 {
 pub fn build(requests: &[Request], m: &Mapping) -> Schedule {
     let mut by_issue: Vec<usize> = (0..requests.len()).collect();
     by_issue.sort_by_key(|&i| (requests[i].issue_ns, i));
-    let mut by_completion: Vec<usize> = (0..requests.len()).collect();
-    by_completion.sort_by_key(|&i| (requests[i].complete_ns, i));
-    let start = by_issue.first().map_or(0, |&i| requests[i].issue_ns);
-    // position of each request in issue order
-    let mut step_of = vec![0usize; requests.len()];
-    for (s, &i) in by_issue.iter().enumerate() {
-        step_of[i] = s;
-    }
-    let mut done = 0usize; // requests completed strictly before the current issue
-    let steps = by_issue
+    let mut completions: Vec<u64> = requests.iter().map(|r| r.complete_ns).collect();
+    completions.sort_unstable();
+    let issues: Vec<u64> = by_issue.iter().map(|&i| requests[i].issue_ns).collect();
+    let start = issues.first().copied().unwrap_or(0);
+    let queued = queued(&issues, &completions);
+    let reaction_ns = reaction(&issues, &completions, &queued);
+    let room = room(&queued);
+    let mut previous = start;
+    let mut done = 0usize; // requests completed a reaction time or more before the current issue
+    let steps: Vec<Step> = by_issue
         .iter()
-        .map(|&i| {
+        .enumerate()
+        .map(|(k, &i)| {
             let r = requests[i];
-            while done < by_completion.len()
-                && requests[by_completion[done]].complete_ns < r.issue_ns
-            {
+            while done < completions.len() && completions[done] + reaction_ns <= r.issue_ns {
                 done += 1;
             }
-            let since = if done == 0 {
-                start
-            } else {
-                requests[by_completion[done - 1]].complete_ns
+            let think_ns = match done.checked_sub(1) {
+                Some(d) => {
+                    let since = completions[d].max(previous);
+                    r.issue_ns.saturating_sub(since + reaction_ns)
+                }
+                None => r.issue_ns - previous,
             };
+            // A program with a free slot (fewer in flight than it kept just before) issues anyway,
+            // after the same think time.
+            let done = done.min(k + 1 - room[k]);
+            previous = r.issue_ns;
             let (offset, len) = m.place(&r);
-            let write = r.op == Op::Write;
             Step {
                 request: r,
                 offset,
                 len,
-                write,
+                write: r.op == Op::Write,
                 skip: match r.op {
                     Op::Read => false,
                     Op::Write => !m.writable,
                     Op::Flush | Op::Discard => true,
                 },
                 after: done,
-                think_ns: r.issue_ns.saturating_sub(since),
+                think_ns,
             }
         })
         .collect();
-    Schedule {
-        steps,
-        completion_order: by_completion.iter().map(|&i| step_of[i]).collect(),
+    Schedule { steps, reaction_ns }
+}
+
+/// How many requests the trace had in flight at each issue (in issue order), the issued one included.
+fn queued(issues: &[u64], completions: &[u64]) -> Vec<usize> {
+    let mut done = 0usize;
+    let mut q = Vec::with_capacity(issues.len());
+    for (k, &t) in issues.iter().enumerate() {
+        while done < completions.len() && completions[done] <= t {
+            done += 1;
+        }
+        q.push((k + 1).saturating_sub(done).max(1));
     }
+    q
+}
+
+/// The most the trace had in flight at any issue over the last `2 D` issues up to each (`D` the
+/// deepest it went): the room a program had kept for its requests just before, which a replay may
+/// fill again without waiting for the completions the trace happened to have seen.
+pub fn room(queued: &[usize]) -> Vec<usize> {
+    let window = 2 * queued.iter().copied().max().unwrap_or(1);
+    // a sliding maximum: indices of decreasing values
+    let mut best: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    let mut out = Vec::with_capacity(queued.len());
+    for (k, &q) in queued.iter().enumerate() {
+        while best.back().is_some_and(|&j| queued[j] <= q) {
+            best.pop_back();
+        }
+        best.push_back(k);
+        while best.front().is_some_and(|&j| j + window < k) {
+            best.pop_front();
+        }
+        out.push(queued[best[0]]);
+    }
+    out
+}
+
+/// The traced system's reaction floor, from the issue times and the completion times (each sorted):
+/// how long before an issue a completion must have come to have caused it. The larger of two bounds:
+/// - depth: the trace never had more than `D` requests in flight, so before issue `k` at least
+///   `k + 1 - D` requests had completed, the causes of the issues before it; counting only completions
+///   a reaction earlier must still find that many, so the reaction is at most
+///   `issue[k] - completion[k - D]` for every `k` (0 for a trace of no more than `D` requests);
+/// - pace: a program reacting to a completion also submits, so its reaction is at least the shortest
+///   gap between two issues with another request in flight (its back-to-back submissions). A program
+///   too busy to keep its queue full never reaches its depth in the trace, and the depth bound alone
+///   would then count completions that came while it was submitting.
+pub fn reaction(issues: &[u64], completions: &[u64], queued: &[usize]) -> u64 {
+    let depth = queued.iter().copied().max().unwrap_or(1);
+    let pace = (1..issues.len())
+        .filter(|&k| queued[k] > 1)
+        .map(|k| issues[k] - issues[k - 1])
+        .min();
+    let by_depth = issues
+        .iter()
+        .enumerate()
+        .skip(depth)
+        .map(|(k, &t)| t.saturating_sub(completions[k - depth]))
+        .min()
+        .unwrap_or(0);
+    by_depth.max(pace.unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -149,7 +237,7 @@ mod tests {
     };
 
     #[test]
-    fn one_at_a_time_waits_for_the_one_before_and_keeps_the_gap() {
+    fn one_at_a_time_waits_for_the_one_before_and_keeps_the_gap_beyond_the_quickest() {
         // completion order as a kept trace has it
         let rs = [
             req(0, 100, 150, Op::Read),
@@ -160,12 +248,14 @@ mod tests {
         let after: Vec<usize> = s.steps.iter().map(|x| x.after).collect();
         let think: Vec<u64> = s.steps.iter().map(|x| x.think_ns).collect();
         assert_eq!(after, [0, 1, 2]);
-        assert_eq!(think, [0, 20, 30]);
-        assert_eq!(s.completion_order, [0, 1, 2]);
+        // The quickest reaction (20 ns) is the system's own; the replay waits only beyond it.
+        assert_eq!(s.reaction_ns, 20);
+        assert_eq!(think, [0, 0, 10]);
+        assert!((0..3).all(|i| s.wait_ns(i, true) == 0));
     }
 
     #[test]
-    fn overlapping_requests_wait_only_for_what_completed_before_them() {
+    fn overlapping_requests_wait_for_as_many_completions_and_the_last_one_seen() {
         // Two in flight: B is issued while A runs; C after A completes; D after B and C.
         let rs = [
             req(0, 0, 100, Op::Read),    // A
@@ -179,14 +269,17 @@ mod tests {
         let issued: Vec<u64> = s.steps.iter().map(|x| x.request.issue_ns).collect();
         assert_eq!(issued, [0, 10, 120, 250]);
         let after: Vec<usize> = s.steps.iter().map(|x| x.after).collect();
-        assert_eq!(after, [0, 0, 1, 3]);
+        // D was issued with B and C completed, but only C within its reaction time; the trace had two
+        // in flight just before, so one completion (whichever) gives it room.
+        assert_eq!(after, [0, 0, 1, 2]);
+        // Reaction floor: C was issued 20 ns after A completed, with two in flight at most.
+        assert_eq!(s.reaction_ns, 20);
+        // A request that waited for none keeps its whole gap from the first issue.
+        // Think time from the last completion a reaction before (A for C, B for D), less the reaction.
         let think: Vec<u64> = s.steps.iter().map(|x| x.think_ns).collect();
-        assert_eq!(think, [0, 10, 20, 50]);
-        // completion order A(step 0), C(step 2), B(step 1), D(step 3)
-        assert_eq!(s.completion_order, [0, 2, 1, 3]);
-        // No step waits for itself or for a later step.
+        assert_eq!(think, [0, 10, 0, 30]);
         for (k, st) in s.steps.iter().enumerate() {
-            assert!(s.completion_order[..st.after].iter().all(|&d| d < k));
+            assert!(st.after <= k);
         }
     }
 

@@ -1,5 +1,6 @@
-//! The replay's own io_uring loop: steps are issued in order as their dependencies complete and their
-//! think time passes, and the loop waits for whichever comes first, a completion or the next step's time.
+//! The replay's own io_uring loop: steps are issued in order as enough requests complete (as many as
+//! each step waits for, whichever they are) and their think time passes, and the loop waits for
+//! whichever comes first, a completion or the next step's time.
 //!
 //! The timed engine's [`Job`](crate::engine::Job) interface waits for a completion whenever something is in
 //! flight; a replay must also wake for a request that is due while others run, hence a loop of its own,
@@ -25,22 +26,47 @@ pub struct Issued {
     pub interrupted: bool,
 }
 
-struct State {
+/// What has completed so far, and when.
+pub(super) struct State {
     /// Steps done (issued and completed, or skipped), by step.
     done: Vec<bool>,
-    /// How many steps, in the trace's completion order, are all done.
-    prefix: usize,
-    /// When the prefix reached each length (replay clock).
-    prefix_at: Vec<u64>,
+    /// How many steps are done.
+    count: usize,
+    /// When the count reached each value (replay clock).
+    count_at: Vec<u64>,
+    /// When the last step was issued.
+    last_issue: u64,
 }
 
 impl State {
-    fn finish(&mut self, step: usize, now: u64, order: &[usize]) {
-        self.done[step] = true;
-        while self.prefix < order.len() && self.done[order[self.prefix]] {
-            self.prefix += 1;
-            self.prefix_at[self.prefix] = now;
+    pub(super) fn new(n: usize) -> Self {
+        State {
+            done: vec![false; n],
+            count: 0,
+            count_at: vec![0; n + 1],
+            last_issue: 0,
         }
+    }
+
+    pub(super) fn finish(&mut self, step: usize, now: u64) {
+        debug_assert!(!self.done[step], "step {step} done twice");
+        self.done[step] = true;
+        self.count += 1;
+        self.count_at[self.count] = now;
+    }
+
+    pub(super) fn issued(&mut self, now: u64) {
+        self.last_issue = now;
+    }
+
+    /// When step `i` of `s` may be issued, or `None` while fewer steps are done than it waits for:
+    /// its think time after the later of the moment enough were done and the last issue.
+    pub(super) fn due(&self, s: &Schedule, i: usize, no_think: bool) -> Option<u64> {
+        let after = s.steps[i].after;
+        if self.count < after {
+            return None;
+        }
+        Some(self.count_at[after].max(self.last_issue) + s.wait_ns(i, no_think))
     }
 }
 
@@ -64,11 +90,7 @@ pub fn run(
     let mut ring =
         IoUring::new((depth as u32).next_power_of_two().max(2)).map_err(ReplayError::NoUring)?;
     let clock = Clock::new();
-    let mut st = State {
-        done: vec![false; n],
-        prefix: 0,
-        prefix_at: vec![0; n + 1],
-    };
+    let mut st = State::new(n);
     let mut timings: Vec<Option<Timing>> = vec![None; n];
     let mut slots: Vec<Option<usize>> = vec![None; depth];
     let mut free: Vec<usize> = (0..depth).rev().collect();
@@ -84,16 +106,15 @@ pub fn run(
         let mut due_at = None;
         while next < n {
             let step = &s.steps[next];
-            if st.prefix < step.after {
+            let Some(due) = st.due(s, next, no_think) else {
                 break;
-            }
-            let due = st.prefix_at[step.after] + if no_think { 0 } else { step.think_ns };
+            };
             if due > now {
                 due_at = Some(due);
                 break;
             }
             if step.skip {
-                st.finish(next, now, &s.completion_order);
+                st.finish(next, now);
                 next += 1;
                 continue;
             }
@@ -117,8 +138,10 @@ pub fn run(
             slots[slot] = Some(next);
             // One request per submission, as the trace's were issued: several sequential ones queued
             // in one call would be merged by the block layer's plug into fewer, larger requests.
+            let issue_ns = clock.now_ns();
+            st.issued(issue_ns);
             timings[next] = Some(Timing {
-                issue_ns: clock.now_ns(),
+                issue_ns,
                 ..Timing::default()
             });
             submit(&ring, 0, None)?;
@@ -156,7 +179,7 @@ pub fn run(
             } else if res as u32 != s.steps[i].len {
                 t.error = Some(libc::EIO);
             }
-            st.finish(i, done_ns, &s.completion_order);
+            st.finish(i, done_ns);
         }
     }
     Ok(Issued {
@@ -188,5 +211,82 @@ fn submit(ring: &IoUring, want: usize, timeout: Option<u64>) -> Result<(), Repla
             }
             Err(e) => return Err(ReplayError::Io(e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::schedule::{build, Mapping};
+    use super::State;
+    use drivescope_trace::{Op, Request};
+
+    fn req(issue: u64, complete: u64) -> Request {
+        Request {
+            dev: 1,
+            sector: issue,
+            bytes: 4096,
+            op: Op::Read,
+            sync: false,
+            issue_ns: issue,
+            complete_ns: complete,
+            error: 0,
+        }
+    }
+
+    const M: Mapping = Mapping {
+        size: 1 << 30,
+        block: 512,
+        wrap: false,
+        writable: false,
+    };
+
+    #[test]
+    fn a_step_is_due_after_as_many_completions_whichever_they_are() {
+        // Two in flight, refilled 5 ns after each completion: A and B, then C after A, D after B.
+        let rs = [req(0, 100), req(1, 200), req(105, 300), req(205, 400)];
+        let s = build(&rs, &M);
+        assert_eq!(s.reaction_ns, 5);
+        let after: Vec<usize> = s.steps.iter().map(|x| x.after).collect();
+        assert_eq!(after, [0, 0, 1, 2]);
+        let mut st = State::new(4);
+        assert_eq!(st.due(&s, 0, false), Some(0));
+        assert_eq!(st.due(&s, 1, false), Some(1));
+        st.issued(0);
+        st.issued(1);
+        assert_eq!(st.due(&s, 2, false), None, "nothing has completed");
+        // In the replay B completes first: C waited for one completion, and one came.
+        st.finish(1, 50);
+        assert_eq!(st.due(&s, 2, false), Some(50));
+        st.issued(52);
+        assert_eq!(
+            st.due(&s, 3, false),
+            None,
+            "D waits for a second completion"
+        );
+        st.finish(0, 70);
+        assert_eq!(st.due(&s, 3, false), Some(70));
+    }
+
+    #[test]
+    fn think_time_runs_from_the_later_of_the_completion_and_the_last_issue() {
+        // One at a time, each issued 5 ns after the one before completed, the last after 45 ns.
+        let rs = [req(0, 100), req(105, 200), req(245, 300)];
+        let s = build(&rs, &M);
+        assert_eq!(s.reaction_ns, 5);
+        let think: Vec<u64> = s.steps.iter().map(|x| x.think_ns).collect();
+        assert_eq!(think, [0, 0, 40]);
+        let mut st = State::new(3);
+        st.issued(0);
+        st.finish(0, 10);
+        st.issued(12);
+        st.finish(1, 20);
+        assert_eq!(st.due(&s, 2, false), Some(60));
+        assert_eq!(st.due(&s, 2, true), Some(20));
+        // A step issued after the completion it waited for counts its think time from that issue.
+        let mut late = State::new(3);
+        late.finish(0, 10);
+        late.issued(30);
+        late.finish(1, 20);
+        assert_eq!(late.due(&s, 2, false), Some(70));
     }
 }

@@ -21,9 +21,9 @@ use std::sync::Arc;
     drivescope time --cold --runs 1 --trace --keep-trace build.trace -- make\n  \
     drivescope replay build.trace /dev/sdb\n  \
     drivescope replay --wrap build.trace /mnt/usb\n\n\
-    Each request is issued once every request that had completed before it in the trace has completed \
-    here, after the think time the trace shows (closed-loop: the replay waits for the disk, never for the \
-    trace's clock). On a device only reads are issued unless --destructive (with --confirm) lets writes \
+    Each request is issued once as many requests have completed here as had completed a reaction time \
+    before it in the trace (or the queue is shallower than the trace kept it), after the think time the \
+    trace shows (closed-loop: the replay waits for the disk, never for the trace's clock). On a device only reads are issued unless --destructive (with --confirm) lets writes \
     through; in a directory the requests go to a test file drivescope creates, fills and removes, writes \
     included. See docs/replay.md.")]
 pub struct ReplayArgs {
