@@ -276,8 +276,10 @@ fn a_drive_that_goes_away_does_not_stop_the_others() {
         return;
     }
     let _one = one_at_a_time();
-    // 64 MiB at 20 MB/s: about 3.4 s a scan; the third disk is pulled after 1 s.
-    let disks: Vec<Model> = (0..3).map(|_| model("", 20.0, "64M")).collect();
+    // 64 MiB at 20 MB/s: about 3.4 s a scan; the third disk, 1 GiB at 300 MB/s (large enough
+    // to have places 64 MiB from a failure to probe), is pulled after 1 s.
+    let mut disks: Vec<Model> = (0..2).map(|_| model("", 20.0, "64M")).collect();
+    disks.push(model("", 300.0, "1G"));
     let devs = start(&disks, None);
     let p = paths(&devs);
     let child = drivescope_cmd()

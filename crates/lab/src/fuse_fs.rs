@@ -453,6 +453,13 @@ impl LabFs {
         }
     }
 
+    /// The error every command fails with once the disk has gone away (`vanish`).
+    fn gone(&self) -> Option<i32> {
+        let v = self.model.vanish.as_ref()?;
+        v.gone(self.counters.bytes_read.load(Ordering::Relaxed))
+            .then(|| v.errno())
+    }
+
     fn submit(&self, op: Op, offset: u64, len: u64) -> u64 {
         if !BOOSTED.get() {
             BOOSTED.set(true);
@@ -562,6 +569,10 @@ impl Filesystem for LabFs {
             return;
         }
         self.count_size(size);
+        if let Some(e) = self.gone() {
+            reply.error(Errno::from_i32(e));
+            return;
+        }
         self.counters.reads.fetch_add(1, Ordering::Relaxed);
         let id = self.submit(Op::Read, offset, len);
         let failed = fails(&self.model, Op::Read, offset, len)
@@ -612,6 +623,10 @@ impl Filesystem for LabFs {
             return;
         }
         self.count_size(len as u32);
+        if let Some(e) = self.gone() {
+            reply.error(Errno::from_i32(e));
+            return;
+        }
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
         let id = self.submit(Op::Write, offset, len);
         if let Some(e) = fails(&self.model, Op::Write, offset, len) {

@@ -23,6 +23,7 @@ pub mod throttle;
 pub mod timing;
 pub mod truth;
 mod units;
+pub mod vanish;
 
 pub use bus::Bus;
 pub use group::{GroupError, LabGroup};

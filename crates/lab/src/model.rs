@@ -219,6 +219,9 @@ pub struct Model {
     /// A disk that reports `size` but keeps less (see [`crate::fake`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fake: Option<crate::fake::Fake>,
+    /// A disk that goes away mid-run (see [`crate::vanish`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vanish: Option<crate::vanish::Vanish>,
 }
 
 fn default_spot_len() -> u64 {
@@ -480,6 +483,9 @@ impl Model {
         }
         if let Some(f) = &self.fake {
             f.check(self.size).map_err(|m| self.invalid(m))?;
+        }
+        if let Some(v) = &self.vanish {
+            v.check(self.size).map_err(|m| self.invalid(m))?;
         }
         Ok(())
     }

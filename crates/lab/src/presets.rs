@@ -321,6 +321,75 @@ real = "64M"
 mode = "readerr"
 "#,
     },
+    Preset {
+        name: "growing-1m",
+        summary: "failing SSD: 64 KiB unreadable at 200 MiB and 1 MiB on each side that reads once and then fails (damage that grows as it is read), 400 MB/s, 32 commands overlap",
+        toml: r#"name = "growing-1m"
+description = "a failing drive whose damage grows while it is read: 64 KiB always fails, the 1 MiB on each side reads once and fails every read after"
+size = "512M"
+zones = { rates_mb_s = [400] }
+overhead = "5us"
+queue = { mode = "parallel", depth = 32 }
+bad = [{ offset = "200M", length = "64K", latency = "2ms", marginal = "1M" }]
+"#,
+    },
+    Preset {
+        name: "growing-16m",
+        summary: "failing SSD: 256 KiB unreadable at 200 MiB and 16 MiB on each side that reads once and then fails, 400 MB/s, 32 commands overlap",
+        toml: r#"name = "growing-16m"
+description = "a failing drive whose damage grows while it is read: 256 KiB always fails, the 16 MiB on each side reads once and fails every read after"
+size = "512M"
+zones = { rates_mb_s = [400] }
+overhead = "5us"
+queue = { mode = "parallel", depth = 32 }
+bad = [{ offset = "200M", length = "256K", latency = "2ms", marginal = "16M" }]
+"#,
+    },
+    Preset {
+        name: "growing-128m",
+        summary: "failing SSD: 1 MiB unreadable at 400 MiB and 128 MiB on each side that reads once and then fails, 400 MB/s, 32 commands overlap",
+        toml: r#"name = "growing-128m"
+description = "a failing drive whose damage grows while it is read: 1 MiB always fails, the 128 MiB on each side reads once and fails every read after"
+size = "1G"
+zones = { rates_mb_s = [400] }
+overhead = "5us"
+queue = { mode = "parallel", depth = 32 }
+bad = [{ offset = "400M", length = "1M", latency = "2ms", marginal = "128M" }]
+"#,
+    },
+    Preset {
+        name: "many-patches",
+        summary: "failing SSD: eight damaged patches from one sector to 1 MiB over 1 GiB, most with margins of 4 KiB to 8 MiB that read once and then fail, 400 MB/s, 32 commands overlap",
+        toml: r#"name = "many-patches"
+description = "a failing drive damaged in eight places, fixed and growing"
+size = "1G"
+zones = { rates_mb_s = [400] }
+overhead = "5us"
+queue = { mode = "parallel", depth = 32 }
+bad = [
+  { offset = "10M", length = 512, latency = "2ms" },
+  { offset = "130M", length = "64K", latency = "2ms", marginal = "4K" },
+  { offset = "250M", length = "1M", latency = "2ms", marginal = "8M" },
+  { offset = "380M", length = "4K", latency = "2ms", marginal = "2M" },
+  { offset = "500M", length = "256K", latency = "2ms" },
+  { offset = "640M", length = "32K", latency = "2ms", marginal = "512K" },
+  { offset = "770M", length = "128K", latency = "2ms", marginal = "4M" },
+  { offset = "1000M", length = "8K", latency = "2ms", marginal = "1M" },
+]
+"#,
+    },
+    Preset {
+        name: "vanishing",
+        summary: "SSD that goes away after serving 400 MiB of reads: every command after fails with EIO and the kernel keeps the device, 400 MB/s, 32 commands overlap",
+        toml: r#"name = "vanishing"
+description = "a drive that dies in the middle of a scan: after 400 MiB of reads every command fails with EIO, the block device stays"
+size = "1G"
+zones = { rates_mb_s = [400] }
+overhead = "5us"
+queue = { mode = "parallel", depth = 32 }
+vanish = { after_read = "400M" }
+"#,
+    },
 ];
 
 /// The built-in model named `name`.

@@ -131,4 +131,16 @@ pub struct Truth {
     /// A disk that fakes its capacity: how much it really keeps and what it does past that.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub capacity: Option<crate::CapacityTruth>,
+    /// A disk that goes away mid-run: when, and what every command fails with after.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub vanish: Option<VanishTruth>,
+}
+
+/// When a lab disk goes away and how its commands fail after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VanishTruth {
+    /// Bytes of reads it serves before it goes.
+    pub after_read: u64,
+    /// The error every command fails with after (5 EIO, 19 ENODEV).
+    pub errno: i32,
 }

@@ -129,6 +129,11 @@ pub struct ScanRecord {
     /// Set when the device went away during the run: what happened, in one line.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device_lost: Option<String>,
+    /// Set when a command failed, nothing read fine after it, and whether the device had gone
+    /// away could not be told (no place far enough from every failure to probe): why, in one
+    /// line. The run was not taken as lost.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lost_inconclusive: Option<String>,
     /// The stored run this one continues (`scan --resume RUN`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub resumed_from: Option<i64>,

@@ -172,6 +172,7 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
         points: 1000,
         interval_ns: 1_000_000_000,
         device_lost: None,
+        lost_inconclusive: None,
         resumed_from: None,
         checkpoint: None,
         checkpoints: None,

@@ -17,6 +17,8 @@ mod psync;
 pub(crate) use psync::transfer;
 #[cfg(any(test, feature = "testing"))]
 pub mod scripted;
+#[cfg(any(test, feature = "testing"))]
+pub mod scripted_damage;
 mod uring;
 
 pub use clock::{Clock, Now};

@@ -75,9 +75,8 @@ pub struct Retries {
     write: bool,
     queue: VecDeque<u64>,
     pending: BTreeMap<u64, Pending>,
-    /// Failed commands waiting for their probe's answer: (completion, errno, whether the
-    /// probe is the second).
-    awaiting: VecDeque<(Completion, i32, bool)>,
+    /// Failed commands waiting for their probe's answer: (completion, errno).
+    awaiting: VecDeque<(Completion, i32)>,
 }
 
 impl Retries {
@@ -128,7 +127,7 @@ impl Retries {
 
     /// A probe read fine: the oldest failed command waiting is split into sectors.
     fn probed(&mut self) {
-        if let Some((c, errno, _)) = self.awaiting.pop_front() {
+        if let Some((c, errno)) = self.awaiting.pop_front() {
             self.schedule(&c, errno);
         }
     }
@@ -271,14 +270,16 @@ impl Accum {
             .store(self.failed.total(), Ordering::Relaxed);
     }
 
-    /// A probe for the failure at `failed_at` failed (`retried`: the second for it): `true`
-    /// when a second probe is queued, `false` when the device is now taken as lost.
-    pub fn probe_failed(&mut self, c: &Completion, failed_at: u64, retried: bool) -> bool {
+    /// A probe for the failure at `failed_at` failed: `true` when another probe is queued,
+    /// `false` when the failure stands without a verdict or the device is now taken as lost
+    /// (`lost` says which).
+    pub fn probe_failed(&mut self, c: &Completion, failed_at: u64) -> bool {
         if self.lost.is_some() {
             return false;
         }
-        match self.prober.failed(c, failed_at, retried) {
+        match self.prober.failed(c, failed_at) {
             AfterProbe::Again => true,
+            AfterProbe::Stands => false,
             AfterProbe::Lost(why) => {
                 self.lost = Some(why);
                 self.prober.clear();
@@ -343,19 +344,23 @@ impl Accum {
                 if c.result.is_ok() {
                     self.prober.read_fine();
                     self.retries.probed();
-                } else if let Some(&(f, _, retried)) = self.retries.awaiting.front() {
-                    if self.probe_failed(c, f.cmd.offset, retried) {
-                        if let Some(front) = self.retries.awaiting.front_mut() {
-                            front.2 = true;
+                } else if let Some(&(f, _)) = self.retries.awaiting.front() {
+                    if !self.probe_failed(c, f.cmd.offset) {
+                        if self.lost.is_some() {
+                            self.retries.clear();
+                        } else {
+                            // No verdict: the failure stands, its sectors are read.
+                            self.retries.probed();
                         }
-                    } else {
-                        self.retries.clear();
                     }
                 }
             }
             return false;
         }
         if c.cmd.tag == TAG_RETRY {
+            if c.result.is_ok() {
+                self.prober.present();
+            }
             if let Err(errno) = c.result {
                 self.failed_sector(Event {
                     offset: c.cmd.offset,
@@ -372,7 +377,7 @@ impl Accum {
         let ok = self.command(c);
         if let Err(errno) = c.result {
             if self.lost.is_none() && self.failure(c.cmd.offset, c.cmd.len as u64) {
-                self.retries.awaiting.push_back((*c, errno, false));
+                self.retries.awaiting.push_back((*c, errno));
             } else if self.lost.is_none() {
                 self.retries.schedule(c, errno);
             } else {

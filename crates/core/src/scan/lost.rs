@@ -1,34 +1,48 @@
 //! Deciding that a device is gone, not just bad in places.
 //!
 //! A failed command is a bad spot, or the device has gone away (unplugged, detached, its
-//! server dead). A scan tells them apart as follows, and only then ends as lost:
+//! server dead). Damage comes in every size, from one sector to gigabytes, and on a failing
+//! drive it grows while it is read: sectors around a bad area read once and fail after, over
+//! a margin of anything from a few KiB to hundreds of MiB. So a place near damage says
+//! nothing about the device, and a scan ends as lost only as follows:
 //!
 //! 1. An error that means *gone* (`ENODEV`, `ENXIO`, `ENOMEDIUM`, `ESHUTDOWN`, `ENOTCONN`) on
 //!    any command or probe: lost at once.
-//! 2. After any other failure the scan reads one sector (a *probe*) at a place that read fine
-//!    and lies far from every known failure: the nearest *anchor* (the first and the last
-//!    sector read fine in each thousandth of the range) at least [`Prober::gap`] away from
-//!    every failure (a curve bin, at least 1 MiB). Never a sector next to damage: marginal
-//!    sectors around a bad area that read once and fail later are normal on a failing drive,
-//!    and a probe there would only widen the damage. With no such place yet (damage at the
-//!    range's start), the failure stands without a probe unless the kernel says the device is
-//!    gone (3).
-//! 3. A probe that reads fine: the failure stands (a bad spot). A probe that fails: the
-//!    kernel is asked ([`GoneCheck`]: the block device gone from sysfs, its size 0, its
-//!    `device/state` offline or dead); when it says gone, lost. Otherwise the scan pauses
-//!    ([`PROBE_PAUSE_NS`]) and probes again at the next anchor (the same one when there is no
-//!    other); only a second failure ends the scan as lost.
+//! 2. The kernel says the device is gone ([`GoneCheck`]: the block device gone from sysfs, its
+//!    size 0, its `device/state` offline or dead), asked after a failure with no place to
+//!    probe and after every probe that fails: lost.
+//! 3. After any other failure the scan reads one sector (a *probe*) at a place **far** from
+//!    every failure: at least [`Prober::far`] away, the larger of 64 MiB and 1 % of the range.
+//!    The places are spread over the range: its first and last sectors and the points at each
+//!    eighth of it, and the first and last sector read fine in each thousandth of it; of those
+//!    far from every failure, the one farthest from them is read. A probe that reads fine: the
+//!    failure stands (a bad spot). A probe that fails is a failure too (later probes keep far
+//!    from it); after a pause ([`PROBE_PAUSE_NS`]) the next far place is read. Only when
+//!    [`LOST_PROBES`] far places, each far from the others, fail in a row is the device lost.
 //!
-//! A pulled disk is so found lost about one pause after its first failure; a failing disk
-//! whose damage grows while it is read is mapped, however its bad area spreads, as long as a
-//! place a stretch away from it still reads.
+//! Where no far place is left (a range under about twice [`Prober::far`], or failures spread
+//! all over it), the failure stands and the verdict is *inconclusive*: the scan goes on, and
+//! when nothing reads fine after that failure it says so with the reason
+//! ([`Prober::inconclusive`]) instead of guessing that the device is lost. Any command that
+//! reads fine later shows the device is there and clears it; so does, at the end of the scan,
+//! one read of the place read fine before that lies farthest from every failure.
+//!
+//! A pulled disk is so found lost within a few commands and two pauses after it goes; a
+//! failing disk whose damage grows while it is read is mapped within the scan's error budget,
+//! however wide its damage, as long as places far from it still read.
 
 use crate::engine::{Cmd, Completion};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 
-/// The pause between a probe that failed and the second one.
+/// The pause between a probe that failed and the next one.
 pub const PROBE_PAUSE_NS: u64 = 1_000_000_000;
+
+/// How many far places must fail in a row for the device to be taken as lost.
+pub const LOST_PROBES: u32 = 3;
+
+/// The least distance from every failure a probe keeps (1 % of the range when that is more).
+pub const FAR_MIN: u64 = 64 << 20;
 
 /// Errors that mean the device itself is gone, not a bad spot.
 pub fn is_gone(errno: i32) -> bool {
@@ -78,7 +92,7 @@ impl GoneCheck {
 pub enum AfterFailure {
     /// It waits for a probe.
     Probe,
-    /// It stands: a bad spot.
+    /// It stands: a bad spot (or, with no far place to probe, no verdict).
     Stands,
     /// The device is gone: why, in one line.
     Lost(String),
@@ -87,8 +101,10 @@ pub enum AfterFailure {
 /// A probe that failed, and what follows.
 #[derive(Debug, PartialEq, Eq)]
 pub enum AfterProbe {
-    /// A second probe is queued after the pause.
+    /// Another probe is queued after the pause.
     Again,
+    /// No far place is left to probe: the failure stands without a verdict.
+    Stands,
     /// The device is gone: why, in one line.
     Lost(String),
 }
@@ -107,8 +123,9 @@ pub enum Ask {
 #[derive(Debug)]
 pub struct Prober {
     start: u64,
+    length: u64,
     width: u64,
-    gap: u64,
+    far: u64,
     sector: u64,
     /// The stretch the last good sector fell in, `[lo, hi)`, and the first and last good
     /// sectors seen in it since it became current (a fast path per command).
@@ -118,43 +135,77 @@ pub struct Prober {
     good: BTreeMap<u64, (u64, u64)>,
     /// Stretch → the lowest and the highest failed byte in it, `[lo, hi)`.
     failed: BTreeMap<u64, (u64, u64)>,
+    /// The place the last probe was chosen at, while it stays far from every failure.
+    chosen: Option<u64>,
     queue: VecDeque<Cmd>,
     /// When the queue's front probe is due (this run's clock).
     due_ns: u64,
     /// A probe is in flight: the next waits for its answer, so answers pair with failures in
     /// order.
     in_flight: bool,
+    /// Far places that failed in a row, for the failure being decided.
+    failed_in_row: u32,
+    /// Why the last failure got no verdict, while nothing has read fine since.
+    unsure: Option<String>,
+    /// The scan's last read, at its end, was asked for ([`Prober::last_check`]).
+    checked: bool,
     kernel: GoneCheck,
 }
 
+/// How far `at` lies from the failed bytes `[lo, hi)`.
+fn distance(at: u64, (lo, hi): (u64, u64)) -> u64 {
+    if at < lo {
+        lo - at
+    } else if at >= hi {
+        at + 1 - hi
+    } else {
+        0
+    }
+}
+
 impl Prober {
-    /// Probes for a scan of `[start, start + length)` in `points` curve bins.
+    /// Probes for a scan of `[start, start + length)` (`points`: its curve bins; the stretches
+    /// are a thousandth of the range whatever they are).
     pub fn new(start: u64, length: u64, sector: u64, points: usize) -> Self {
+        let _ = points;
         let width = (length / 1000).max(1 << 20).max(sector);
+        let far = (length / 100).max(FAR_MIN).div_ceil(sector) * sector;
         Prober {
             start,
+            length,
             width,
-            gap: (length / points.max(1) as u64).max(1 << 20),
+            far,
             sector,
             cur: (1, 0),
             cur_good: (0, 0),
             good: BTreeMap::new(),
             failed: BTreeMap::new(),
+            chosen: None,
             queue: VecDeque::new(),
             due_ns: 0,
             in_flight: false,
+            failed_in_row: 0,
+            unsure: None,
+            checked: false,
             kernel: GoneCheck::default(),
         }
     }
 
-    /// How far a probe lies at least from every failure: a curve bin, at least 1 MiB.
-    pub fn gap(&self) -> u64 {
-        self.gap
+    /// How far a probe lies at least from every failure: 64 MiB, or 1 % of the range when
+    /// that is more.
+    pub fn far(&self) -> u64 {
+        self.far
     }
 
     /// Ask `kernel` when a probe fails.
     pub fn set_kernel(&mut self, kernel: GoneCheck) {
         self.kernel = kernel;
+    }
+
+    /// Why the lost verdict could not be reached, when a failure stood without one and nothing
+    /// read fine after it.
+    pub fn inconclusive(&self) -> Option<&str> {
+        self.unsure.as_deref()
     }
 
     fn stretch(&self, offset: u64) -> u64 {
@@ -164,6 +215,9 @@ impl Prober {
     /// A sector at `offset` read fine.
     #[inline]
     pub fn good(&mut self, offset: u64) {
+        if self.unsure.is_some() {
+            self.unsure = None;
+        }
         if offset >= self.cur.0 && offset < self.cur.1 {
             self.cur_good.0 = self.cur_good.0.min(offset);
             self.cur_good.1 = self.cur_good.1.max(offset);
@@ -196,32 +250,68 @@ impl Prober {
         }
     }
 
-    /// Whether `at` lies at least the gap from every failure.
-    fn far(&self, at: u64) -> bool {
+    /// How far `at` lies from the nearest failure (`u64::MAX` with none).
+    fn clearance(&self, at: u64) -> u64 {
         let s = self.stretch(at);
-        let k = self.gap / self.width + 1;
-        self.failed
-            .range(s.saturating_sub(k)..=s.saturating_add(k))
-            .all(|(_, &(lo, hi))| at + self.gap <= lo || at >= hi + self.gap - 1)
+        let here = self.failed.get(&s);
+        let below = self.failed.range(..s).next_back().map(|(_, &f)| f);
+        let above = self
+            .failed
+            .range(s.saturating_add(1)..)
+            .next()
+            .map(|(_, &f)| f);
+        [here.copied(), below, above]
+            .into_iter()
+            .flatten()
+            .map(|f| distance(at, f))
+            .min()
+            .unwrap_or(u64::MAX)
     }
 
-    /// The anchor nearest `offset` that lies far from every failure.
-    fn anchor(&mut self, offset: u64) -> Option<u64> {
+    /// The places a probe may read: the range's first and last sectors and each eighth of it,
+    /// and the first and last good sector of every stretch.
+    fn places(&self) -> impl Iterator<Item = u64> + '_ {
+        let last = self.start + (self.length - 1) / self.sector * self.sector;
+        let spread = (0..=8u64).map(move |i| {
+            let at = self.start + (self.length as u128 * i as u128 / 8) as u64;
+            (at / self.sector * self.sector).min(last)
+        });
+        spread.chain(self.good.values().flat_map(|&(a, b)| [a, b]))
+    }
+
+    /// The place to probe: the last one chosen while it stays far from every failure, else
+    /// of the places far from every failure the one farthest from them.
+    fn place(&mut self) -> Option<u64> {
+        if let Some(p) = self.chosen.filter(|&p| self.clearance(p) >= self.far) {
+            return Some(p);
+        }
         self.keep_current();
-        self.good
-            .values()
-            .flat_map(|&(a, b)| [a, b])
-            .filter(|&a| self.far(a))
-            .min_by_key(|&a| a.abs_diff(offset))
+        let best = self
+            .places()
+            .map(|p| (self.clearance(p), p))
+            .filter(|&(c, _)| c >= self.far)
+            .max_by_key(|&(c, p)| (c, std::cmp::Reverse(p)))
+            .map(|(_, p)| p);
+        self.chosen = best;
+        best
     }
 
-    fn push(&mut self, offset: u64) {
-        self.queue.push_back(Cmd {
+    fn probe(&self, offset: u64) -> Cmd {
+        Cmd {
             offset,
             len: self.sector as u32,
             tag: super::accum::TAG_PROBE,
             write: false,
-        });
+        }
+    }
+
+    /// No verdict for the failure at `offset`: say why, until something reads fine.
+    fn unsure(&mut self, offset: u64, why: &str) {
+        self.unsure = Some(format!(
+            "a command failed at LBA {} (offset {offset}) and nothing read fine after it, but \
+             whether the device went away could not be told: {why}",
+            offset / self.sector
+        ));
     }
 
     /// A failure over `[offset, offset + len)` (not one that means gone): a probe is queued,
@@ -229,8 +319,9 @@ impl Prober {
     /// or the kernel says the device is gone.
     pub fn failure(&mut self, offset: u64, len: u64) -> AfterFailure {
         self.mark_failed(offset, len);
-        if let Some(p) = self.anchor(offset) {
-            self.push(p);
+        if let Some(p) = self.place() {
+            let c = self.probe(p);
+            self.queue.push_back(c);
             return AfterFailure::Probe;
         }
         match self.kernel.says_gone() {
@@ -239,7 +330,14 @@ impl Prober {
                  (offset {offset})",
                 offset / self.sector
             )),
-            None => AfterFailure::Stands,
+            None => {
+                let why = format!(
+                    "no place in the range lies {} from every failure",
+                    crate::units::format_size(self.far)
+                );
+                self.unsure(offset, &why);
+                AfterFailure::Stands
+            }
         }
     }
 
@@ -256,9 +354,34 @@ impl Prober {
         Ask::Issue(self.queue.pop_front().expect("a queued probe"))
     }
 
+    /// At the end of a scan whose last failure got no verdict: one read of the place read
+    /// fine before that lies farthest from every failure (however near), once. When it reads
+    /// fine ([`Prober::read_fine`]) the device is there.
+    pub fn last_check(&mut self) -> Option<Cmd> {
+        if self.unsure.is_none() || self.checked {
+            return None;
+        }
+        self.checked = true;
+        self.keep_current();
+        let p = self
+            .good
+            .values()
+            .flat_map(|&(a, b)| [a, b])
+            .max_by_key(|&p| self.clearance(p))?;
+        Some(self.probe(p))
+    }
+
+    /// A sector re-read (not a command over the range, not a probe) read fine: the device
+    /// is there.
+    pub fn present(&mut self) {
+        self.unsure = None;
+    }
+
     /// A probe read fine.
     pub fn read_fine(&mut self) {
         self.in_flight = false;
+        self.failed_in_row = 0;
+        self.unsure = None;
     }
 
     /// Whether a probe is queued or in flight.
@@ -271,10 +394,10 @@ impl Prober {
         self.queue.clear();
     }
 
-    /// The probe `c` failed, for the failure at `failed_at`; `retried`: it was already the
-    /// second probe for it.
-    pub fn failed(&mut self, c: &Completion, failed_at: u64, retried: bool) -> AfterProbe {
-        let lba = |o: u64| o / self.sector;
+    /// The probe `c` failed, for the failure at `failed_at`.
+    pub fn failed(&mut self, c: &Completion, failed_at: u64) -> AfterProbe {
+        let sector = self.sector;
+        let lba = |o: u64| o / sector;
         self.in_flight = false;
         if let Err(errno) = c.result {
             if is_gone(errno) {
@@ -292,26 +415,34 @@ impl Prober {
                 lba(failed_at)
             ));
         }
-        if retried {
+        self.failed_in_row += 1;
+        // The probe's place failed: later probes keep far from it too.
+        self.mark_failed(c.cmd.offset, self.sector);
+        if self.failed_in_row >= LOST_PROBES {
+            self.failed_in_row = 0;
             return AfterProbe::Lost(format!(
-                "the device stopped responding: a command failed at LBA {} (offset {failed_at}) \
-                 and places far from it that read fine before failed twice, {} s apart (the \
-                 last at LBA {}); it is gone or has failed",
+                "the device stopped responding: a command failed at LBA {} (offset \
+                 {failed_at}) and {LOST_PROBES} places at least {} from it and from each other \
+                 failed, {} s apart (the last at LBA {}); it is gone or has failed",
                 lba(failed_at),
+                crate::units::format_size(self.far),
                 PROBE_PAUSE_NS / 1_000_000_000,
                 lba(c.cmd.offset)
             ));
         }
-        // The probe's place is suspect from now on: the next anchor, the same when alone.
-        self.mark_failed(c.cmd.offset, self.sector);
-        let next = self.anchor(failed_at).unwrap_or(c.cmd.offset);
-        // The second probe goes first: its failure is the one being decided.
-        self.queue.push_front(Cmd {
-            offset: next,
-            len: self.sector as u32,
-            tag: super::accum::TAG_PROBE,
-            write: false,
-        });
+        let Some(next) = self.place() else {
+            let why = format!(
+                "{} places far from it failed and no other lies {} from every failure",
+                self.failed_in_row,
+                crate::units::format_size(self.far)
+            );
+            self.failed_in_row = 0;
+            self.unsure(failed_at, &why);
+            return AfterProbe::Stands;
+        };
+        // The next probe goes first: its failure is the one being decided.
+        let c2 = self.probe(next);
+        self.queue.push_front(c2);
         self.due_ns = c.done_ns.saturating_add(PROBE_PAUSE_NS);
         AfterProbe::Again
     }

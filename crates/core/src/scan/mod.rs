@@ -1,13 +1,16 @@
 //! Scans: the full-surface sequential scan and the 256-region quick scan.
 //!
 //! Both end a run as *device lost* only by the rule in [`lost`]: an error that means gone,
-//! the kernel's word, or two failed probes a pause apart at places far from every failure;
-//! a failure next to damage never does.
+//! the kernel's word, or probes of several places far from every failure (64 MiB, or 1 % of
+//! the range) and from each other all failing, a pause apart; a failure in or near damage
+//! never does, and where no far place exists the verdict is said to be inconclusive.
 
 mod accum;
 pub mod checkpoint;
 #[cfg(test)]
 mod checkpoint_tests;
+#[cfg(test)]
+mod damage_space_tests;
 #[cfg(test)]
 mod extent_tests;
 mod extents;
@@ -604,6 +607,12 @@ fn run_hooked<E: Engine>(
             rec.covered = if done { plan.length } else { 0 };
             rec.regions = Some(regions_out);
             rec.device_lost = job.acc.lost.clone();
+            rec.lost_inconclusive = job
+                .acc
+                .prober
+                .inconclusive()
+                .filter(|_| rec.device_lost.is_none())
+                .map(String::from);
             rec
         }
     };
@@ -681,6 +690,12 @@ fn sequential_record(
     }
     rec.zone_ratio = zone_ratio;
     rec.covered = covered;
+    rec.lost_inconclusive = job
+        .acc
+        .prober
+        .inconclusive()
+        .filter(|_| lost.is_none())
+        .map(String::from);
     rec.device_lost = lost;
     rec.resume = resume_state;
     rec.failed_extents = failed_extents;
@@ -797,6 +812,7 @@ fn finish(
         points: ctx.cfg.points,
         interval_ns: ctx.cfg.interval_ns,
         device_lost: None,
+        lost_inconclusive: None,
         resumed_from: None,
         checkpoint: None,
         checkpoints: None,

@@ -58,8 +58,6 @@ struct Awaiting {
     offset: u64,
     len: u64,
     what: Failure,
-    /// Its first probe failed: the one in flight is the second.
-    retried: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -253,15 +251,21 @@ impl Passes {
     /// A probe answered: the failure it was for stands, waits for a second probe, or the
     /// device is gone (`acc` says so).
     pub fn probed(&mut self, c: &Completion, acc: &mut Accum) {
-        let Some(mut a) = self.awaiting.pop_front() else {
+        let Some(a) = self.awaiting.pop_front() else {
+            // The scan's last check (see `lost`).
+            if c.result.is_ok() {
+                acc.prober.read_fine();
+            }
             return;
         };
         if c.result.is_ok() {
             acc.prober.read_fine();
             self.stands(a, acc);
-        } else {
-            a.retried = acc.probe_failed(c, a.offset, a.retried);
+        } else if acc.probe_failed(c, a.offset) || acc.lost.is_some() {
             self.awaiting.push_front(a);
+        } else {
+            // No far place left to probe: the failure stands without a verdict.
+            self.stands(a, acc);
         }
     }
 
@@ -321,7 +325,6 @@ impl Passes {
                 offset: off,
                 len,
                 what,
-                retried: false,
             },
             acc,
         );
@@ -493,7 +496,6 @@ impl Passes {
                             offset: off,
                             len,
                             what,
-                            retried: false,
                         },
                         acc,
                     );
@@ -547,7 +549,6 @@ impl Passes {
                         offset: off,
                         len: s,
                         what,
-                        retried: false,
                     },
                     acc,
                 );
@@ -572,7 +573,6 @@ impl Passes {
                         offset: off,
                         len: s,
                         what,
-                        retried: false,
                     },
                     acc,
                 );

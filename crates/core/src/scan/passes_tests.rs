@@ -18,6 +18,8 @@ const MIB: u64 = 1024 * KIB;
 const GIB: u64 = 1024 * MIB;
 const BS: u64 = 64 * KIB;
 const SECTOR: u64 = 512;
+/// How far a probe lies at least from every failure (64 MiB; 1 % of ranges over 6.4 GiB).
+const FAR: u64 = super::lost::FAR_MIN;
 /// A failing command, whatever its size.
 const FAIL_NS: u64 = 500_000_000;
 const CMD_NS: u64 = 100_000;
@@ -128,7 +130,7 @@ fn the_first_pass_skips_over_a_dead_area_and_trimming_finds_its_edges() {
     // sector reads were probes of places read fine before, one after each failure.
     let (before, after): (Vec<Call>, Vec<Call>) =
         calls.iter().partition(|c| c.at_ns < s.first_pass_ns);
-    assert_eq!(probes_after_failures(&before, failing, MIB), first_failures);
+    assert_eq!(probes_after_failures(&before, failing, FAR), first_failures);
     assert!(before
         .iter()
         .filter(|c| c.len as u64 == SECTOR)
@@ -149,7 +151,7 @@ fn the_first_pass_skips_over_a_dead_area_and_trimming_finds_its_edges() {
         "{later_failures} failures in trimming"
     );
     assert_eq!(
-        probes_after_failures(&calls, failing, MIB),
+        probes_after_failures(&calls, failing, FAR),
         first_failures + later_failures
     );
     assert!(s.error_handling_ns < 8 * FAIL_NS, "{}", s.error_handling_ns);
@@ -311,7 +313,7 @@ fn a_write_scan_takes_the_same_passes_with_writes_and_probes_by_reading() {
     let n = dead().end - dead().start;
     assert_eq!((e.first_lba, e.count), (dead().start, n));
     let calls = dev.calls();
-    let probes = probes_after_failures(&calls, failing, MIB);
+    let probes = probes_after_failures(&calls, failing, FAR);
     assert!(probes > 0);
     // Every command over the range is a write; only the probes read.
     assert_eq!(calls.iter().filter(|c| !c.write).count(), probes);

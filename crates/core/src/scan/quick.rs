@@ -140,6 +140,8 @@ impl Job for QuickScan {
             if self.region >= self.params.regions {
                 return if in_flight > 0 || !self.acc.retries.is_idle() {
                     Next::Wait
+                } else if let Some(c) = self.acc.prober.last_check() {
+                    Next::Issue(c)
                 } else {
                     Next::Done
                 };

@@ -15,6 +15,8 @@ const MIB: u64 = 1024 * KIB;
 const GIB: u64 = 1024 * MIB;
 const BS: u64 = 64 * KIB;
 const SECTOR: u64 = 512;
+/// How far a probe lies at least from every failure (64 MiB; 1 % of ranges over 6.4 GiB).
+const FAR: u64 = super::lost::FAR_MIN;
 
 /// A device-less target of `size` bytes in 512-byte sectors.
 pub(super) fn target(size: u64) -> Target {
@@ -96,11 +98,10 @@ fn bad_sectors_are_listed_by_lba_and_the_totals_agree() {
     // The first pass skips the command after each failure (8, 16 and 65); trimming reads
     // them back: 8 and 65 read fine, 16 fails. Every sector of the four failed commands is
     // then read once: from the good edges inward to the first failure, and the two sectors
-    // left between the failures of each spot (scraping). A failure is followed by a probe
-    // only where a place read fine with no failure in its stretch (1 MiB here) nor in the
-    // stretches beside it: none for the failures in the first MiB during the first pass (all
-    // that had read fine lay beside them), one for the flaky command (the third MiB), one for
-    // command 16 in trimming, one after each of the 8 failed sectors.
+    // left between the failures of each spot (scraping). No failure is probed: in a range of
+    // 16 MiB no place lies 64 MiB from a failure. Each stands; the last read of the passes
+    // fails (a sector scraped), so the scan ends with one read of a place read fine before,
+    // the farthest from every failure, which reads: the device is there.
     let s = rec.surface.as_ref().unwrap();
     assert_eq!((s.failed, s.unscraped, s.untried), (9 * SECTOR, 0, 0));
     assert_eq!(s.good, 16 * MIB - 9 * SECTOR);
@@ -110,13 +111,17 @@ fn bad_sectors_are_listed_by_lba_and_the_totals_agree() {
         touches(c.offset, c.len, &bad)
             || (c.offset == flaky && c.len as u64 == BS && c.attempt == 0)
     };
-    let probes = probes_after_failures(&calls, failing, MIB) as u64;
-    assert_eq!(probes, 10);
-    assert_eq!(
-        rec.duration_ns,
-        256 * 100_000 + 4 * 128 * 50_000 + probes * 50_000
+    let (last, passes) = calls.split_last().unwrap();
+    assert!(last.len as u64 == SECTOR && !failing(last), "{last:?}");
+    assert!(failing(&passes[passes.len() - 1]));
+    assert_eq!(probes_after_failures(passes, failing, FAR), 0);
+    assert!(
+        rec.lost_inconclusive.is_none(),
+        "{:?}",
+        rec.lost_inconclusive
     );
-    assert_eq!(s.first_pass_ns, 253 * 100_000 + 50_000);
+    assert_eq!(rec.duration_ns, 256 * 100_000 + 4 * 128 * 50_000 + 50_000);
+    assert_eq!(s.first_pass_ns, 253 * 100_000);
     assert_eq!(s.first_pass_ns + s.error_handling_ns, rec.duration_ns);
     // The first pass, in order, skipping one command after each failure.
     let first: Vec<u64> = calls
@@ -130,9 +135,9 @@ fn bad_sectors_are_listed_by_lba_and_the_totals_agree() {
 }
 
 /// Finds the probes among `calls` (at QD1): the one-sector reads right after a failure (by
-/// `failing`) of a place an earlier call read fine (the passes read only places that did not).
-/// Checks that each lies at least `far` bytes from every failure before it, never next to
-/// damage, and returns how many there were.
+/// `failing`) outside every command that failed before (the passes read sectors only inside
+/// failed commands). Checks that each lies at least `far` bytes from every failure before it,
+/// never next to damage, and returns how many there were.
 pub(super) fn probes_after_failures(
     calls: &[Call],
     failing: impl Fn(&Call) -> bool,
@@ -147,10 +152,10 @@ pub(super) fn probes_after_failures(
         if p.len as u64 != SECTOR || p.write {
             continue;
         }
-        let read_before = calls[..i]
+        let inside_failed = calls[..=i]
             .iter()
-            .any(|q| !failing(q) && q.offset <= p.offset && p.offset < q.offset + q.len as u64);
-        if !read_before {
+            .any(|q| failing(q) && q.offset <= p.offset && p.offset < q.offset + q.len as u64);
+        if inside_failed {
             continue;
         }
         for f in calls[..=i].iter().filter(|f| failing(f)) {
@@ -190,7 +195,7 @@ fn a_failure_before_any_good_read_goes_on_without_a_probe() {
     assert_eq!(calls.len(), 16 + 128);
     assert_eq!((calls[0].offset, calls[1].offset), (0, 2 * BS));
     assert_eq!(
-        probes_after_failures(&calls[1..], |c| c.offset == 0, MIB),
+        probes_after_failures(&calls[1..], |c| c.offset == 0, FAR),
         0
     );
     assert_eq!(rec.bytes, 15 * BS);
@@ -301,6 +306,7 @@ fn a_device_that_fails_everywhere_is_told_from_a_bad_spot_by_its_probe() {
     // From command 40 on, every command (and every sector, also those read fine before)
     // fails with EIO. At QD4 several commands fail before the first probe answers.
     let dead_from = 4_000_000; // ns
+    let size = GIB;
     for qd in [1u32, 4] {
         let dev = Scripted::new(|c: &Call| {
             if c.at_ns >= dead_from {
@@ -309,7 +315,7 @@ fn a_device_that_fails_everywhere_is_told_from_a_bad_spot_by_its_probe() {
                 Reply::ok(100_000)
             }
         });
-        let t = target(16 * MIB);
+        let t = target(size);
         let cfg = ScanConfig {
             queue_depth: qd,
             ..ScanConfig::default()
@@ -339,20 +345,25 @@ fn a_device_that_fails_everywhere_is_told_from_a_bad_spot_by_its_probe() {
         assert_eq!(band(&rec, "failed"), rec.failed_commands, "QD{qd}");
         assert_eq!(rec.latency.count, first_bad / BS, "QD{qd}");
         assert_eq!((rec.failed_total, rec.failed.len()), (0, 0), "QD{qd}");
-        // Two probes, one pause apart, both at places read fine a stretch (1 MiB) or more
-        // before the failures.
+        // Three probes, a pause apart, at places 64 MiB or more from the failures and from
+        // each other (the range's end first: the farthest).
         let probes: Vec<&Call> = calls.iter().filter(|c| c.len as u64 == SECTOR).collect();
-        assert_eq!(probes.len(), 2, "QD{qd}: {probes:?}");
-        assert!(
-            probes.iter().all(|p| p.offset + MIB <= first_bad),
-            "QD{qd}: {probes:?}"
-        );
-        assert_eq!(
-            probes[1].at_ns,
-            probes[0].at_ns + 20_000 + super::lost::PROBE_PAUSE_NS,
-            "QD{qd}"
-        );
-        assert!(lost.contains("failed twice"), "QD{qd}: {lost}");
+        assert_eq!(probes.len(), 3, "QD{qd}: {probes:?}");
+        assert_eq!(probes[0].offset, size - SECTOR, "QD{qd}");
+        for (i, p) in probes.iter().enumerate() {
+            assert!(p.offset >= first_bad + 4 * BS + FAR, "QD{qd}: {probes:?}");
+            for q in &probes[..i] {
+                assert!(p.offset.abs_diff(q.offset) >= FAR, "QD{qd}: {probes:?}");
+            }
+        }
+        for w in probes.windows(2) {
+            assert_eq!(
+                w[1].at_ns,
+                w[0].at_ns + 20_000 + super::lost::PROBE_PAUSE_NS,
+                "QD{qd}"
+            );
+        }
+        assert!(lost.contains("3 places"), "QD{qd}: {lost}");
         assert_eq!(
             rec.resume.as_ref().map(|r| r.next_offset),
             Some((main + 1) * BS),

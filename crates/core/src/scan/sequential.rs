@@ -139,7 +139,7 @@ impl Job for SequentialScan {
         }
         let c = self.passes.later(now_ns);
         self.set_pass();
-        match c {
+        match c.or_else(|| self.acc.prober.last_check()) {
             Some(c) => Next::Issue(c),
             None => Next::Done,
         }
@@ -194,6 +194,9 @@ impl Job for SequentialScan {
             TAG_RETRY | TAG_AGAIN => {
                 self.run_end = None;
                 self.acc.gone(c);
+                if c.result.is_ok() {
+                    self.acc.prober.present();
+                }
                 if c.cmd.tag == TAG_RETRY {
                     self.passes.sector_completed(c, &mut self.acc);
                 } else {

@@ -187,6 +187,9 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(why) = &r.device_lost {
         writeln!(out, "  DEVICE LOST: {why}")?;
     }
+    if let Some(why) = &r.lost_inconclusive {
+        writeln!(out, "  device lost? inconclusive: {why}")?;
+    }
     Ok(())
 }
 
