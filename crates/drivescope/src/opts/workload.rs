@@ -152,8 +152,11 @@ pub fn open_or(
 /// default shrunk to what fits (said on stderr, also with --quiet: the run is not what was
 /// planned), or a one-line refusal naming the space and `--size`.
 fn fitted(dir: &str, wanted: u64, given: bool) -> anyhow::Result<u64> {
-    let free = free_space(Path::new(dir))
-        .map_err(|e| anyhow::anyhow!("{dir}: cannot read its free space: {e}"))?;
+    let Some(free) = free_space(Path::new(dir))
+        .map_err(|e| anyhow::anyhow!("{dir}: cannot read its free space: {e}"))?
+    else {
+        return Ok(wanted);
+    };
     match fit(wanted, free, given) {
         Fit::Whole(size) => Ok(size),
         Fit::Shrunk(size) => {
@@ -168,8 +171,6 @@ fn fitted(dir: &str, wanted: u64, given: bool) -> anyhow::Result<u64> {
         Fit::Refused { room } => {
             let hint = if room > 0 {
                 format!("give --size {}M or less", room >> 20)
-            } else if free == 0 {
-                "it takes no files; give another directory".to_string()
             } else {
                 "free some space or give another directory".to_string()
             };
