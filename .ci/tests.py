@@ -32,6 +32,7 @@ EXCLUSIVE = {
     "replay",
     "time_predict",
     "serve_prometheus",
+    "diagnose_kill9",
     # Start a multi-rank job with mpirun, which wants the machine's cores to itself.
     "mpi_runs",
 }
@@ -47,6 +48,7 @@ LONGEST_FIRST = [
     "time_trace",
     "kill9",
     "serve_prometheus",
+    "diagnose_kill9",
     "screen_devices",
     "scan_devices",
     "bench_devices",
