@@ -1,17 +1,15 @@
 //! A small deterministic generator (SplitMix64): the same seed draws the same devices on every machine.
 
-pub struct Rng(u64);
+/// Core's SplitMix64 (whose seed is mixed once more as it starts: undone here, so a seed draws
+/// what it drew when this generator kept its own state).
+pub struct Rng(drivescope_core::rng::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(drivescope_core::rng::Rng::new(seed ^ 0x9E37_79B9_7F4A_7C15))
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in [0, 1).
     pub fn unit(&mut self) -> f64 {
