@@ -357,9 +357,10 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
         // serial device whose random reads run near its link's rate (its RND4K Q32/Q1 gain is not
         // measured apart from the link), a miss this matrix would report on every run.
         //
-        // Damaged and vanishing drives (`growing-*`, `many-patches`, `vanishing`) are the scan's
-        // subject (tests/lab_lost.rs, lab_bad_regions.rs); a diagnosis of them is not what this
-        // matrix checks.
+        // Damaged and vanishing drives (`growing-*`, `many-patches`, `vanishing`) stay out too: a
+        // diagnosis still ends at its first failed read, as a lost device (exit 4, measured on
+        // each of them), with no bad-spot handling of its own; the scan maps such damage and
+        // tells a lost device from it (tests/lab_lost.rs, lab_bad_regions.rs).
         .filter(|p| {
             let m = p.model();
             m.fake.is_none()
