@@ -525,8 +525,8 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Pull the disk once the first experiments are done (the checkpoint saved after each says
-    // which), however long a busy host makes them take.
+    // Pull the disk once the first experiment is done (the checkpoint saved after each says
+    // which), however long a busy host makes it take.
     let store = drivescope_store::Store::open(
         std::env::temp_dir()
             .join(format!("drivescope-test-store-{}", std::process::id()))
@@ -549,7 +549,9 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
             .and_then(|d| d.resume)
             .map(|r| r.finished)
             .unwrap_or_default();
-        if done.len() >= 2 {
+        // After the first: a checkpoint is written in the background and may come late, and
+        // the experiments after the second can all be done by the time it is read.
+        if !done.is_empty() {
             break done;
         }
         assert!(t0.elapsed() < Duration::from_secs(120), "no checkpoint");
