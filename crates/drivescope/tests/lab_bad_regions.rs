@@ -76,15 +76,22 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
          overhead = \"5us\"\nbad = [{{ offset = {bad_at}, length = \"16M\", latency = \"500ms\" }}]\n"
     );
     let model = Model::from_toml_str(&toml, "test").unwrap();
+    // The map (extents, counts, text) does not depend on the host's load and is checked on every
+    // try; the zones' rates and the two minutes are the lab's timing, which a busy host stretches
+    // or, as the emulator catches up, compresses: those pass on one of two tries, and a try
+    // failed on a busy host is void (`common::busy`).
+    common::busy::timing_tries(2, |_| {}, || slow_bad_range_scan(&model));
+}
+
+fn slow_bad_range_scan(model: &Model) -> Result<(), String> {
     let truth: Truth = model.truth();
-    let dev = start(&model);
+    let dev = start(model);
     let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
     let t0 = Instant::now();
     let out = realtime(&["scan", &path, "--json", "--no-store", "--quiet"]);
     let took = t0.elapsed();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{err}");
-    assert!(took < Duration::from_secs(120), "took {took:?}\n{err}");
     let d: ScanRecord = record_of(&out);
     assert!(!d.interrupted);
     let s = d.surface.as_ref().expect("a surface");
@@ -156,6 +163,10 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
             assert!(a.0 + a.1 > lo && b.0 < hi, "a gap between {a:?} and {b:?}");
         }
     }
+    let mut timing = Vec::new();
+    if took >= Duration::from_secs(120) {
+        timing.push(format!("took {took:?}"));
+    }
     for z in &truth.zones {
         let end = z.offset + z.length;
         let holds_range = z.offset < hi && lo < end;
@@ -165,13 +176,18 @@ fn a_default_scan_maps_a_slow_bad_range_in_under_two_minutes() {
         ];
         for (a, b, tol) in parts.into_iter().filter(|(a, b, _)| a < b) {
             let r = median_rate(&d, a, b).expect("curve points there");
-            assert!(
-                (r / z.mb_per_s - 1.0).abs() < tol,
-                "zone {} [{a}, {b}): {r:.1} MB/s vs {:.1}",
-                z.index,
-                z.mb_per_s
-            );
+            if (r / z.mb_per_s - 1.0).abs() >= tol {
+                timing.push(format!(
+                    "zone {} [{a}, {b}): {r:.1} MB/s vs {:.1}",
+                    z.index, z.mb_per_s
+                ));
+            }
         }
+    }
+    if timing.is_empty() {
+        Ok(())
+    } else {
+        Err(timing.join("; "))
     }
 }
 
