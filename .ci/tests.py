@@ -29,9 +29,7 @@ EXCLUSIVE = {
     "lab_queueing",
     "lab_bench",
     "lab_temperature",
-    "replay",
     "time_predict",
-    "serve_prometheus",
     "diagnose_kill9",
     # Start a multi-rank job with mpirun, which wants the machine's cores to itself.
     "mpi_runs",
@@ -40,6 +38,7 @@ EXCLUSIVE = {
 # Longest first, so the side-by-side part ends together (measured; unknown ones go last).
 LONGEST_FIRST = [
     "lab_capacity",
+    "lab_diagnose_models",
     "store_postgres",
     "lab_screen",
     "lab_scan",
