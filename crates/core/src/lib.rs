@@ -5,6 +5,7 @@ pub mod bench;
 pub mod capacity;
 pub mod checkpoint;
 pub mod engine;
+pub mod gone;
 pub mod loopdev;
 pub mod rank_target;
 pub mod replay;

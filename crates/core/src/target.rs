@@ -245,7 +245,7 @@ impl Target {
 
     /// Where the kernel says whether this block device is still there: its sysfs directory,
     /// resolved now (a device that goes away takes it along). None for files and `null:`.
-    pub fn gone_check(&self) -> crate::scan::lost::GoneCheck {
+    pub fn gone_check(&self) -> crate::gone::GoneCheck {
         use std::os::unix::fs::MetadataExt;
         let sysfs = self
             .file
@@ -257,7 +257,7 @@ impl Target {
                 let link = format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev));
                 std::fs::canonicalize(link).ok()
             });
-        crate::scan::lost::GoneCheck { sysfs }
+        crate::gone::GoneCheck { sysfs }
     }
 
     /// Kernel block-device name for sysfs look-ups (`loop3`, `zram0`), following symlinks.

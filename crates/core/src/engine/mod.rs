@@ -270,9 +270,9 @@ pub trait Engine: Sync {
         job: &mut J,
     ) -> Result<(), EngineError>;
 
-    /// Where the kernel says whether the device is still there (see `scan::lost`).
-    fn gone_check(&self) -> crate::scan::lost::GoneCheck {
-        crate::scan::lost::GoneCheck::default()
+    /// Where the kernel says whether the device is still there (see `gone`).
+    fn gone_check(&self) -> crate::gone::GoneCheck {
+        crate::gone::GoneCheck::default()
     }
 }
 
@@ -300,7 +300,7 @@ impl Engine for Live<'_> {
         run(self.0, cfg, seed, clock, stop, job)
     }
 
-    fn gone_check(&self) -> crate::scan::lost::GoneCheck {
+    fn gone_check(&self) -> crate::gone::GoneCheck {
         self.0.gone_check()
     }
 }

@@ -105,7 +105,7 @@ pub struct Scripted<F> {
     /// Keep the calls and count attempts (off for runs of millions of commands).
     log: bool,
     /// What the kernel says of the device (a directory standing in for its sysfs one).
-    gone: crate::scan::lost::GoneCheck,
+    gone: crate::gone::GoneCheck,
     timeline: Arc<Timeline>,
 }
 
@@ -125,7 +125,7 @@ impl<F: FnMut(&Call) -> Reply + Send> Scripted<F> {
     /// Let the kernel's word on the device be read from `sysfs` (a directory the test makes
     /// and removes, or writes a `device/state` into).
     pub fn with_sysfs(mut self, sysfs: std::path::PathBuf) -> Self {
-        self.gone = crate::scan::lost::GoneCheck { sysfs: Some(sysfs) };
+        self.gone = crate::gone::GoneCheck { sysfs: Some(sysfs) };
         self
     }
 
@@ -188,7 +188,7 @@ struct Flight {
 impl<F: FnMut(&Call) -> Reply + Send> Engine for Scripted<F> {
     type Clock = VirtualClock;
 
-    fn gone_check(&self) -> crate::scan::lost::GoneCheck {
+    fn gone_check(&self) -> crate::gone::GoneCheck {
         self.gone.clone()
     }
 

@@ -214,18 +214,3 @@ pub fn record(asked: Asked, g: &Gathered, members: Vec<RankResult>) -> MultiReco
     }
     drivescope_analysis::multi::record(asked, g.size, g.interrupted(), members)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::finish::Outcome;
-
-    #[test]
-    fn every_rank_ends_as_the_gate_closed() {
-        let ended = |state| Gathered { state, size: 4 }.outcome();
-        assert_eq!(ended(GO), Outcome::Success);
-        assert_eq!(ended(DONE), Outcome::Success);
-        assert_eq!(ended(STOPPED), Outcome::Interrupted);
-        assert_eq!(ended(FAILED), Outcome::Failed);
-    }
-}
