@@ -140,7 +140,9 @@ def main():
         sys.exit("doctests are not run here; mark these blocks `text` or `ignore`, or run "
                  "`cargo test --doc`: " + ", ".join(examples))
     target_dir = os.environ.get("CARGO_TARGET_DIR", "target")
+    build_began = time.monotonic()
     binaries = order(build(args))
+    print(f"== built {len(binaries)} test binaries in {time.monotonic() - build_began:.1f} s", flush=True)
     if list_only:
         for b in binaries:
             print(b[0], b[1], b[2])
@@ -168,6 +170,7 @@ def main():
         futures = [pool.submit(run_one, b, target_dir) for b in shared]
         for f in as_completed(futures):
             report(*f.result())
+    shared_wall = time.monotonic() - began
     for b in alone:
         report(*run_one(b, target_dir))
     wall = time.monotonic() - began
@@ -180,7 +183,8 @@ def main():
     total_passed = sum(r[4] for r in results)
     total_failed = sum(r[5] for r in results)
     bad = [r[0] for r in results if r[2] != 0]
-    print(f"{len(results)} test binaries in {wall:.1f} s, {jobs} at a time")
+    print(f"{len(results)} test binaries in {wall:.1f} s: {len(shared)} {jobs} at a time in "
+          f"{shared_wall:.1f} s, {len(alone)} alone in {wall - shared_wall:.1f} s")
     if bad:
         print("failed binaries: " + ", ".join(bad))
     print(f"tests: {total_passed} passed, {total_failed} failed")

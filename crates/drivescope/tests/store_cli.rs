@@ -140,7 +140,8 @@ fn scan_is_stored_and_reported() {
         .unwrap());
     let took = t.elapsed();
     eprintln!("report of a stored null:64G scan: {took:?}");
-    assert!(took.as_secs_f64() < 10.0, "report took {took:?}");
+    // A hang guard: how fast a report renders is bench/store_report.sh's measurement.
+    assert!(took.as_secs_f64() < 120.0, "report took {took:?}");
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains(&format!("data-points=\"{points}\"")));
     assert!(page.contains("id=\"chart-regions-run2\""));
