@@ -91,7 +91,7 @@ impl<E: Engine> Run<'_, '_, E> {
         match e {
             Experiment::WarmUp => self.warm_up(rec, bs, region),
             Experiment::Throttle => self.throttle(rec),
-            Experiment::Zones => self.zones(rec),
+            Experiment::Zones => self.zones(rec, bs),
             Experiment::Link => self.link(rec, region),
             Experiment::Queueing => self.queueing(rec),
             Experiment::ReadCache => self.read_cache(rec, bs, region),
@@ -160,7 +160,7 @@ impl<E: Engine> Run<'_, '_, E> {
         Ok(())
     }
 
-    fn zones(&mut self, rec: &mut DiagnoseRecord) -> Result<(), EngineError> {
+    fn zones(&mut self, rec: &mut DiagnoseRecord, bs: u64) -> Result<(), EngineError> {
         if !self.o.block_device {
             Self::skip(
                 rec,
@@ -170,8 +170,10 @@ impl<E: Engine> Run<'_, '_, E> {
             return Ok(());
         }
         // The stream's rate by position is the device's zone curve only where the stream covers the device: on a
-        // disk larger than the stream region it is the outer edge alone, and a quick scan reaches the rest.
-        if self.o.whole_device && self.o.size <= STREAM_REGION {
+        // disk larger than the stream region it is the outer edge alone, and a quick scan reaches the rest. The
+        // region is a whole number of slots, which leaves up to a fifth of a small disk's inner edge unread.
+        let (_, region) = self.geometry();
+        if self.o.whole_device && region as f64 >= 0.97 * self.o.size as f64 {
             let curve = media_curve(rec);
             if !curve.is_empty() {
                 rec.zones = Some(ZoneData {
@@ -195,9 +197,13 @@ impl<E: Engine> Run<'_, '_, E> {
             Experiment::Zones,
             &format!("quick scan of 256 regions, {} ms each", dwell.as_millis()),
         );
+        // Read as the stream reads (its command size, four in flight): a busy host's time per command is a
+        // smaller share of a larger one, and the curve's rates are the stream's, which the link's top shares.
         let cfg = ScanConfig {
             quick: Some((256, dwell.as_nanos() as u64)),
             engine: self.o.engine,
+            block_size: bs,
+            queue_depth: 4,
             ..ScanConfig::default()
         };
         let scan = scan::run_on(
