@@ -87,7 +87,7 @@ const RECORDED: &[(&str, usize, usize)] = &[
     ("smr", 2, 2),
     ("throttle", 9, 2),
     ("warm_up", 0, 0),
-    ("write_burst", 2, 8),
+    ("write_burst", 0, 0),
     ("zones", 0, 0),
 ];
 
