@@ -78,17 +78,17 @@ pub fn fixed_sample() -> Tally {
     t
 }
 
-/// Per behaviour over the fixed-seed sample: misses and numbers outside their tolerance, as docs/accuracy.md
-/// records them (each an open finding listed there). The sample fails when any grows, and on any false claim.
-const RECORDED: &[(&str, usize, usize)] = &[
-    ("link_cap", 25, 0),
-    ("no_queueing", 0, 0),
-    ("read_cache", 3, 0),
-    ("smr", 2, 2),
-    ("throttle", 9, 2),
-    ("warm_up", 0, 0),
-    ("write_burst", 0, 0),
-    ("zones", 0, 0),
+/// Per behaviour over the fixed-seed sample: the misses docs/accuracy.md records (each listed there with its
+/// reason). The sample fails when any grows, on any false claim, and on any number outside its tolerance.
+const RECORDED_MISSES: &[(&str, usize)] = &[
+    ("link_cap", 25),
+    ("no_queueing", 0),
+    ("read_cache", 3),
+    ("smr", 1),
+    ("throttle", 9),
+    ("warm_up", 0),
+    ("write_burst", 0),
+    ("zones", 0),
 ];
 
 #[test]
@@ -103,18 +103,15 @@ fn a_fixed_sample_of_1000_drawn_devices_scores_no_worse_than_recorded() {
     let report = format!("{}\n{}", t.table(), failures.join("\n"));
     for (name, r) in &t.rows {
         assert_eq!(r.false_claims, 0, "{name}: false claims\n{report}");
-    }
-    for (name, missed, outside) in RECORDED {
-        let r = &t.rows[name];
         let out: usize = r.numbers.values().map(|e| e.outside).sum();
+        assert_eq!(out, 0, "{name}: numbers outside tolerance\n{report}");
+    }
+    for (name, missed) in RECORDED_MISSES {
+        let r = &t.rows[name];
         assert!(
             r.missed <= *missed,
             "{name}: {} misses, {missed} recorded\n{report}",
             r.missed
-        );
-        assert!(
-            out <= *outside,
-            "{name}: {out} numbers outside tolerance, {outside} recorded\n{report}"
         );
     }
     // Every behaviour was judged somewhere in the sample: present in reach, and absent.

@@ -407,8 +407,11 @@ impl Spec {
         if first_pass > a - r.window_s / 15.0 {
             return Expect::Blind("throttles before the stream has read the region once");
         }
-        if self.warm_up.is_some_and(|(d, _)| d > a - 3.0) {
-            return Expect::Blind("a warm-up lasts until the throttle");
+        if self.warm_up.is_some() {
+            return Expect::Blind(
+                "a warm-up before or until the throttle: the fast level the fall is measured from (the stream's \
+                 first seconds) is read while warming",
+            );
         }
         if self.cache_holds_region() {
             return Expect::Blind(
@@ -421,11 +424,16 @@ impl Spec {
         } else {
             c("cooling_s", cool, Tol::AtLeast(0.1))
         };
-        Expect::Found(vec![
+        let mut checks = vec![
             c("time_to_throttle_s", a, Tol::Rel(0.1, 0.5)),
             c("factor", self.seen_factor(f), Tol::Abs(0.06)),
-            cooling,
-        ])
+        ];
+        // Not judged with a read cache of a tenth of the region or more: the reads after the rest hit it where it
+        // holds the region, fast whatever the heat, and the rest reads as long enough.
+        if self.read_cache.is_none_or(|(b, _)| b < r.region / 10) {
+            checks.push(cooling);
+        }
+        Expect::Found(checks)
     }
 
     fn read_cache(&self) -> Expect {
@@ -560,7 +568,13 @@ impl Spec {
             (n.jitter_ns as f64 / 1e9, n.slow_ns as f64 / 1e9)
         });
         Expect::Found(vec![
-            c("media_cache_bytes", m.cache as f64, Tol::Rel(0.1, 0.0)),
+            // The write-cache experiment before it starts a stream at the region's head, and again when it wraps:
+            // each start continues no stream and goes to the media cache, which is that much fuller at the start.
+            c(
+                "media_cache_bytes",
+                m.cache as f64,
+                Tol::Rel(0.1, 2.0 * self.reach().bs as f64),
+            ),
             c(
                 "before_mb_per_s",
                 before,
