@@ -115,6 +115,7 @@ impl<E: Engine> Run<'_, '_, E> {
         let s = self.stream(
             StreamSpec {
                 region: w.region,
+                start: 0,
                 block_size: w.block_size,
                 queue_depth: w.queue_depth,
                 write: false,

@@ -188,3 +188,55 @@ fn a_disk_still_warming_up_that_falls_gently_claims_no_ceiling() {
     let text = &d.outcome(Experiment::Link).text;
     assert!(text.contains("falls gently"), "{text}");
 }
+
+#[test]
+fn a_20_mb_per_s_link_is_found_though_a_slot_outlasts_each_shape() {
+    // Behind 20 MB/s, 1.5 s of a shape reads 30 MB: less than two 16 MiB slots of the 1 GiB region, and the
+    // shapes' rates were part-filled stretches' (22.6 and 21.3 against 20.1).
+    let m = Model {
+        size: 10_383_982_592,
+        access_ns: 20_610,
+        lanes: 7,
+        ..behind(2470.0, Some(20.13))
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(166)
+    };
+    let d = diagnose(m, &o);
+    near(
+        "ceiling",
+        d.number(FindingCode::LinkCap, "ceiling_mb_per_s"),
+        20.13,
+        0.03,
+    );
+}
+
+#[test]
+fn a_read_cache_does_not_serve_one_shape_what_the_other_read() {
+    // Flat flash at 132 MB/s with a 257 MiB read cache: the second shape re-read the 200 MB the first had just
+    // read, from the cache (1311 MB/s), and the rate "changed with the shape".
+    let m = Model {
+        size: 16_210_067_456,
+        access_ns: 59_296,
+        lanes: 61,
+        read_cache: Some((269_832_192, 1747.7)),
+        ..behind(132.4, None)
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(93)
+    };
+    let d = diagnose(m, &o);
+    let l = d.rec.link.as_ref().unwrap();
+    assert_eq!(l.shapes.len(), 2);
+    for s in &l.shapes {
+        near("shape", s.mb_per_s, 132.4, 0.03);
+    }
+    near(
+        "ceiling",
+        d.number(FindingCode::LinkCap, "ceiling_mb_per_s"),
+        132.4,
+        0.03,
+    );
+}
