@@ -354,7 +354,7 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
             Experiment::Throttle => d
                 .warm_up
                 .as_ref()
-                .map(|s| throttle::assess(s, d.throttle.as_ref(), &curve)),
+                .map(|s| throttle::assess(s, d.throttle.as_ref())),
             Experiment::Zones => d.zones.as_ref().map(|z| zones(z, d)),
             Experiment::Link => d.link.as_ref().map(|l| throttled_link(link(l, d), &found)),
             Experiment::Queueing => d.queueing.as_ref().map(|q| queueing(q, top)),

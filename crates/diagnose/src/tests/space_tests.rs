@@ -83,9 +83,9 @@ pub fn fixed_sample() -> Tally {
 const RECORDED_MISSES: &[(&str, usize)] = &[
     ("link_cap", 3),
     ("no_queueing", 0),
-    ("read_cache", 2),
+    ("read_cache", 1),
     ("smr", 1),
-    ("throttle", 9),
+    ("throttle", 1),
     ("warm_up", 0),
     ("write_burst", 0),
     ("zones", 0),
@@ -182,6 +182,13 @@ fn show_draws() {
                 .map(|p| p.mb_per_s as u32)
                 .collect();
             eprintln!("  media curve: {c:?}");
+            let s = d.rec.warm_up.as_ref().map(|w| {
+                w.points
+                    .iter()
+                    .map(|p| (p.t_ns / 100_000_000, p.pass, p.mb_per_s as u32))
+                    .collect::<Vec<_>>()
+            });
+            eprintln!("  stream (0.1 s, pass, MB/s): {s:?}");
         }
     }
 }

@@ -429,8 +429,13 @@ impl Spec {
             c("factor", self.seen_factor(f), Tol::Abs(0.06)),
         ];
         // Not judged with a read cache of a tenth of the region or more: the reads after the rest hit it where it
-        // holds the region, fast whatever the heat, and the rest reads as long enough.
-        if self.read_cache.is_none_or(|(b, _)| b < r.region / 10) {
+        // holds the region, fast whatever the heat, and the rest reads as long enough. Nor where the rest buys
+        // under 1.5 s of fast work (the model cools `rest / cool` of its heat, 5 % above the throttle's): the
+        // rule times no fall within a second, and says the cooling is well over the rest.
+        let fast_again = a * (1.05 * rest / cool - 0.05);
+        if self.read_cache.is_none_or(|(b, _)| b < r.region / 10)
+            && (rest >= 0.8 * cool || fast_again >= 1.5)
+        {
             checks.push(cooling);
         }
         Expect::Found(checks)
