@@ -272,6 +272,17 @@ impl Spec {
         if self.cache_holds_region() {
             return Expect::Blind("a read cache holds the stream region: its top is the cache's");
         }
+        if self.quick_scanned() && self.read_cache.is_some_and(|(b, _)| b >= self.size / 10) {
+            return Expect::Blind(
+                "a read cache holds a tenth of the device or more: the quick scan's regions it serves read off the \
+                 flat top",
+            );
+        }
+        if self.read_cache.is_some_and(|(b, _)| b >= r.region / 10 * 8) {
+            return Expect::Blind(
+                "a read cache holds most of the stream region: the shapes' reads hit it where the stream left it",
+            );
+        }
         match self.media {
             Media::Flash => {
                 let k = self.slowed_during_shapes();
