@@ -219,7 +219,8 @@ impl Spec {
         }
         if (2..=6).contains(&self.zones) {
             return Expect::Blind(
-                "2–6 zones: fewer than 6 of the curve's ten stretches fall, and the rule asks a steady fall (60 %)",
+                "2–6 zones: few of the curve's ten stretches fall, and the rule asks a steady fall (60 % of them, or three \
+                 and none rising)",
             );
         }
         let within = |t: f64| t < w + 2.0;
