@@ -84,7 +84,7 @@ const RECORDED_MISSES: &[(&str, usize)] = &[
     ("link_cap", 0),
     ("no_queueing", 0),
     ("read_cache", 1),
-    ("smr", 1),
+    ("smr", 0),
     ("throttle", 1),
     ("warm_up", 0),
     ("write_burst", 0),

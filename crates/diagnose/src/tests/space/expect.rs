@@ -580,6 +580,15 @@ impl Spec {
         if fill + 4.0 * (cycle + m.stall_ns as f64 / 1e9) > window / 2.0 {
             return Expect::Blind("the media cache fills too late in the window to see stalls");
         }
+        // The rule fits a step with four stretches before it at least; a stretch is 1 MiB and 25 ms at least. The
+        // cache is two write-experiment commands fuller at the start (see media_cache_bytes).
+        let stretch = ((1u64 << 20) as f64).max(before * 1e6 * 0.025);
+        if (m.cache as f64 - 2.0 * self.reach().bs as f64) / stretch < 5.0 {
+            return Expect::Blind(
+                "the media cache fills within the first five stretches of the random writes (1 MiB and 25 ms each at \
+                 least): too few to fit the step",
+            );
+        }
         // A busy host sees each write late by up to its jitter, and a stall later by a slow completion too.
         let (jitter, slow) = self.noise.map_or((0.0, 0.0), |n| {
             (n.jitter_ns as f64 / 1e9, n.slow_ns as f64 / 1e9)
