@@ -12,7 +12,8 @@ use drivescope_units::{format_rate, format_size};
 
 /// A first line this much steeper than the second is a step.
 const STEP: f64 = 1.3;
-/// A burst whose second half reads this much slower than its first is no cache's.
+/// A burst whose second half reads at least this much slower than its first (and by a third of the step) is no
+/// cache's.
 const BURST_FLAT: f64 = 1.08;
 /// Fewest stretches on each side of a break.
 const MIN_POINTS: usize = 4;
