@@ -91,7 +91,7 @@ impl<E: Engine> Run<'_, '_, E> {
         match e {
             Experiment::WarmUp => self.warm_up(rec, bs, region),
             Experiment::Throttle => self.throttle(rec),
-            Experiment::Zones => self.zones(rec),
+            Experiment::Zones => self.zones(rec, bs),
             Experiment::Link => self.link(rec, region),
             Experiment::Queueing => self.queueing(rec),
             Experiment::ReadCache => self.read_cache(rec, bs, region),
@@ -141,6 +141,7 @@ impl<E: Engine> Run<'_, '_, E> {
         let s = self.stream(
             StreamSpec {
                 region,
+                start: 0,
                 block_size: bs,
                 queue_depth: 4,
                 write: false,
@@ -160,7 +161,7 @@ impl<E: Engine> Run<'_, '_, E> {
         Ok(())
     }
 
-    fn zones(&mut self, rec: &mut DiagnoseRecord) -> Result<(), EngineError> {
+    fn zones(&mut self, rec: &mut DiagnoseRecord, bs: u64) -> Result<(), EngineError> {
         if !self.o.block_device {
             Self::skip(
                 rec,
@@ -170,8 +171,10 @@ impl<E: Engine> Run<'_, '_, E> {
             return Ok(());
         }
         // The stream's rate by position is the device's zone curve only where the stream covers the device: on a
-        // disk larger than the stream region it is the outer edge alone, and a quick scan reaches the rest.
-        if self.o.whole_device && self.o.size <= STREAM_REGION {
+        // disk larger than the stream region it is the outer edge alone, and a quick scan reaches the rest. The
+        // region is a whole number of slots, which leaves up to a fifth of a small disk's inner edge unread.
+        let (_, region) = self.geometry();
+        if self.o.whole_device && region as f64 >= 0.97 * self.o.size as f64 {
             let curve = media_curve(rec);
             if !curve.is_empty() {
                 rec.zones = Some(ZoneData {
@@ -195,9 +198,13 @@ impl<E: Engine> Run<'_, '_, E> {
             Experiment::Zones,
             &format!("quick scan of 256 regions, {} ms each", dwell.as_millis()),
         );
+        // Read as the stream reads (its command size, four in flight): a busy host's time per command is a
+        // smaller share of a larger one, and the curve's rates are the stream's, which the link's top shares.
         let cfg = ScanConfig {
             quick: Some((256, dwell.as_nanos() as u64)),
             engine: self.o.engine,
+            block_size: bs,
+            queue_depth: 4,
             ..ScanConfig::default()
         };
         let scan = scan::run_on(
@@ -289,12 +296,19 @@ impl<E: Engine> Run<'_, '_, E> {
             );
             // Commands of at most 512 KiB: larger ones reach many devices split in two (the block layer's largest
             // request), which a path that serves one request at a time may not stream.
+            // Each shape begins where the one before stopped: re-reading what it read, a read cache would serve it.
+            let mut start = 0;
             for (block_size, queue_depth) in [(512 << 10, 16), (256 << 10, 32)] {
-                let stretch = region / SLOTS;
-                let block_size = block_size.min(stretch);
+                let block_size = block_size.min(region / SLOTS);
+                // Stretches of about 0.15 s at the top rate, a dozen in the run however slow the device (a slot of
+                // a slow device's region outlasts the whole run, and its rate was a part-filled stretch's).
+                let stretch = ((top * 1e6 * 0.15) as u64 / block_size)
+                    .clamp(1, region / SLOTS / block_size)
+                    * block_size;
                 let s = self.stream(
                     StreamSpec {
                         region,
+                        start: start / block_size * block_size,
                         block_size,
                         queue_depth,
                         write: false,
@@ -304,6 +318,7 @@ impl<E: Engine> Run<'_, '_, E> {
                     },
                     &mut |_| false,
                 )?;
+                start = (start + s.bytes) % region;
                 // The median stretch after the first: neither the start-up (a seek from where the last experiment
                 // left the head, the queue filling) nor a stall of the host is the link's.
                 let rates = s.points.iter().skip(1).map(|p| p.mb_per_s).collect();
@@ -359,6 +374,7 @@ impl<E: Engine> Run<'_, '_, E> {
             let s = self.stream(
                 StreamSpec {
                     region: size,
+                    start: 0,
                     block_size: bs,
                     queue_depth: 4,
                     write: false,
@@ -471,6 +487,7 @@ impl<E: Engine> Run<'_, '_, E> {
         let s = self.stream(
             StreamSpec {
                 region,
+                start: 0,
                 block_size: bs,
                 queue_depth: 4,
                 write: true,

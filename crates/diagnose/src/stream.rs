@@ -1,4 +1,4 @@
-//! A sequential stream over `[0, region)` (reads or writes), pass after pass, cut into stretches: the one
+//! A sequential stream over `[0, region)` (reads or writes), pass after pass (the first from `start`), cut into stretches: the one
 //! measuring job the warm-up, working-set and write experiments share.
 
 use drivescope_core::engine::{
@@ -13,6 +13,8 @@ use std::sync::atomic::AtomicBool;
 #[derive(Debug, Clone, Copy)]
 pub struct StreamSpec {
     pub region: u64,
+    /// Where in the region the first pass begins (a multiple of the block size); later passes begin at 0.
+    pub start: u64,
     pub block_size: u64,
     pub queue_depth: u32,
     pub write: bool,
@@ -193,7 +195,7 @@ pub fn stream_on<E: Engine>(
     let clock = dev.clock();
     let mut job = StreamJob {
         spec,
-        next: 0,
+        next: spec.start,
         pass: 0,
         issued: 0,
         start_ns: None,

@@ -5,7 +5,7 @@
 
 use crate::experiments::Run;
 use crate::stream::StreamSpec;
-use drivescope_analysis::diagnose::{media_curve, throttle};
+use drivescope_analysis::diagnose::throttle;
 use drivescope_core::engine::{
     self, Completion, Engine, EngineConfig, EngineError, Job, Next, Reap,
 };
@@ -68,7 +68,7 @@ impl<E: Engine> Run<'_, '_, E> {
             );
             return Ok(());
         };
-        let curve = media_curve(rec);
+        let curve = throttle::fastest_curve(&w);
         // Nothing to confirm: the outcome says there was no fall.
         let Some(fall) = throttle::stream_fall(&w, &curve) else {
             return Ok(());
@@ -115,6 +115,7 @@ impl<E: Engine> Run<'_, '_, E> {
         let s = self.stream(
             StreamSpec {
                 region: w.region,
+                start: 0,
                 block_size: w.block_size,
                 queue_depth: w.queue_depth,
                 write: false,

@@ -100,6 +100,46 @@ fn falls_inward(curve: &[PositionRate], top: f64) -> bool {
     median(c[c.len() - n..].iter().map(|p| p.mb_per_s).collect()).is_some_and(|m| m <= FALLS * top)
 }
 
+/// How close to a hard disk's top a position must read to be held there by a ceiling: a ceiling holds its
+/// positions flat within a stretch's noise, where a gently falling zone curve spreads over [`FLAT_WITHIN`].
+const CAPPED_WITHIN: f64 = 0.02;
+
+/// Why a hard disk's flat top may be its outer zone rather than a ceiling, if it may: too few positions read at the
+/// top itself (the zones fall gently from it), or the top is no wider than the zone steps below it (an outer zone of
+/// a disk with few zones is as flat as a ceiling, and reads the same whatever the shape).
+fn zone_not_ceiling(positions: &[PositionRate], top: f64) -> Option<String> {
+    let n = positions.len() as f64;
+    let on_top = |r: f64| (r / top - 1.0).abs() <= CAPPED_WITHIN;
+    let tight = positions.iter().filter(|p| on_top(p.mb_per_s)).count() as f64 / n;
+    if tight < FLAT_SHARE {
+        return Some(format!(
+            "only {:.0} % of positions read within {:.0} % of {}: the rate falls gently from the top, as zones do",
+            tight * 100.0,
+            CAPPED_WITHIN * 100.0,
+            format_rate(top)
+        ));
+    }
+    // The widest level off the top: positions in bins of 3 % of rate.
+    let mut bins = std::collections::HashMap::new();
+    for p in positions
+        .iter()
+        .filter(|p| !on_top(p.mb_per_s) && p.mb_per_s > 0.0)
+    {
+        *bins
+            .entry((p.mb_per_s.ln() / 1.03f64.ln()).floor() as i64)
+            .or_insert(0usize) += 1;
+    }
+    let widest = bins.values().copied().max().unwrap_or(0) as f64 / n;
+    (tight <= 1.5 * widest).then(|| {
+        format!(
+            "the top ({:.0} % of positions) is no wider than a level below it ({:.0} %): a disk's outer zone is as \
+             flat as a ceiling",
+            tight * 100.0,
+            widest * 100.0
+        )
+    })
+}
+
 fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
     if l.shapes.is_empty() {
         return (
@@ -130,6 +170,26 @@ fn link(l: &LinkData, d: &DiagnoseRecord) -> (Option<Finding>, Outcome) {
         },
     };
     let f = crate::link::of_rates(&rates, sizes.len(), device, "reads", Some(at));
+    // A hard disk's flat top that its zones may make: said so, not claimed. A link the identity knows to be at that
+    // rate stands.
+    let known = f
+        .as_ref()
+        .is_some_and(|f| f.number("link_mb_per_s").is_some());
+    if at.hard_disk && f.is_some() && !known {
+        if let Some(why) = zone_not_ceiling(&position_curve(d), l.top_mb_per_s) {
+            return (
+                None,
+                Outcome {
+                    experiment: Experiment::Link,
+                    verdict: Verdict::Inconclusive,
+                    text: format!(
+                        "inconclusive: reads top out at {} whatever the shape, but {why}",
+                        format_rate(l.top_mb_per_s)
+                    ),
+                },
+            );
+        }
+    }
     let text = match &f {
         Some(f) => f.claim.clone(),
         None => {
@@ -294,7 +354,7 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
             Experiment::Throttle => d
                 .warm_up
                 .as_ref()
-                .map(|s| throttle::assess(s, d.throttle.as_ref(), &curve)),
+                .map(|s| throttle::assess(s, d.throttle.as_ref())),
             Experiment::Zones => d.zones.as_ref().map(|z| zones(z, d)),
             Experiment::Link => d.link.as_ref().map(|l| throttled_link(link(l, d), &found)),
             Experiment::Queueing => d.queueing.as_ref().map(|q| queueing(q, top)),

@@ -110,13 +110,53 @@ fn levels(b: &[Bin]) -> Vec<Level> {
         .collect()
 }
 
+/// The rate by position a throttle's fall is judged against: each slot's fastest stretch in the warm-up stream
+/// (the middle of five neighbouring slots' fastest).
+/// It takes the zones out of the rate over time as the settled curve does, but a throttle cannot make it: the
+/// settled part of a stream that throttled mixes slots read before the fall with slots read after it, and the
+/// stream's first seconds, over slots read fast since, then looked as slow as the throttled pass.
+pub fn fastest_curve(s: &StreamData) -> Vec<PositionRate> {
+    let width = s.region / super::stream::SLOTS;
+    let fastest: Vec<PositionRate> = (0..super::stream::SLOTS)
+        .filter_map(|i| {
+            let rate = s
+                .points
+                .iter()
+                .filter(|p| {
+                    let slot =
+                        p.offset as u128 * super::stream::SLOTS as u128 / s.region.max(1) as u128;
+                    (slot as u64).min(super::stream::SLOTS - 1) == i
+                })
+                .map(|p| p.mb_per_s)
+                .filter(|r| r.is_finite() && *r > 0.0)
+                .reduce(f64::max)?;
+            Some(PositionRate {
+                offset: i * width,
+                length: width,
+                mb_per_s: rate,
+            })
+        })
+        .collect();
+    // A busy host's late completion leaves a stretch that caught up, faster than the media: each slot takes the
+    // median of its own and its two neighbours' on each side (zones change slowly with position).
+    (0..fastest.len())
+        .map(|i| {
+            let near = &fastest[i.saturating_sub(2)..(i + 3).min(fastest.len())];
+            PositionRate {
+                mb_per_s: median(near.iter().map(|p| p.mb_per_s).collect()).unwrap_or(0.0),
+                ..fastest[i]
+            }
+        })
+        .collect()
+}
+
 /// The end of the first pass over the region, if the stream got that far.
 fn first_pass_end(s: &StreamData) -> Option<u64> {
     s.points.iter().find(|p| p.pass >= 1).map(|p| p.t_ns)
 }
 
-/// The warm-up stream's lasting fall, judged against the rate at the same positions: the stream's settled
-/// curve, which after a fall is the slow rate. None unless the whole region was read once before the fall.
+/// The warm-up stream's lasting fall, judged against the rate at the same positions (`curve`: the stream's
+/// [`fastest_curve`]). None unless the whole region was read once before the fall.
 pub fn stream_fall(s: &StreamData, curve: &[PositionRate]) -> Option<Fall> {
     let f = lasting_fall(&levels(&bins(s, curve)))?;
     // The settled curve comes from the last third: a fall later than that is measured against its own start.
@@ -147,9 +187,15 @@ pub fn recovery(t: &ThrottleData, curve: &[PositionRate], fall: &Fall) -> Option
     let b = bins(&s, curve);
     let again = lasting_fall(&levels(&b));
     let start = median(b.iter().take(MIN_BINS).map(|b| b.norm).collect())?;
+    // A fall within the first second is no lasting fall to [`lasting_fall`] (a device settling looks so), but a
+    // read slow over most of its time after that second, for a second at least, fell all the same: at once (0).
+    let mid = (fall.before + fall.after) / 2.0;
+    let late: Vec<&Bin> = b.iter().filter(|x| x.end_ns > MIN_STEP_NS).collect();
+    let ends_slow = late.last().is_some_and(|x| x.end_ns >= 2 * MIN_STEP_NS)
+        && late.iter().filter(|x| x.norm < mid).count() as f64 >= HOLDS * late.len() as f64;
     Some(Recovery {
         recovered: start / fall.before,
-        fell_after_ns: again.map(|f| f.step_ns),
+        fell_after_ns: again.map(|f| f.step_ns).or(ends_slow.then_some(0)),
     })
 }
 
@@ -158,11 +204,8 @@ const RECOVERED: f64 = 0.9;
 
 /// The throttle experiment's finding and outcome: the warm-up stream's fall, confirmed by the read after the
 /// rest.
-pub fn assess(
-    s: &StreamData,
-    t: Option<&ThrottleData>,
-    curve: &[PositionRate],
-) -> (Option<Finding>, Outcome) {
+pub fn assess(s: &StreamData, t: Option<&ThrottleData>) -> (Option<Finding>, Outcome) {
+    let curve = &fastest_curve(s)[..];
     let outcome = |verdict, text: String| Outcome {
         experiment: Experiment::Throttle,
         verdict,
@@ -233,10 +276,18 @@ pub fn assess(
             // Heat is work not yet cooled off: a rest that bought `again` of fast work out of `step` cools the
             // whole in `rest × step / again`.
             let (cooling, how) = match r.fell_after_ns {
+                // Too short to time: the rest bought less fast work than a second.
+                Some(again) if again < MIN_STEP_NS => (
+                    None,
+                    format!(
+                        "after {rest:.0} s of rest it read fast again for under a second: it cools in well over \
+                         {rest:.0} s"
+                    ),
+                ),
                 Some(again) if (again as f64) < 0.9 * fall.step_ns as f64 => {
                     let c = rest * fall.step_ns as f64 / again.max(1) as f64;
                     (
-                        c,
+                        Some(c),
                         format!(
                             "after {rest:.0} s of rest it read fast again for {:.1} s: cools in ~{c:.0} s",
                             again as f64 / 1e9
@@ -244,7 +295,7 @@ pub fn assess(
                     )
                 }
                 _ => (
-                    rest,
+                    Some(rest),
                     format!("{rest:.0} s of rest restored the full rate"),
                 ),
             };
@@ -254,7 +305,7 @@ pub fn assess(
                     "sustained reads fell to {factor:.2}× after {step_s:.0} s ({rates}) at positions read fast \
                      before; {how}"
                 ),
-                Some(cooling),
+                cooling,
             )
         }
     };

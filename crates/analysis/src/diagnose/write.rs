@@ -12,6 +12,9 @@ use drivescope_units::{format_rate, format_size};
 
 /// A first line this much steeper than the second is a step.
 const STEP: f64 = 1.3;
+/// A burst whose second half reads at least this much slower than its first (and by a third of the step) is no
+/// cache's.
+const BURST_FLAT: f64 = 1.08;
 /// Fewest stretches on each side of a break.
 const MIN_POINTS: usize = 4;
 
@@ -127,6 +130,20 @@ pub fn step(d: &WriteData, curve: &[PositionRate]) -> Option<WriteStep> {
     // median of its stretches' rates.
     let burst = super::median(d.points[..k].iter().map(|p| p.mb_per_s).collect()).unwrap_or(0.0);
     let sustained = raw(k + 1, xs.len());
+    // A cache takes writes at its own rate wherever they land: a burst whose second half (past the start-up's
+    // first stretches) falls from its first by a third of the step or more (on the log scale) is a staircase, the
+    // media's zones stepping down, which a read curve taken through a cache did not show.
+    let settled_burst = d.points.get(2..k).unwrap_or(&[]);
+    if settled_burst.len() >= 4 && burst > 0.0 && sustained > 0.0 {
+        let (first, second) = settled_burst.split_at(settled_burst.len() / 2);
+        let mid = |r: &[drivescope_record::StreamPoint]| {
+            super::median(r.iter().map(|p| p.mb_per_s).collect()).unwrap_or(0.0)
+        };
+        let within = mid(first) / mid(second);
+        if within >= BURST_FLAT && within.ln() >= (burst / sustained).ln() / 3.0 {
+            return None;
+        }
+    }
     // The break is found in progress weighted by the read curve; the bytes themselves must step down too (a
     // curve that is not the media's writes, read through a cache or while warming up, bends a steady write).
     if burst > 0.0 && sustained > 0.0 && burst < STEP * sustained {

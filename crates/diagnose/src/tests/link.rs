@@ -4,6 +4,7 @@
 
 use super::model::*;
 use super::support::*;
+use crate::DiagnoseOptions;
 use drivescope_record::{Confidence, Experiment, FindingCode, Verdict};
 
 /// Flash of `media` MB/s behind a link of `link` MB/s.
@@ -139,4 +140,103 @@ fn a_rate_that_changes_with_position_reads_no_other_shapes() {
         .outcome(Experiment::Link)
         .text
         .contains("changes with position"));
+}
+
+#[test]
+fn the_outer_zone_of_a_two_zone_disk_at_a_link_s_rate_is_no_ceiling_claimed() {
+    // 47.5 GB in two zones, 121.7 then 96.3 MB/s: the outer half is flat at a rate 1 GbE delivers, and every shape
+    // reads it alike. A ceiling over a disk looks the same; said inconclusive, not "matches 1 GbE".
+    let m = Model {
+        size: 47_549_784_064,
+        outer: 121.65,
+        inner: 96.34,
+        zones: 2,
+        access_ns: 12_825_695,
+        ..hdd()
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(130)
+    };
+    let d = diagnose(m, &o);
+    assert!(d.finding(FindingCode::LinkCap).is_none(), "{:?}", d.codes());
+    assert_eq!(d.verdict(Experiment::Link), Verdict::Inconclusive);
+    let text = &d.outcome(Experiment::Link).text;
+    assert!(text.contains("outer zone"), "{text}");
+}
+
+#[test]
+fn a_disk_still_warming_up_that_falls_gently_claims_no_ceiling() {
+    // 1.7 GB in 16 zones from 205 to 162 MB/s, at 0.57× for its first 92 s: every experiment reads it slowed, the
+    // outer fifth within 5 % of 116 MB/s (a 1 GbE rate), falling a percent a zone.
+    let m = Model {
+        size: 1_673_924_608,
+        outer: 204.6,
+        inner: 161.6,
+        zones: 16,
+        access_ns: 9_522_264,
+        warm_up: Some((91_740_564_452, 0.5705)),
+        read_cache: Some((161_837_056, 3605.0)),
+        ..hdd()
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(102)
+    };
+    let d = diagnose(m, &o);
+    assert!(d.finding(FindingCode::LinkCap).is_none(), "{:?}", d.codes());
+    let text = &d.outcome(Experiment::Link).text;
+    assert!(text.contains("falls gently"), "{text}");
+}
+
+#[test]
+fn a_20_mb_per_s_link_is_found_though_a_slot_outlasts_each_shape() {
+    // Behind 20 MB/s, 1.5 s of a shape reads 30 MB: less than two 16 MiB slots of the 1 GiB region, and the
+    // shapes' rates were part-filled stretches' (22.6 and 21.3 against 20.1).
+    let m = Model {
+        size: 10_383_982_592,
+        access_ns: 20_610,
+        lanes: 7,
+        ..behind(2470.0, Some(20.13))
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(166)
+    };
+    let d = diagnose(m, &o);
+    near(
+        "ceiling",
+        d.number(FindingCode::LinkCap, "ceiling_mb_per_s"),
+        20.13,
+        0.03,
+    );
+}
+
+#[test]
+fn a_read_cache_does_not_serve_one_shape_what_the_other_read() {
+    // Flat flash at 132 MB/s with a 257 MiB read cache: the second shape re-read the 200 MB the first had just
+    // read, from the cache (1311 MB/s), and the rate "changed with the shape".
+    let m = Model {
+        size: 16_210_067_456,
+        access_ns: 59_296,
+        lanes: 61,
+        read_cache: Some((269_832_192, 1747.7)),
+        ..behind(132.4, None)
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(93)
+    };
+    let d = diagnose(m, &o);
+    let l = d.rec.link.as_ref().unwrap();
+    assert_eq!(l.shapes.len(), 2);
+    for s in &l.shapes {
+        near("shape", s.mb_per_s, 132.4, 0.03);
+    }
+    near(
+        "ceiling",
+        d.number(FindingCode::LinkCap, "ceiling_mb_per_s"),
+        132.4,
+        0.03,
+    );
 }

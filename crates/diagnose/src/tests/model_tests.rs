@@ -25,6 +25,7 @@ fn read<F: FnMut(&Call) -> Reply + Send>(
 ) -> Streamed {
     let spec = StreamSpec {
         region,
+        start: 0,
         block_size: bs,
         queue_depth: 4,
         write,

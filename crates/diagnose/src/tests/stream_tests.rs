@@ -19,6 +19,7 @@ fn run<F: FnMut(&Call) -> Reply + Send>(
 ) -> Streamed {
     let spec = StreamSpec {
         region,
+        start: 0,
         block_size: MIB,
         queue_depth: 1,
         write: false,

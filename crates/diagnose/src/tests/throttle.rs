@@ -4,6 +4,7 @@
 
 use super::model::*;
 use super::support::*;
+use crate::DiagnoseOptions;
 use drivescope_record::{Confidence, Experiment, FindingCode, Verdict};
 
 const S: u64 = 1_000_000_000;
@@ -147,4 +148,59 @@ fn a_throttle_later_than_the_stream_is_not_seen_and_not_guessed() {
         .outcome(Experiment::Throttle)
         .text
         .contains("no lasting fall"));
+}
+
+#[test]
+fn a_throttle_in_the_last_pass_is_judged_against_the_fast_passes_before_it() {
+    // The outer 1 GiB of a 10 GB disk, read at 208 MB/s for two passes; 10.5 s in it throttles to 0.59× for the
+    // rest of the stream. The settled curve (the last third) held the throttled rate at most positions and the
+    // fast one at the first few, so the stream's first seconds looked as slow as the throttled pass.
+    let m = Model {
+        size: 10_038_112_256,
+        outer: 208.5,
+        inner: 158.9,
+        zones: 9,
+        access_ns: 18_801_985,
+        lanes: 5,
+        throttle: Some((10_480_020_475, 0.5936, 107_668_624_064)),
+        ..hdd()
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(94)
+    };
+    let d = diagnose(m, &o);
+    let code = FindingCode::ThermalThrottle;
+    near(
+        "time",
+        d.number(code.clone(), "time_to_throttle_s"),
+        10.48,
+        0.1,
+    );
+    let factor = d.number(code, "factor");
+    assert!((factor - 0.5936).abs() <= 0.06, "{factor}");
+}
+
+#[test]
+fn a_rest_that_buys_under_a_second_of_fast_reads_gives_no_cooling_time() {
+    // Throttles after 7.9 s to 0.72×, cools in 27 s; the 4 s rest cools 15 % of the heat, half a second of fast
+    // reads. No fall timed within the first second: the read was said "restored" and the cooling put at 4 s.
+    let m = Model {
+        size: 3_251_847_168,
+        outer: 262.0,
+        inner: 191.9,
+        zones: 5,
+        access_ns: 14_898_885,
+        lanes: 13,
+        throttle: Some((7_894_948_455, 0.7199, 27_074_874_552)),
+        ..hdd()
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..options(75)
+    };
+    let d = diagnose(m, &o);
+    let f = d.found(FindingCode::ThermalThrottle);
+    assert_eq!(f.number("cooling_s"), None, "{}", f.claim);
+    assert!(f.claim.contains("under a second"), "{}", f.claim);
 }

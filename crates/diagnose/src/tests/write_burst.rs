@@ -2,6 +2,7 @@
 
 use super::model::*;
 use super::support::*;
+use crate::DiagnoseOptions;
 use drivescope_record::{Confidence, Experiment, FindingCode, Verdict};
 
 /// A 200 MB/s flash device, with a write cache of `cache` bytes taking 1000 MB/s when given.
@@ -105,4 +106,32 @@ fn writes_at_one_rate_throughout_are_no_burst_whatever_the_read_curve_says() {
         "{:?}",
         f.map(|f| &f.claim)
     );
+}
+
+#[test]
+fn zones_a_read_cache_hid_from_the_read_curve_are_no_write_burst() {
+    // 805 MB in six zones from 141 to 61 MB/s, no write cache; a read cache larger than the disk serves every
+    // read after the first pass, so the read curve is flat and weighs nothing. The write steps down zone by zone
+    // (141, 125, 109, 93, 77 MB/s): two lines fit it as a burst of 125 and a sustained 94 MB/s.
+    let m = Model {
+        size: 805_597_184,
+        outer: 141.0,
+        inner: 61.1,
+        zones: 6,
+        access_ns: 5_076_880,
+        read_cache: Some((3_781_365_760, 2270.0)),
+        link: Some(398.1),
+        ..hdd()
+    };
+    let o = DiagnoseOptions {
+        size: m.size,
+        ..writing(96)
+    };
+    let d = diagnose(m, &o);
+    assert!(
+        d.finding(FindingCode::WriteBurst).is_none(),
+        "{:?}",
+        d.codes()
+    );
+    assert_eq!(d.verdict(Experiment::WriteCache), Verdict::NotFound);
 }
