@@ -151,7 +151,10 @@ mod tests {
         assert!(s.user_ns + s.sys_ns < 50_000_000, "{s:?}");
         let b = sh("i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done");
         let cpu = b.user_ns + b.sys_ns;
-        assert!(cpu > 50_000_000 && cpu > 4 * (s.user_ns + s.sys_ns), "{b:?}");
+        assert!(
+            cpu > 50_000_000 && cpu > 4 * (s.user_ns + s.sys_ns),
+            "{b:?}"
+        );
         // Clock ticks round CPU time to 10 ms per process.
         assert!(cpu <= b.wall_ns + 20_000_000, "{b:?}");
     }
