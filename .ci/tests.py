@@ -37,6 +37,7 @@ EXCLUSIVE = {
 
 # Longest first, so the side-by-side part ends together (measured; unknown ones go last).
 LONGEST_FIRST = [
+    "drivescope_core",
     "lab_capacity",
     "lab_diagnose_models",
     "store_postgres",
@@ -155,15 +156,16 @@ def main():
         name, kind = binary[0], binary[1]
         print(f"\n== {name} ({kind}) exit {rc} in {took:.1f} s", flush=True)
         print(text.rstrip(), flush=True)
-        passed = failed = 0
+        passed = failed = ignored = 0
         for line in text.splitlines():
             m = RESULT.match(line)
             if m:
                 passed += int(m.group(2))
                 failed += int(m.group(3))
+                ignored += int(m.group(4))
         if rc != 0 and failed == 0:
             failed = 1  # a binary that died without a result line still failed
-        results.append((name, kind, rc, took, passed, failed))
+        results.append((name, kind, rc, took, passed, failed, ignored))
 
     began = time.monotonic()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -176,7 +178,7 @@ def main():
     wall = time.monotonic() - began
 
     print("\n== durations (s), longest first")
-    for name, kind, rc, took, passed, failed in sorted(results, key=lambda r: -r[3]):
+    for name, kind, rc, took, passed, failed, _ in sorted(results, key=lambda r: -r[3]):
         mark = "" if rc == 0 else "  FAILED"
         alone_mark = " (alone)" if name in EXCLUSIVE else ""
         print(f"{took:8.1f}  {name} ({kind}){alone_mark}: {passed} passed, {failed} failed{mark}")
@@ -187,7 +189,11 @@ def main():
           f"{shared_wall:.1f} s, {len(alone)} alone in {wall - shared_wall:.1f} s")
     if bad:
         print("failed binaries: " + ", ".join(bad))
+    total_ignored = sum(r[6] for r in results)
     print(f"tests: {total_passed} passed, {total_failed} failed")
+    if total_ignored:
+        print(f"not run here: {total_ignored} ignored (timings that need the machine alone, "
+              "bench/timed_tests.sh; the bench scripts' own samples)")
     return 1 if bad else 0
 
 

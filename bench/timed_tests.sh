@@ -11,7 +11,7 @@ export CI=1
 trap 'target/debug/drivescope lab cleanup >/dev/null 2>&1 || true' EXIT
 cargo build -q -p drivescope
 start=$(date +%s)
-for t in lab_diagnose time_predict; do
+for t in lab_diagnose lab_temperature time_predict; do
   echo "== $t"
   cargo test -q -p drivescope --test "$t" -- --ignored --test-threads=1 --nocapture "$@"
 done

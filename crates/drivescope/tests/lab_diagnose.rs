@@ -419,8 +419,45 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Read-only, a diagnosis writes nothing: the SMR experiment's random writes and the write burst are skipped
+/// and say why, on a small budget (what is checked does not depend on the host's load).
+#[test]
+fn read_only_a_diagnosis_skips_its_write_experiments() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
+    let _one = one_at_a_time();
+    let m = Model::preset("smr-nas").unwrap();
+    let dev = start(&m);
+    let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
+    let out = drivescope_cmd()
+        .args(["diagnose", &path, "--json", "--quiet", "--no-store"])
+        .args(["--budget", "6s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let d: DiagnoseRecord = record_of(&out);
+    assert!(
+        d.smr.is_none() && d.write_cache.is_none(),
+        "writes without --destructive"
+    );
+    for e in [
+        drivescope_record::Experiment::Smr,
+        drivescope_record::Experiment::WriteCache,
+    ] {
+        let o = d
+            .outcomes
+            .iter()
+            .find(|o| o.experiment == e)
+            .expect("an outcome");
+        assert_eq!(o.verdict, Verdict::Skipped, "{o:?}");
+        assert!(o.text.contains("--destructive"), "{o:?}");
+    }
+}
+
 /// Read-only, the SMR disk and its CMR twin read alike: the same findings, no random writes, within the budget.
 #[test]
+#[ignore = "a timing of lab disks that needs the machine to itself: bench/timed_tests.sh"]
 fn read_only_the_smr_disk_and_its_cmr_twin_look_alike() {
     if skip_without_root("serves FUSE lab disks on loop devices") {
         return;
