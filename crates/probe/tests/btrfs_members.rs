@@ -55,9 +55,7 @@ impl Rig {
         cmd.args(&mkfs[1..]).args(rig.devices());
         run(&mut cmd);
         std::fs::create_dir_all(&rig.mnt).expect("mount point");
-        run(Command::new("mount")
-            .arg(rig.loops[0].path())
-            .arg(&rig.mnt));
+        run(Command::new("mount").arg(rig.loops[0].path()).arg(&rig.mnt));
         rig.mounted = true;
         rig
     }
