@@ -90,4 +90,4 @@ pub use typed::FromDocument;
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.
-pub use drivescope_probe::{Identity, LAB_FS_NAME};
+pub use drivescope_probe::{Array, ArrayKind, Identity, Member as ArrayMember, LAB_FS_NAME};
