@@ -75,10 +75,26 @@ impl Rig {
     }
 }
 
+/// Unmount, waiting out references the kernel drops after the files are closed (an io_uring ring's files
+/// are released by a deferred worker); lazily in the end, so that the loop devices still detach.
+fn unmount(mnt: &Path) {
+    for _ in 0..50 {
+        let quiet = Command::new("umount")
+            .arg(mnt)
+            .stderr(std::process::Stdio::null())
+            .status();
+        if quiet.is_ok_and(|s| s.success()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = Command::new("umount").arg("-l").arg(mnt).status();
+}
+
 impl Drop for Rig {
     fn drop(&mut self) {
         if self.mounted {
-            let _ = Command::new("umount").arg(&self.mnt).status();
+            unmount(&self.mnt);
         }
         let _ = std::fs::remove_dir(&self.mnt);
         if self.btrfs {
