@@ -47,6 +47,7 @@ fn reads(alone: Vec<f64>, together: Vec<f64>) -> ArrayReads {
             level: Some("raid0".into()),
             profiles: Vec::new(),
             members,
+            controller: None,
             notes: Vec::new(),
         },
         block_size: 1 << 20,

@@ -97,6 +97,7 @@ mod tests {
                     major_minor: None,
                 })
                 .collect(),
+            controller: None,
             notes: Vec::new(),
         }
     }

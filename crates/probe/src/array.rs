@@ -62,6 +62,10 @@ pub struct Array {
     pub profiles: Vec<String>,
     /// Sorted by kernel name. A device that shows no members is its own one member.
     pub members: Vec<Member>,
+    /// The driver of a hardware RAID controller the device hangs off (`megaraid_sas`, `hpsa`): its members are
+    /// behind the controller, out of the system's sight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
     /// Sentences a person reads: why no members were found, a missing member, a level not said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -78,6 +82,44 @@ impl Array {
 const BTRFS_PROFILES: &[&str] = &[
     "single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6",
 ];
+
+/// SCSI host drivers of hardware RAID controllers, whose block devices are logical drives over disks the
+/// controller keeps to itself (the kernel's drivers/scsi names).
+const RAID_HOST_DRIVERS: &[&str] = &[
+    "megaraid_sas",
+    "megaraid",
+    "hpsa",
+    "cciss",
+    "smartpqi",
+    "aacraid",
+    "3w-9xxx",
+    "3w-sas",
+    "3w-xxxx",
+    "arcmsr",
+    "ips",
+    "ipr",
+    "pmcraid",
+    "hptiop",
+    "esas2r",
+    "stex",
+];
+
+/// The RAID controller driver of the SCSI host a block device sits under (`…/host0/target0:2:0/0:2:0:0/block/sda`
+/// with `host0/scsi_host/host0/proc_name`), when it is one.
+fn raid_controller(canon: &Path, roots: &Roots) -> Option<String> {
+    let sys = fs::canonicalize(&roots.sys).ok()?;
+    sysfs::ancestors_within(canon, &sys).iter().find_map(|dir| {
+        let host = sysfs::name_of(dir);
+        let digits = host.strip_prefix("host")?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let driver = sysfs::read(&dir.join("scsi_host").join(&host).join("proc_name"))?;
+        RAID_HOST_DRIVERS
+            .contains(&driver.as_str())
+            .then_some(driver)
+    })
+}
 
 /// The members of `target`: a block device (a `/dev` path or a bare kernel name), or a file or directory on a
 /// mounted file system.
@@ -214,10 +256,17 @@ fn block(target: &Path, name: &str, roots: &Roots) -> Result<Array> {
                 notes,
             ));
         }
-        notes.push(format!(
-            "{name} shows no members: a single device, or a hardware RAID whose controller hides its members"
-        ));
-        return Ok(array(
+        let controller = raid_controller(&canon, roots);
+        notes.push(match &controller {
+            Some(driver) => format!(
+                "{name} is a logical drive of a hardware RAID controller ({driver}): \
+                 the controller keeps its members out of the system's sight"
+            ),
+            None => format!(
+                "{name} shows no members: a single device, or a hardware RAID whose controller hides its members"
+            ),
+        });
+        let mut a = array(
             target,
             ArrayKind::Device,
             &name,
@@ -225,7 +274,9 @@ fn block(target: &Path, name: &str, roots: &Roots) -> Result<Array> {
             std::slice::from_ref(&name),
             roots,
             notes,
-        ));
+        );
+        a.controller = controller;
+        return Ok(a);
     }
     Err(ProbeError::TooDeep(name))
 }
@@ -252,6 +303,7 @@ fn btrfs(target: &Path, m: &MountEntry, roots: &Roots) -> Result<Array> {
             level: None,
             profiles: Vec::new(),
             members: Vec::new(),
+            controller: None,
             notes: vec![note],
         });
     };
@@ -315,6 +367,7 @@ fn array(
         level,
         profiles: Vec::new(),
         members,
+        controller: None,
         notes,
     }
 }

@@ -245,6 +245,44 @@ fn a_plain_disk_shows_no_members_and_says_a_hardware_raid_may_hide_them() {
 }
 
 #[test]
+fn a_logical_drive_of_a_raid_controller_names_the_controller_and_an_hba_does_not() {
+    let t = Tree::new();
+    for (host, driver, disk, mm) in [
+        ("host0", "megaraid_sas", "sda", "8:0"),
+        ("host1", "hpsa", "sdb", "8:16"),
+        ("host2", "ahci", "sdc", "8:32"),
+        ("host3", "mpt3sas", "sdd", "8:48"),
+    ] {
+        let h = t.dir.join("sys/devices/pci0000:00/0000:00:01.0").join(host);
+        t.write(h.join("scsi_host").join(host).join("proc_name"), driver);
+        let d = h.join("target0:2:0/0:2:0:0/block").join(disk);
+        t.node(disk, mm, &d);
+    }
+    let r = t.roots();
+    for (disk, want) in [
+        ("sda", Some("megaraid_sas")),
+        ("sdb", Some("hpsa")),
+        ("sdc", None),
+        ("sdd", None),
+    ] {
+        let a = members(&r.dev.join(disk), &r).unwrap();
+        assert_eq!(a.kind, ArrayKind::Device);
+        assert_eq!(names(&a), [disk]);
+        assert_eq!(a.controller.as_deref(), want, "{disk}");
+        let said = if want.is_some() {
+            "logical drive of a hardware RAID controller"
+        } else {
+            "shows no members"
+        };
+        assert!(
+            a.notes.iter().any(|n| n.contains(said)),
+            "{disk}: {:?}",
+            a.notes
+        );
+    }
+}
+
+#[test]
 fn btrfs_members_and_profile_come_from_its_sysfs_directory() {
     let mut t = Tree::new();
     for (i, mm) in ["8:16", "8:32", "8:48"].iter().enumerate() {
