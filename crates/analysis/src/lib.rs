@@ -5,6 +5,7 @@
 //! the measurements cannot settle a question they stay silent (or say `inconclusive`), so the same rules run on a
 //! fresh run and on any stored one alike.
 
+pub mod array;
 pub mod cache_fit;
 pub mod capacity;
 pub mod diagnose;

@@ -14,6 +14,7 @@
 //! [`diagnose_on`] on the engine given (a scripted device in tests, with the budget counted on its
 //! virtual clock).
 
+pub mod array;
 mod experiments;
 mod resume;
 mod smr;

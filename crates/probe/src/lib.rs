@@ -9,6 +9,7 @@
 //! All kernel views are read under [`Roots`], so tests run on fixture trees. Nothing here
 //! opens a device, let alone for writing.
 
+pub mod array;
 pub mod ata_id;
 pub mod block;
 pub mod ceiling;
@@ -26,6 +27,7 @@ pub mod temperature;
 pub mod temperature_poll;
 pub mod transport;
 
+pub use array::{members, Array, ArrayKind, Member};
 pub use block::{BlockInfo, BlockRole, Hardware, LoopInfo, Transport};
 pub use ceiling::Link;
 pub use error::ProbeError;

@@ -40,6 +40,8 @@ pub enum FindingCode {
     Smr,
     /// A drive that reports more capacity than it keeps (wrap-around, dropped writes, a cache).
     CounterfeitCapacity,
+    /// One member of an array reads well below the others: it holds the array back.
+    SlowMember,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -65,6 +67,7 @@ impl FindingCode {
             FindingCode::SlowRank => "slow_rank",
             FindingCode::Smr => "smr",
             FindingCode::CounterfeitCapacity => "counterfeit_capacity",
+            FindingCode::SlowMember => "slow_member",
             FindingCode::Other(s) => s,
         }
     }

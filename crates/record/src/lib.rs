@@ -8,6 +8,7 @@
 //! back, with an `Unknown` variant for kinds written by newer versions. Fields added after the first version
 //! carry serde defaults, so documents stored by older versions still read.
 
+mod array;
 mod bench;
 mod capacity;
 mod device;
@@ -40,6 +41,7 @@ mod time;
 mod typed;
 mod verify;
 
+pub use array::ArrayReads;
 pub use bench::{
     BenchRecord, Load, RunValues, SoakGap, SoakRecord, SoakResume, Step, SweepCell, SweepRecord,
     TestResult, Workload,
@@ -88,4 +90,4 @@ pub use typed::FromDocument;
 pub use verify::{Extent, VerifyReport, VerifyTotals};
 
 /// Re-exported so users of the records name the same identity type.
-pub use drivescope_probe::{Identity, LAB_FS_NAME};
+pub use drivescope_probe::{Array, ArrayKind, Identity, Member as ArrayMember, LAB_FS_NAME};

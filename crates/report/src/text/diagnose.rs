@@ -24,6 +24,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         | FindingCode::ThroughputBound
         | FindingCode::SlowRank
         | FindingCode::CounterfeitCapacity
+        | FindingCode::SlowMember
         | FindingCode::Other(_) => return None,
     })
 }
