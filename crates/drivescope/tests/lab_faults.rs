@@ -294,7 +294,10 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     // A guard against a stop that never comes; `interrupted` and the exit code say it stopped.
-    assert!(t0.elapsed() < Duration::from_secs(20), "stopped within 20 s");
+    assert!(
+        t0.elapsed() < Duration::from_secs(20),
+        "stopped within 20 s"
+    );
     assert_eq!(out.status.code(), Some(130));
     let first: ScanRecord = record_of(&out);
     assert!(first.interrupted);

@@ -84,7 +84,8 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Screen(r) => screen::rows(r, &mut out),
         Document::Time(r) => time::rows(r, &mut out),
         Document::Multi(r) => multi(r, &mut out),
-        Document::Info(_) | Document::Capacity(_) => {}
+        Document::Capacity(c) => capacity(c, &mut out),
+        Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
     out
@@ -373,6 +374,26 @@ fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
     );
 }
 
+/// A capacity probe: the size the drive reports, and what of it kept its data.
+fn capacity(c: &drivescope_record::CapacityRecord, out: &mut Vec<Metric>) {
+    push(
+        out,
+        "capacity.reported".into(),
+        "Reported size".into(),
+        Unit::Bytes,
+        Better::Neither,
+        Some(c.nominal as f64),
+    );
+    push(
+        out,
+        "capacity.real".into(),
+        "Real capacity".into(),
+        Unit::Bytes,
+        Better::Higher,
+        c.real_capacity.map(|r| r as f64),
+    );
+}
+
 /// A document of a kind this version does not know: its numeric top-level fields.
 fn generic(d: &Value, out: &mut Vec<Metric>) {
     if let Some(obj) = d.as_object() {
@@ -461,12 +482,13 @@ mod tests {
 
     #[test]
     fn every_kind_has_rows() {
-        let docs: [Document; 5] = [
+        let docs: [Document; 6] = [
             sample::scan(1, 1 << 30, 100, 3, 1, Direction::Read).into(),
             sample::quick_scan(1, 1 << 30, 256).into(),
             sample::bench(1).into(),
             sample::sweep(1).into(),
             sample::soak(1, 60).into(),
+            sample::capacity(1, 1 << 30, 1 << 28).into(),
         ];
         for doc in docs {
             let run = Run::new(Some(1), doc);

@@ -517,9 +517,9 @@ pub fn probe(
         let mut probes: Vec<u64> = (0..k).map(|i| from + span * i / k * bs).collect();
         probes.dedup();
         progress(format!(
-            "round {}: {} blocks between {} and {}",
+            "round {}: {} between {} and {}",
             pr.out.rounds + 1,
-            probes.len(),
+            drivescope_units::count(probes.len() as u64, "block"),
             iec(from),
             iec(bad)
         ));

@@ -22,7 +22,7 @@ pub struct RunsArgs {
     #[arg(long)]
     pub until: Option<String>,
     /// At most this many runs.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::opts::args::parse_count_usize)]
     pub limit: usize,
     /// Print a JSON array instead of a table.
     #[arg(long)]

@@ -24,10 +24,10 @@ fn pct(part: u64, whole: u64) -> String {
 pub fn print_fingerprint(f: &Fingerprint, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "  I/O of {} (traced on {}): {} requests, {}, the disk busy {} of {} ({:.0} %), mean queue depth {:.2}",
+        "  I/O of {} (traced on {}): {}, {}, the disk busy {} of {} ({:.0} %), mean queue depth {:.2}",
         f.run_label(),
         f.devices.join(", "),
-        f.requests,
+        drivescope_units::count(f.requests, "request"),
         bytes(f.bytes() as f64),
         duration(f.busy_ns as f64),
         duration(f.wall_ns as f64),
@@ -66,10 +66,10 @@ pub fn print_fingerprint(f: &Fingerprint, out: &mut dyn Write) -> std::io::Resul
     }
     let mut extra = Vec::new();
     if f.flushes > 0 {
-        extra.push(format!("{} flushes", f.flushes));
+        extra.push(drivescope_units::count_as(f.flushes, "flush", "flushes"));
     }
     if f.discards > 0 {
-        extra.push(format!("{} discards", f.discards));
+        extra.push(drivescope_units::count(f.discards, "discard"));
     }
     if f.sync_requests > 0 {
         extra.push(format!("{} sync", f.sync_requests));
