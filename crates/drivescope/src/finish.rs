@@ -240,10 +240,12 @@ pub struct Finish<'a> {
 pub type Print<'a, T> = &'a dyn Fn(&T, &mut dyn Write) -> std::io::Result<()>;
 
 /// Print `rec` with `print`, save it, and give its outcome.
-pub fn finish<T>(rec: T, print: Print<T>, f: Finish) -> anyhow::Result<Outcome>
+pub fn finish<T>(mut rec: T, print: Print<T>, f: Finish) -> anyhow::Result<Outcome>
 where
     T: drivescope_record::Record,
 {
+    let memory = rec.header().memory();
+    rec.header_mut().memory = memory;
     if f.json {
         print_json(&rec)?;
     } else {

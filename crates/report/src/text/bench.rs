@@ -104,6 +104,9 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         if r.runs > 1 { ", best run shown" } else { "" },
         mark(r.workload.direct)
     )?;
+    if let Some(n) = h.memory_note() {
+        writeln!(out, "  note: {n}")?;
+    }
     let mut names: Vec<&str> = Vec::new();
     for t in &r.tests {
         if !names.contains(&t.name.as_str()) {

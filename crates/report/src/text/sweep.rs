@@ -37,6 +37,9 @@ pub fn print_sweep(r: &SweepRecord, out: &mut dyn Write) -> std::io::Result<()> 
         r.duration_ns as f64 / 1e9,
         mark(r.workload.direct)
     )?;
+    if let Some(n) = h.memory_note() {
+        writeln!(out, "  note: {n}")?;
+    }
     let mut qds: Vec<u32> = r.cells.iter().map(|c| c.queue_depth).collect();
     qds.dedup();
     qds.sort_unstable();
