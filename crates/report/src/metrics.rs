@@ -146,7 +146,7 @@ fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
         k("zone_ratio"),
         "Zone ratio (end / start)".into(),
         Unit::Ratio,
-        Higher,
+        Neither,
         // Only where offsets are a medium's positions: on a file, memory or null it means nothing.
         d.zone_ratio.filter(|_| d.header.positions().is_ok()),
     );
@@ -353,7 +353,7 @@ fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
         "soak.first_to_steady".into(),
         "First / steady".into(),
         Unit::Ratio,
-        Better::Lower,
+        Better::Neither,
         d.first_to_steady,
     );
     push(
@@ -410,6 +410,19 @@ fn generic(d: &Value, out: &mut Vec<Metric>) {
     }
 }
 
+/// Which way a finding's number is better, where it has a way: rates and IOPS up, the queueing
+/// gain up, stalls down. Ratios, shares, sizes, times and factors that describe what was found
+/// (a zone ratio, a cache's size, when a step came) have none and are never marked.
+fn evidence_direction(name: &str) -> Better {
+    if name.starts_with("iops") || name == "gain" {
+        Better::Higher
+    } else if name.starts_with("stall") {
+        Better::Lower
+    } else {
+        Better::Neither
+    }
+}
+
 /// A diagnosis: the numbers of its findings (cache sizes and rates, the queueing gain, the zone ratio, …).
 fn diagnose(d: &drivescope_record::DiagnoseRecord, out: &mut Vec<Metric>) {
     for f in &d.header.findings {
@@ -417,9 +430,9 @@ fn diagnose(d: &drivescope_record::DiagnoseRecord, out: &mut Vec<Metric>) {
             let (unit, better) = if name.ends_with("mb_per_s") {
                 (Unit::MBps, Better::Higher)
             } else if name.ends_with("bytes") || name.starts_with("written") {
-                (Unit::Bytes, Better::Higher)
+                (Unit::Bytes, Better::Neither)
             } else {
-                (Unit::Plain, Better::Higher)
+                (Unit::Plain, evidence_direction(name))
             };
             push(
                 out,
@@ -478,6 +491,26 @@ mod tests {
         assert_eq!(v("screen.failed_sectors"), Some(3.0));
         assert_eq!(v("screen./dev/sdd.slow_total"), Some(25.0));
         assert!((v("screen.shared.ratio").unwrap() - 0.6).abs() < 0.01);
+    }
+
+    #[test]
+    fn numbers_without_a_direction_are_never_marked() {
+        for name in [
+            "zone_ratio",
+            "falling_share",
+            "factor",
+            "queue_depth",
+            "step_s",
+        ] {
+            assert_eq!(evidence_direction(name), Better::Neither, "{name}");
+        }
+        assert_eq!(evidence_direction("gain"), Better::Higher);
+        assert_eq!(evidence_direction("iops_deep"), Better::Higher);
+        assert_eq!(evidence_direction("stalls"), Better::Lower);
+        let scan = sample::scan(1, 1 << 30, 100, 0, 0, Direction::Read);
+        let ms = of(&Run::new(Some(1), Document::from(scan)));
+        let zone = ms.iter().find(|m| m.key.ends_with("zone_ratio"));
+        assert!(zone.is_none_or(|m| m.better == Better::Neither));
     }
 
     #[test]
