@@ -372,6 +372,7 @@ pub fn bench(seed: u64) -> BenchRecord {
                 latency: summary,
                 histogram: Some(histogram),
                 submit_latency: Histogram::new().summary(),
+                completion_latency: None,
                 cpu_ns_per_command: 1500.0,
                 errors: 0,
                 runs,
