@@ -122,9 +122,16 @@ pub fn parse_queue_depth(s: &str) -> Result<u32, String> {
     }
 }
 
-/// A count that must be at least 1, as a `usize` (`--limit`, `--points`).
+/// A count that must be at least 1, as large as a `usize` holds (`--limit`).
 pub fn parse_count_usize(s: &str) -> Result<usize, String> {
-    parse_count(s).map(|n| n as usize)
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "{s:?} is not a whole number from 1 to {}",
+            usize::MAX
+        )),
+    }
 }
 
 /// A percentage above 0 and below 100, fractions allowed (`--below-siblings 12.5`).

@@ -249,11 +249,12 @@ pub fn runs(list: &[ListedRun], width: Option<usize>) -> String {
     out + &not_the_same(list)
 }
 
-/// A line for each target path that held different devices among the listed runs: their
-/// histories are not one device's.
+/// A line for each target path that held different serial-less devices among the listed runs
+/// (lab disks served as /dev/loop0 in turn): their histories are not one device's. Devices with
+/// serial numbers say which they are in the device column already.
 fn not_the_same(list: &[ListedRun]) -> String {
     let mut paths: Vec<(&str, Vec<&str>)> = Vec::new();
-    for r in list {
+    for r in list.iter().filter(|r| r.device.serial.is_none()) {
         let (Some(path), Some(drive)) = (r.target.as_deref(), r.drive.as_deref()) else {
             continue;
         };
