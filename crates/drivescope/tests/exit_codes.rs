@@ -184,7 +184,6 @@ fn values_wrong_for_each_other_exit_1_and_bad_numbers_2() {
         ],
         vec!["scan", "null:8M", "--length", "0", "--no-store", "-q"],
         vec!["scan", "null:8M", "--length", "0%", "--no-store", "-q"],
-        vec!["scan", "null:8M", "--slow", "0", "--no-store", "-q"],
         vec!["scan", "null:8M", "--interval", "0s", "--no-store", "-q"],
         vec!["scan", "null:8M", "--quick", "--dwell", "0s", "--no-store"],
         vec!["screen", "null:8M", "--queue-depth", "0", "--no-store"],

@@ -28,8 +28,9 @@ pub struct ScanOpts {
     #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
         .range(1..=drivescope_core::scan::MAX_POINTS as u64))]
     pub points: usize,
-    /// Commands at or over this latency count as slow and go to the slow list (e.g. 50ms, 1s).
-    #[arg(long, default_value = "50ms", value_parser = parse_positive_duration)]
+    /// Commands at or over this latency count as slow and go to the slow list (e.g. 50ms, 1s;
+    /// 0 lists every command).
+    #[arg(long, default_value = "50ms", value_parser = super::args::parse_duration)]
     pub slow: Duration,
     /// I/O engine.
     #[arg(long, value_enum, default_value = "auto")]
