@@ -302,6 +302,7 @@ mod tests {
             latency: h.summary(),
             histogram: Some(h.to_out()),
             submit_latency: Histogram::new().summary(),
+            completion_latency: None,
             cpu_ns_per_command: 0.0,
             errors: 0,
             runs: Vec::new(),

@@ -229,8 +229,8 @@ fn at_depth(pts: &[&Point], depth: f64) -> (f64, f64, f64) {
 }
 
 /// The other disk's mean service time for `block_size` bytes of `pattern` in `dir` at `depth`, from
-/// `points`; `None` when there are none at all. Random requests much larger than any random result are
-/// taken as a random one's positioning plus the transfer of their bytes, from the sequential results.
+/// `points`; `None` when there are none at all, or when they cannot time requests that large (see
+/// [`estimate_or_why`]).
 pub fn estimate(
     points: &[Point],
     dir: IoDirection,
@@ -238,29 +238,96 @@ pub fn estimate(
     block_size: u64,
     depth: f64,
 ) -> Option<Estimate> {
+    estimate_or_why(points, dir, pattern, block_size, depth).ok()
+}
+
+/// [`estimate`], or why the results cannot give it. A request much larger than every result costs
+/// a positioning plus its bytes at the device's sequential rate, so it is timed from the
+/// sequential results; a small request's latency is never scaled up by the bytes (a 4 KiB random
+/// read's 117 µs × 256 is no 1 MiB read of a 480 MB/s disk). Without sequential results such a
+/// request cannot be timed.
+pub fn estimate_or_why(
+    points: &[Point],
+    dir: IoDirection,
+    pattern: AccessPattern,
+    block_size: u64,
+    depth: f64,
+) -> Result<Estimate, String> {
+    if points.is_empty() {
+        return Err("the other disk's results have no service times to read".into());
+    }
     let of = |p: AccessPattern| {
         points
             .iter()
             .filter(move |x| x.direction == dir && x.pattern == p)
     };
+    let largest = points.iter().map(|p| p.block_size).max().unwrap_or(0);
+    let any_sequential = points
+        .iter()
+        .any(|p| p.pattern == AccessPattern::Sequential);
+    if block_size > 2 * largest && !any_sequential {
+        return Err(format!(
+            "the other disk's results time no request larger than {} and hold no sequential \
+             transfers to time the {} ones by (give a run with sequential reads, such as a \
+             bench's SEQ1M)",
+            drivescope_units::format_bytes(largest as f64),
+            drivescope_units::format_bytes(block_size as f64),
+        ));
+    }
     let largest_random = of(AccessPattern::Random).map(|p| p.block_size).max();
-    let has_sequential = of(AccessPattern::Sequential).next().is_some();
-    if let (AccessPattern::Random, Some(m), true) = (pattern, largest_random, has_sequential) {
+    let sequential: Vec<Point> = points
+        .iter()
+        .filter(|p| p.pattern == AccessPattern::Sequential)
+        .cloned()
+        .collect();
+    // A random request much larger than every random result: a random one's positioning, plus
+    // its bytes at the sequential rate (of its direction where there is one, else of the other).
+    let random_sizes = largest_random.or_else(|| {
+        points
+            .iter()
+            .filter(|x| x.pattern == AccessPattern::Random)
+            .map(|p| p.block_size)
+            .max()
+    });
+    if let (AccessPattern::Random, Some(m), true) = (pattern, random_sizes, any_sequential) {
         if block_size > 2 * m {
-            let pos = estimate_one(points, dir, AccessPattern::Random, m, depth)?;
-            let seq = estimate_one(points, dir, AccessPattern::Sequential, block_size, depth)?;
+            let none = || "no results".to_string();
+            let pos =
+                estimate_one(points, dir, AccessPattern::Random, m, depth).ok_or_else(none)?;
+            let seq = estimate_one(
+                &sequential,
+                dir,
+                AccessPattern::Sequential,
+                block_size,
+                depth,
+            )
+            .ok_or_else(none)?;
             let transfer = seq.service_ns * (1.0 - m as f64 / block_size as f64);
-            return Some(Estimate {
+            return Ok(Estimate {
                 service_ns: pos.service_ns + transfer,
-                uncertainty: pos.uncertainty.max(seq.uncertainty),
+                uncertainty: pos.uncertainty.max(seq.uncertainty)
+                    + if pos.substituted || seq.substituted {
+                        SUBSTITUTE_COST
+                    } else {
+                        0.0
+                    },
                 basis: format!("{} + transfer from {}", pos.basis, seq.basis),
                 size_stretch: seq.size_stretch,
                 depth_stretch: pos.depth_stretch,
-                substituted: false,
+                substituted: pos.substituted || seq.substituted,
             });
         }
     }
-    estimate_one(points, dir, pattern, block_size, depth)
+    let est = estimate_one(points, dir, pattern, block_size, depth)
+        .ok_or_else(|| "the other disk's results have no service times to read".to_string())?;
+    // Stood in by results of another pattern far smaller than the request: their latency says
+    // nothing of moving its bytes; the sequential results do.
+    if est.substituted && est.size_stretch > 2.0 && pattern == AccessPattern::Sequential {
+        if let Some(e) = estimate_one(&sequential, dir, pattern, block_size, depth) {
+            return Ok(e);
+        }
+    }
+    Ok(est)
 }
 
 fn estimate_one(
@@ -381,6 +448,9 @@ pub enum PredictError {
     NoRequests,
     #[error("the other disk's results have no service times to read (give a bench, sweep or diagnose run)")]
     NoResults,
+    /// The results cannot time one of the workload's classes; the line says which and what to give.
+    #[error("{0}")]
+    Cannot(String),
 }
 
 /// The size of a class's requests: their mean, or the class's bound when it has no bytes.
@@ -411,8 +481,8 @@ pub fn predict(fp: &Fingerprint, points: &[Point], on: &str) -> Result<Predictio
     for c in &classes {
         let bs = class_block_size(c);
         let depth = c.queue_depth_mean.max(1.0);
-        let e =
-            estimate(points, c.direction, c.pattern, bs, depth).ok_or(PredictError::NoResults)?;
+        let e = estimate_or_why(points, c.direction, c.pattern, bs, depth)
+            .map_err(PredictError::Cannot)?;
         let n = c.requests as f64;
         model += n * c.service_ns_mean / q;
         out.push((c, bs, depth, e));
@@ -463,17 +533,25 @@ pub fn predict(fp: &Fingerprint, points: &[Point], on: &str) -> Result<Predictio
         .iter()
         .map(|c| per_service(c, c.service_high_ns))
         .sum();
+    let mut stood_in: Vec<String> = Vec::new();
     for c in &mut predicted {
         c.share = if io > 0.0 { c.io_ns / io } else { 0.0 };
         if c.substituted {
-            notes.push(format!(
-                "{} {} {}: no results of that direction and pattern; {} stood in",
-                c.direction.as_str(),
-                c.pattern.as_str(),
-                drivescope_units::format_bytes(c.block_size as f64),
-                c.basis
-            ));
+            let what = format!("{} {}", c.direction.as_str(), c.pattern.as_str());
+            if !stood_in.contains(&what) {
+                stood_in.push(what);
+            }
         }
+    }
+    // One line for every class another shape stood in for, not one per class.
+    if !stood_in.is_empty() {
+        let n = predicted.iter().filter(|c| c.substituted).count() as u64;
+        notes.push(format!(
+            "no results of {} requests: {} timed by the nearest results there are (each class's \
+             source is in its row)",
+            stood_in.join(" or "),
+            drivescope_units::count_as(n, "class", "classes")
+        ));
     }
     let dominant = predicted
         .iter()

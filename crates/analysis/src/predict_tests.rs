@@ -256,3 +256,113 @@ fn large_random_reads_are_a_seek_plus_the_transfer_of_their_bytes() {
     let small = estimate(&pts, Read, Random, 4096, 1.0).unwrap();
     assert_eq!(small.service_ns, 8e6);
 }
+
+/// A small deterministic generator for drawing disks (fixed seed: the same draws every run).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Log-uniform in lo..hi.
+    fn log_between(&mut self, lo: f64, hi: f64) -> f64 {
+        (lo.ln() + (hi.ln() - lo.ln()) * self.next()).exp()
+    }
+}
+
+/// Disks drawn from a wide range (a 4 KiB random read of 20 µs to 15 ms, a sequential rate of
+/// 30 to 7000 MB/s), each measured with RND4K Q1 and SEQ1M Q1 only: a large request of the
+/// workload costs a 4 KiB read's positioning plus its bytes at the sequential rate, never the
+/// 4 KiB latency times its size.
+#[test]
+fn a_large_request_costs_a_positioning_plus_its_bytes_at_the_sequential_rate() {
+    let mut rng = Lcg(0x5eed_2026_1127);
+    for _ in 0..200 {
+        let pos = rng.log_between(20e3, 15e6);
+        let rate = rng.log_between(30.0, 7000.0); // MB/s = bytes per µs
+        let seq1m = (1u64 << 20) as f64 * 1e3 / rate;
+        let mut points = serial(Random, 4096, pos);
+        points.extend(serial(Sequential, 1 << 20, seq1m));
+        let bs = 1u64 << (16 + (rng.next() * 8.0) as u32); // 64 KiB .. 8 MiB
+        for pattern in [Random, Sequential] {
+            let e = estimate(&points, Read, pattern, bs, 1.0).unwrap();
+            let transfer = bs as f64 * 1e3 / rate;
+            let want = match pattern {
+                Random if bs > 8192 => pos + transfer * (1.0 - 4096.0 / bs as f64),
+                _ => transfer,
+            };
+            let ratio = e.service_ns / want;
+            assert!(
+                (0.9..=1.1).contains(&ratio),
+                "{pattern:?} {bs} B on a disk of {pos:.0} ns positioning and {rate:.0} MB/s: \
+                 {:.0} ns, want {want:.0}",
+                e.service_ns
+            );
+            // Never the small request's latency scaled by the bytes, where that is far off.
+            let scaled = pos * bs as f64 / 4096.0;
+            if scaled > 2.0 * want {
+                assert!(e.service_ns < scaled / 2.0);
+            }
+        }
+    }
+}
+
+/// Results of 4 KiB random reads alone cannot time 1 MiB requests: the prediction says so in
+/// one line, naming what to give, instead of scaling 4 KiB by 256.
+#[test]
+fn without_sequential_results_a_large_request_is_not_predicted_and_one_line_says_why() {
+    let points = serial(Random, 4096, 117_000.0);
+    let fp = fingerprint(
+        &[
+            (Read, 1 << 20, Random, 500, 2_300_000.0, 1.0),
+            (Read, 1 << 20, Sequential, 500, 2_200_000.0, 1.0),
+            (Read, 4096, Random, 100, 100_000.0, 1.0),
+        ],
+        1.0,
+        0,
+    );
+    let e = predict(&fp, &points, "run 1").unwrap_err();
+    let said = e.to_string();
+    assert!(matches!(e, PredictError::Cannot(_)), "{said}");
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(said.contains("1.0 MiB") && said.contains("SEQ1M"), "{said}");
+}
+
+/// Classes another shape stands in for get one note between them, not one each.
+#[test]
+fn substitutions_are_one_note() {
+    // Reads measured only; nine write classes of several sizes and patterns.
+    let mut points = serial(Random, 4096, 100_000.0);
+    points.extend(serial(Sequential, 1 << 20, 2_000_000.0));
+    let mut classes = Vec::new();
+    for (i, size) in [
+        4096u64,
+        8192,
+        16384,
+        65536,
+        131072,
+        262144,
+        524288,
+        1 << 20,
+        2 << 20,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let pattern = if i % 2 == 0 { Random } else { Sequential };
+        classes.push((IoDirection::Write, size, pattern, 100, 500_000.0, 1.0));
+    }
+    let fp = fingerprint(&classes, 1.0, 0);
+    let p = predict(&fp, &points, "run 1").unwrap();
+    let about: Vec<&String> = p
+        .notes
+        .iter()
+        .filter(|n| n.contains("no results"))
+        .collect();
+    assert_eq!(about.len(), 1, "{:?}", p.notes);
+    assert!(about[0].contains("9 classes"), "{}", about[0]);
+}

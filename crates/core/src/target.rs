@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 pub enum TargetError {
     #[error("{0}: no such file or device")]
     NotFound(String),
-    #[error("{0}: permission denied (reading a device usually needs root or the 'disk' group)")]
+    #[error("{0}: permission denied ({why})", why = denied_why(crate::target::is_root()))]
     PermissionDenied(String),
     #[error("{0} is a directory; give a device or a file (bench and info take directories)")]
     IsDirectory(String),
@@ -24,12 +24,10 @@ pub enum TargetError {
     Empty(String),
     #[error("{0}")]
     BadSpec(String),
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    /// The OS error is part of the line, and not also its source: a chain printed whole
+    /// (`{:#}`) says it once.
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
 }
 
 /// An opened target.
@@ -270,13 +268,31 @@ impl Target {
     }
 }
 
+/// Whether this process runs as root (effective user 0).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Why access was refused, true for who asks: to a user, the usual reason (device nodes belong
+/// to root and the `disk` group); to root, file modes are not the reason, so name what can
+/// refuse root.
+pub fn denied_why(root: bool) -> &'static str {
+    if root {
+        "refused even to root: a security module (SELinux, AppArmor), an immutable file, kernel \
+         lockdown, or a kernel that refuses to write to a mounted or exclusively held device"
+    } else {
+        "reading a device usually needs root or the 'disk' group"
+    }
+}
+
 fn map_io(spec: &str, e: std::io::Error) -> TargetError {
     match e.kind() {
         std::io::ErrorKind::NotFound => TargetError::NotFound(spec.into()),
         std::io::ErrorKind::PermissionDenied => TargetError::PermissionDenied(spec.into()),
         _ => TargetError::Io {
             path: spec.into(),
-            source: e,
+            error: e,
         },
     }
 }
@@ -308,6 +324,22 @@ mod tests {
         assert_eq!(t.kind, TargetType::Null);
         assert!(Target::open_read("null:0").is_err());
         assert!(Target::open_read("null:abc").is_err());
+    }
+
+    #[test]
+    fn permission_denied_says_what_is_true_for_who_asks() {
+        // An EPERM as the kernel returns it, mapped as an open's error is.
+        let e = map_io("/dev/x", std::io::Error::from_raw_os_error(libc::EPERM));
+        let said = e.to_string();
+        assert!(said.starts_with("/dev/x: permission denied ("), "{said}");
+        if is_root() {
+            assert!(!said.contains("needs root"), "{said}");
+            assert!(said.contains("even to root"), "{said}");
+        } else {
+            assert!(said.contains("needs root or the 'disk' group"), "{said}");
+        }
+        assert!(!denied_why(true).contains("needs root"));
+        assert!(denied_why(false).contains("'disk' group"));
     }
 
     #[test]

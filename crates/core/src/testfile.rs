@@ -21,7 +21,7 @@ impl TestFile {
             std::io::ErrorKind::NotFound => TargetError::NotFound(spec.clone()),
             _ => TargetError::Io {
                 path: spec.clone(),
-                source: e,
+                error: e,
             },
         })?;
         if !meta.is_dir() {
@@ -39,15 +39,15 @@ impl TestFile {
                     let test = TestFile { path, size };
                     f.set_len(size).map_err(|e| TargetError::Io {
                         path: test.path.display().to_string(),
-                        source: e,
+                        error: e,
                     })?;
                     return Ok(test);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
                     return Err(TargetError::Io {
-                        path: path.display().to_string(),
-                        source: e,
+                        path: format!("cannot create a test file in {spec}"),
+                        error: e,
                     })
                 }
             }

@@ -190,6 +190,23 @@ pub fn outcome_of_error(e: &anyhow::Error) -> Outcome {
     }
 }
 
+/// An error and its causes in one line, each cause once: a cause whose words its error already
+/// says (`{path}: {source}` over the same source) is not said again.
+pub fn said(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let words = cause.to_string();
+        if line.contains(&words) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&words);
+    }
+    line
+}
+
 /// The one place a command's end becomes the process's exit code: an error is said on stderr
 /// (`drivescope: refused: …` for a refusal) and exits 1 or 3; an outcome exits with its code.
 pub fn exit(result: anyhow::Result<Outcome>) -> ExitCode {
@@ -198,9 +215,9 @@ pub fn exit(result: anyhow::Result<Outcome>) -> ExitCode {
         Err(e) => {
             let o = outcome_of_error(&e);
             if o == Outcome::Refused {
-                eprintln!("drivescope: refused: {e:#}");
+                eprintln!("drivescope: refused: {}", said(&e));
             } else {
-                eprintln!("drivescope: {e:#}");
+                eprintln!("drivescope: {}", said(&e));
             }
             o
         }
@@ -223,10 +240,12 @@ pub struct Finish<'a> {
 pub type Print<'a, T> = &'a dyn Fn(&T, &mut dyn Write) -> std::io::Result<()>;
 
 /// Print `rec` with `print`, save it, and give its outcome.
-pub fn finish<T>(rec: T, print: Print<T>, f: Finish) -> anyhow::Result<Outcome>
+pub fn finish<T>(mut rec: T, print: Print<T>, f: Finish) -> anyhow::Result<Outcome>
 where
     T: drivescope_record::Record,
 {
+    let memory = rec.header().memory();
+    rec.header_mut().memory = memory;
     if f.json {
         print_json(&rec)?;
     } else {
@@ -351,6 +370,29 @@ mod tests {
     use drivescope_core::target::Target;
     use drivescope_record::{DriveVerdict, Member, ScanRecord, ScreenRecord};
     use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn a_cause_the_error_already_says_is_said_once() {
+        let io = std::io::Error::from_raw_os_error(2);
+        let words = io.to_string();
+        #[derive(Debug)]
+        struct Wraps(std::io::Error);
+        impl std::fmt::Display for Wraps {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "/x: {}", self.0)
+            }
+        }
+        impl std::error::Error for Wraps {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let e = anyhow::Error::new(Wraps(io)).context("opening");
+        assert_eq!(said(&e), format!("opening: /x: {words}"));
+        let plain = anyhow::anyhow!("bare").context("outer");
+        assert_eq!(said(&plain), "outer: bare");
+    }
+
     use std::sync::Arc;
 
     fn null_scan(stopped: bool) -> ScanRecord {

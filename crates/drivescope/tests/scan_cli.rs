@@ -53,8 +53,8 @@ fn bad_input_gets_one_clear_line() {
     assert_refused(&["scan", "/tmp"], 1, "is a directory");
     assert_refused(
         &["scan", "null:1G", "--block-size", "1000"],
-        1,
-        "not a whole number of sectors",
+        2,
+        "not a whole number of 512-byte sectors",
     );
     assert_refused(
         &["scan", "null:1G", "--block-size", "12X"],
@@ -62,8 +62,12 @@ fn bad_input_gets_one_clear_line() {
         "unknown size suffix",
     );
     assert_refused(&["scan", "null:1G", "--offset", "2G"], 1, "beyond the end");
-    assert_refused(&["scan", "null:1G", "--length", "0"], 1, "empty");
-    assert_refused(&["scan", "null:1G", "--queue-depth", "0"], 1, "queue depth");
+    assert_refused(&["scan", "null:1G", "--length", "0"], 2, "must be above 0");
+    assert_refused(
+        &["scan", "null:1G", "--queue-depth", "0"],
+        2,
+        "--queue-depth",
+    );
     assert_refused(&["scan", "null:1G", "--engine", "psync"], 1, "null target");
     assert_refused(&["scan", "null:1G", "--block-size", "-4K"], 2, "");
     assert_refused(&["scan", "null:1G", "--queue-depth", "-1"], 2, "");

@@ -84,20 +84,21 @@ fn usage_errors_are_one_line_in_the_tools_style() {
 
 #[test]
 fn a_block_size_below_a_sector_says_so() {
+    // No device's sector divides these: bad numbers, refused as usage errors (exit 2).
     says(
         &["scan", "null:1G", "--block-size", "0", "--no-store"],
-        1,
-        "drivescope: block size 0 is too small: a command is at least one sector (512 B)",
+        2,
+        "drivescope: invalid value '0' for '--block-size <BLOCK_SIZE>': 0 is too small: a command is at least one sector (512 B); see 'drivescope scan --help'",
     );
     says(
         &["scan", "null:1G", "--block-size", "256", "--no-store"],
-        1,
-        "drivescope: block size 256 is too small: a command is at least one sector (512 B)",
+        2,
+        "drivescope: invalid value '256' for '--block-size <BLOCK_SIZE>': 256 is too small: a command is at least one sector (512 B); see 'drivescope scan --help'",
     );
     says(
         &["scan", "null:1G", "--block-size", "1000", "--no-store"],
-        1,
-        "drivescope: block size 1000 is not a whole number of sectors (512 B each)",
+        2,
+        "drivescope: invalid value '1000' for '--block-size <BLOCK_SIZE>': 1000 is not a whole number of 512-byte sectors; see 'drivescope scan --help'",
     );
 }
 

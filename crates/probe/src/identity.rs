@@ -132,6 +132,25 @@ impl Identity {
         }
     }
 
+    /// What holds the target when it is memory rather than a disk: `tmpfs` or `ramfs` (a file
+    /// system in RAM under a directory, a file, or a loop device's file), `zram` (a compressed
+    /// RAM disk) or `ram` (brd); `None` when it has a device below it.
+    pub fn memory(&self) -> Option<&'static str> {
+        self.layers.iter().find_map(|l| match &l.node {
+            Node::Filesystem { fstype, .. } => match fstype.as_str() {
+                "tmpfs" => Some("tmpfs"),
+                "ramfs" => Some("ramfs"),
+                _ => None,
+            },
+            Node::Block(b) => match b.transport {
+                Transport::Zram => Some("zram"),
+                Transport::Ram => Some("ram"),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
     /// Whether an offset on the target is a position on a medium, so that the rate by position can show a
     /// disk's zones; else why not. A file's offsets lie wherever its extents do; a loop device's are its
     /// file's (except over an emulated lab disk, whose file is the model's medium); memory has no zones;
@@ -775,6 +794,28 @@ mod tests {
             },
         });
         id
+    }
+
+    #[test]
+    fn memory_is_named_and_a_disk_is_not_memory() {
+        assert_eq!(
+            disk("zram0", BlockRole::Zram, Transport::Zram).memory(),
+            Some("zram")
+        );
+        assert_eq!(
+            disk("ram0", BlockRole::Disk, Transport::Ram).memory(),
+            Some("ram")
+        );
+        for t in [Transport::Sata, Transport::Nvme, Transport::Virtio] {
+            assert_eq!(disk("sda", BlockRole::Disk, t).memory(), None, "{t:?}");
+        }
+        // A loop device's file on tmpfs is memory; on an emulated lab disk's FUSE file it is not.
+        let mut on_tmpfs = loop_over("tmpfs");
+        if let Node::Filesystem { fstype, .. } = &mut on_tmpfs.layers[2].node {
+            *fstype = "tmpfs".into();
+        }
+        assert_eq!(on_tmpfs.memory(), Some("tmpfs"));
+        assert_eq!(loop_over(crate::LAB_FS_NAME).memory(), None);
     }
 
     #[test]

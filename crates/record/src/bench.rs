@@ -65,13 +65,21 @@ pub struct TestResult {
     pub mean_mb_per_s: f64,
     pub stddev_mb_per_s: f64,
     pub mean_iops: f64,
-    /// Completion latency over all measured runs together.
+    /// Latency over all measured runs together: each command's whole time, from handing it
+    /// to the kernel to its completion (fio's lat), split below into `submit_latency` and
+    /// `completion_latency`.
     pub latency: LatencySummary,
     /// The completion-latency histogram behind `latency` (mergeable with other runs' and with
     /// a scan's; absent from documents stored before it was added).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histogram: Option<HistogramOut>,
+    /// The submission call's own time per command (fio's slat).
     pub submit_latency: LatencySummary,
+    /// From the accepted submission to the completion (fio's clat): near nothing for a
+    /// command the kernel completes inside its submission call. Absent in older documents,
+    /// whose `latency` was this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_latency: Option<LatencySummary>,
     pub cpu_ns_per_command: f64,
     pub errors: u64,
     pub runs: Vec<RunValues>,

@@ -96,6 +96,11 @@ pub struct Header {
     /// What the run's numbers show and why (see drivescope-analysis); none when nothing stands out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Finding>,
+    /// The target is memory, not a disk: what holds it (`tmpfs`, `ramfs`, `zram`, `ram`). Its
+    /// rates are the memory's and the CPU's. Absent for a disk (and in older documents, where
+    /// [`Header::memory`] reads it from `device`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 impl Header {
@@ -122,7 +127,30 @@ impl Header {
             target,
             device: None,
             findings: Vec::new(),
+            memory: None,
         }
+    }
+
+    /// What holds the target when it is memory rather than a disk (`tmpfs`, `zram`, …): the
+    /// recorded field, or else what the identity shows.
+    pub fn memory(&self) -> Option<String> {
+        self.memory.clone().or_else(|| {
+            self.device
+                .as_ref()
+                .and_then(|d| d.memory())
+                .map(String::from)
+        })
+    }
+
+    /// The note a run on memory prints under its numbers; `None` on a disk.
+    pub fn memory_note(&self) -> Option<String> {
+        self.memory().map(|m| {
+            format!(
+                "{} is memory ({m}), not a disk: these numbers are the RAM's and the CPU's, \
+                 and say nothing of a drive",
+                self.target.path
+            )
+        })
     }
 }
 

@@ -71,7 +71,7 @@ pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone, Van
 pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RankTest, RunWindow};
 pub use prediction::{ClassPrediction, Prediction};
 pub use replay::{ReplayClass, ReplayRecord, ReplayTotals};
-pub use same_device::{serials, DeviceMatch};
+pub use same_device::{drive_facts, drive_key, facts, serials, DeviceMatch};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,

@@ -91,6 +91,87 @@ fn unlike(then: Option<&Identity>, now: Option<&Identity>) -> Option<String> {
         .or_else(|| differs("backing file", backing(a), backing(b)))
 }
 
+/// The facts of the target's block device that tell one serial-less device from another under
+/// the same kernel name, as [`DeviceMatch`] compares them: size, model, WWN, a loop device's
+/// backing file (and offset). Empty when none is known (a file, `null:`, no identity).
+pub fn facts(id: Option<&Identity>) -> Vec<(&'static str, String)> {
+    let Some(b) = id.and_then(Identity::target_block) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(l) = &b.loop_dev {
+        if let Some(f) = &l.backing_file {
+            let mut file = f.display().to_string();
+            if let Some(o) = l.offset.filter(|o| *o > 0) {
+                file += &format!(" at offset {o}");
+            }
+            out.push(("backing file", file));
+        }
+    }
+    if let Some(h) = &b.hardware {
+        if let Some(m) = &h.model {
+            out.push(("model", m.clone()));
+        }
+        if let Some(w) = &h.wwn {
+            out.push(("WWN", w.clone()));
+        }
+    }
+    if let Some(s) = b.size_bytes {
+        out.push(("size", drivescope_units::format_size(s)));
+    }
+    out
+}
+
+/// Which drive a run is of, as histories group runs: its serial numbers where its device has
+/// any; else its target path, and for a block device the facts that tell devices under one
+/// kernel name apart (`/dev/loop0` held whatever was attached last). Two runs have one key only
+/// when nothing known says they ran on different devices; a fact one run knows and the other
+/// does not makes two keys: not the same device when unsure.
+pub fn drive_key(header: &Header) -> String {
+    let s = serials(header.device.as_ref());
+    if !s.is_empty() {
+        return s.join("+");
+    }
+    let f = facts(header.device.as_ref());
+    if f.is_empty() {
+        return header.target.path.clone();
+    }
+    format!("{}#{:08x}", header.target.path, digest(&f))
+}
+
+/// The facts of a serial-less device for people (`/tmp/lab/hdd.img, 256.0 MiB`); `None` where
+/// the key is a serial or a bare path.
+pub fn drive_facts(header: &Header) -> Option<String> {
+    if !serials(header.device.as_ref()).is_empty() {
+        return None;
+    }
+    let f = facts(header.device.as_ref());
+    if f.is_empty() {
+        return None;
+    }
+    Some(
+        f.iter()
+            .map(|(what, v)| match *what {
+                "WWN" => format!("WWN {v}"),
+                _ => v.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
+}
+
+/// FNV-1a over the facts: a short, stable digest for a URL and a key (not a security measure).
+fn digest(facts: &[(&str, String)]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for (k, v) in facts {
+        for b in k.bytes().chain([0]).chain(v.bytes()).chain([0]) {
+            h ^= b as u32;
+            h = h.wrapping_mul(0x0100_0193);
+        }
+    }
+    h
+}
+
 /// The serial numbers of every block device with hardware in the identity, top first.
 pub fn serials(id: Option<&Identity>) -> Vec<String> {
     id.into_iter()
@@ -135,6 +216,54 @@ mod tests {
         );
         h.device = device;
         h
+    }
+
+    /// A loop device over `file`, of `size` bytes, as a header of a run on /dev/loop0.
+    fn on_loop0(file: Option<&str>, size: Option<u64>) -> Header {
+        let mut b = BlockInfo::new(
+            "loop0",
+            "/dev/loop0".into(),
+            BlockRole::Loop,
+            Transport::Loop,
+        );
+        b.size_bytes = size;
+        b.loop_dev = file.map(|f| drivescope_probe::LoopInfo {
+            backing_file: Some(f.into()),
+            backing_deleted: false,
+            offset: Some(0),
+            sizelimit: None,
+            direct_io: None,
+            autoclear: None,
+        });
+        header("/dev/loop0", Some(Identity::of_block(b)))
+    }
+
+    #[test]
+    fn drive_keys_tell_devices_under_one_kernel_name_apart() {
+        let a = on_loop0(Some("/tmp/a/disk.img"), Some(256 << 20));
+        let a_again = on_loop0(Some("/tmp/a/disk.img"), Some(256 << 20));
+        let b = on_loop0(Some("/tmp/b/disk.img"), Some(256 << 20));
+        let c = on_loop0(Some("/tmp/a/disk.img"), Some(128 << 20));
+        let unknown = on_loop0(None, None);
+        assert_eq!(drive_key(&a), drive_key(&a_again));
+        for other in [&b, &c] {
+            assert_ne!(drive_key(&a), drive_key(other));
+            assert!(!DeviceMatch::same_runs(&a, other));
+        }
+        // Unsure (nothing known of the device): a history of its own, not the same device.
+        assert_ne!(drive_key(&a), drive_key(&unknown));
+        assert!(drive_key(&a).starts_with("/dev/loop0#"));
+        assert_eq!(drive_key(&unknown), "/dev/loop0");
+        assert_eq!(
+            drive_facts(&a).as_deref(),
+            Some("/tmp/a/disk.img, 256.0 MiB")
+        );
+        // A serial number is the key wherever the device was found.
+        let s = header("/dev/sdb", Some(disk("sdb", Some("S1"))));
+        assert_eq!(drive_key(&s), "S1");
+        assert_eq!(drive_facts(&s), None);
+        // No identity: the path.
+        assert_eq!(drive_key(&header("/mnt/x", None)), "/mnt/x");
     }
 
     #[test]

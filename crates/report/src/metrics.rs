@@ -84,7 +84,8 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Screen(r) => screen::rows(r, &mut out),
         Document::Time(r) => time::rows(r, &mut out),
         Document::Multi(r) => multi(r, &mut out),
-        Document::Info(_) | Document::Capacity(_) => {}
+        Document::Capacity(c) => capacity(c, &mut out),
+        Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
     out
@@ -145,7 +146,7 @@ fn scan(d: &ScanRecord, out: &mut Vec<Metric>) {
         k("zone_ratio"),
         "Zone ratio (end / start)".into(),
         Unit::Ratio,
-        Higher,
+        Neither,
         // Only where offsets are a medium's positions: on a file, memory or null it means nothing.
         d.zone_ratio.filter(|_| d.header.positions().is_ok()),
     );
@@ -352,7 +353,7 @@ fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
         "soak.first_to_steady".into(),
         "First / steady".into(),
         Unit::Ratio,
-        Better::Lower,
+        Better::Neither,
         d.first_to_steady,
     );
     push(
@@ -373,6 +374,26 @@ fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
     );
 }
 
+/// A capacity probe: the size the drive reports, and what of it kept its data.
+fn capacity(c: &drivescope_record::CapacityRecord, out: &mut Vec<Metric>) {
+    push(
+        out,
+        "capacity.reported".into(),
+        "Reported size".into(),
+        Unit::Bytes,
+        Better::Neither,
+        Some(c.nominal as f64),
+    );
+    push(
+        out,
+        "capacity.real".into(),
+        "Real capacity".into(),
+        Unit::Bytes,
+        Better::Higher,
+        c.real_capacity.map(|r| r as f64),
+    );
+}
+
 /// A document of a kind this version does not know: its numeric top-level fields.
 fn generic(d: &Value, out: &mut Vec<Metric>) {
     if let Some(obj) = d.as_object() {
@@ -389,6 +410,19 @@ fn generic(d: &Value, out: &mut Vec<Metric>) {
     }
 }
 
+/// Which way a finding's number is better, where it has a way: rates and IOPS up, the queueing
+/// gain up, stalls down. Ratios, shares, sizes, times and factors that describe what was found
+/// (a zone ratio, a cache's size, when a step came) have none and are never marked.
+fn evidence_direction(name: &str) -> Better {
+    if name.starts_with("iops") || name == "gain" {
+        Better::Higher
+    } else if name.starts_with("stall") {
+        Better::Lower
+    } else {
+        Better::Neither
+    }
+}
+
 /// A diagnosis: the numbers of its findings (cache sizes and rates, the queueing gain, the zone ratio, …).
 fn diagnose(d: &drivescope_record::DiagnoseRecord, out: &mut Vec<Metric>) {
     for f in &d.header.findings {
@@ -396,9 +430,9 @@ fn diagnose(d: &drivescope_record::DiagnoseRecord, out: &mut Vec<Metric>) {
             let (unit, better) = if name.ends_with("mb_per_s") {
                 (Unit::MBps, Better::Higher)
             } else if name.ends_with("bytes") || name.starts_with("written") {
-                (Unit::Bytes, Better::Higher)
+                (Unit::Bytes, Better::Neither)
             } else {
-                (Unit::Plain, Better::Higher)
+                (Unit::Plain, evidence_direction(name))
             };
             push(
                 out,
@@ -460,13 +494,34 @@ mod tests {
     }
 
     #[test]
+    fn numbers_without_a_direction_are_never_marked() {
+        for name in [
+            "zone_ratio",
+            "falling_share",
+            "factor",
+            "queue_depth",
+            "step_s",
+        ] {
+            assert_eq!(evidence_direction(name), Better::Neither, "{name}");
+        }
+        assert_eq!(evidence_direction("gain"), Better::Higher);
+        assert_eq!(evidence_direction("iops_deep"), Better::Higher);
+        assert_eq!(evidence_direction("stalls"), Better::Lower);
+        let scan = sample::scan(1, 1 << 30, 100, 0, 0, Direction::Read);
+        let ms = of(&Run::new(Some(1), Document::from(scan)));
+        let zone = ms.iter().find(|m| m.key.ends_with("zone_ratio"));
+        assert!(zone.is_none_or(|m| m.better == Better::Neither));
+    }
+
+    #[test]
     fn every_kind_has_rows() {
-        let docs: [Document; 5] = [
+        let docs: [Document; 6] = [
             sample::scan(1, 1 << 30, 100, 3, 1, Direction::Read).into(),
             sample::quick_scan(1, 1 << 30, 256).into(),
             sample::bench(1).into(),
             sample::sweep(1).into(),
             sample::soak(1, 60).into(),
+            sample::capacity(1, 1 << 30, 1 << 28).into(),
         ];
         for doc in docs {
             let run = Run::new(Some(1), doc);

@@ -372,6 +372,7 @@ pub fn bench(seed: u64) -> BenchRecord {
                 latency: summary,
                 histogram: Some(histogram),
                 submit_latency: Histogram::new().summary(),
+                completion_latency: None,
                 cpu_ns_per_command: 1500.0,
                 errors: 0,
                 runs,
@@ -386,6 +387,43 @@ pub fn bench(seed: u64) -> BenchRecord {
         duration_ns: 5_000_000_000,
         pause_ns: 0,
         tests,
+    }
+}
+
+/// A capacity probe of a device of `nominal` bytes that kept its data up to `real` (the whole
+/// device when `real` is `nominal`; a fake that drops writes past it otherwise).
+pub fn capacity(seed: u64, nominal: u64, real: u64) -> drivescope_record::CapacityRecord {
+    use drivescope_record::CapacityClass;
+    let class = if real >= nominal {
+        CapacityClass::Genuine
+    } else {
+        CapacityClass::Drop
+    };
+    drivescope_record::CapacityRecord {
+        header: header(Kind::Capacity, seed, nominal),
+        block_size: 4096,
+        nominal,
+        real_capacity: Some(real.min(nominal)),
+        class: Some(class),
+        modulus: None,
+        cache: None,
+        flush_bytes: 64 << 20,
+        blocks_written: 1200,
+        bytes_written: 1200 * 4096,
+        bytes_read: 1200 * 4096,
+        rounds: 3,
+        costs: None,
+        run_blocks: 0,
+        scattered_blocks: 0,
+        modelled_genuine_ns: 0,
+        modelled_worst_ns: 0,
+        evidence: Vec::new(),
+        backup: None,
+        restored: true,
+        restore_mismatches: 0,
+        destructive: false,
+        interrupted: false,
+        duration_ns: 4_000_000_000,
     }
 }
 

@@ -2,7 +2,7 @@
 //! slow commands, failed sectors, read-back errors, SMART, duration, verdict), the best and the worst of each row
 //! marked. This is the model; the text, HTML and CSV render it.
 
-use crate::compare::{marks, Cell, Mark};
+use crate::compare::{marks, marks_beyond_noise, Cell, Mark};
 use crate::metrics::Better;
 use drivescope_probe::Smart;
 use drivescope_record::{DeviceSummary, Grade, Member, ScanRecord, ScreenRecord};
@@ -110,9 +110,22 @@ impl Builder<'_> {
                 values.iter().flatten().find(|o| o.1 == *text).map(|o| o.0)
             })
             .collect();
+        // Measured rows (rates, latencies, commands per band) are marked only beyond compare's
+        // noise rule: 57.6 against 57.9 MB/s is the same drive twice. Counts of errors are
+        // exact, and any difference in them is marked.
+        let exact = key == "failed_sectors"
+            || key == "verify_errors"
+            || key == "band.failed"
+            || key == "verdict"
+            || key.starts_with("smart");
+        let marked = if exact {
+            marks(&nums, better)
+        } else {
+            marks_beyond_noise(&nums, better, 0.0)
+        };
         let cells = values
             .into_iter()
-            .zip(marks(&nums, better))
+            .zip(marked)
             .map(|(v, mark)| Cell {
                 value: v.as_ref().map(|v| v.0),
                 text: v.map_or("—".into(), |v| v.1),

@@ -19,6 +19,7 @@ mod count;
 mod duration;
 mod rate;
 mod size;
+mod words;
 
 pub use count::{format_count, format_iops};
 pub use duration::{format_duration, format_elapsed, format_latency, format_ns, parse_duration};
@@ -27,6 +28,7 @@ pub use size::{
     format_bytes, format_offset, format_size, parse_size, parse_size_or_percent, short_size,
     ShownSize, SizeOrPercent,
 };
+pub use words::{count, count_as};
 
 /// Error for a size or duration that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

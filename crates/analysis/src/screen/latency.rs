@@ -26,8 +26,8 @@ pub(super) fn slow_commands(s: &ScanRecord, c: &Criteria) -> Option<Reason> {
         Rule::SlowCommands,
         Grade::Warn,
         format!(
-            "{} commands took {} or longer{at}: more than the {} allowed",
-            s.slow_total,
+            "{} took {} or longer{at}: more than the {} allowed",
+            drivescope_units::count(s.slow_total, "command"),
             format_ns(s.slow_threshold_ns),
             c.max_slow_commands
         ),

@@ -10,6 +10,8 @@ use drivescope_stats::{Histogram, Series};
 pub struct WorkerStats {
     pub hist: Histogram,
     pub submit_hist: Histogram,
+    /// Completion latency alone (fio's clat): `hist` holds the whole command time.
+    pub clat_hist: Histogram,
     pub bytes: u64,
     pub read_bytes: u64,
     pub write_bytes: u64,
@@ -74,6 +76,7 @@ impl IoJob<'_> {
             stats: WorkerStats {
                 hist: Histogram::new(),
                 submit_hist: Histogram::new(),
+                clat_hist: Histogram::new(),
                 bytes: 0,
                 read_bytes: 0,
                 write_bytes: 0,
@@ -137,6 +140,7 @@ impl Job for IoJob<'_> {
         s.commands += 1;
         s.last_done_ns = s.last_done_ns.max(c.done_ns);
         s.submit_hist.record(c.submit_latency_ns());
+        s.clat_hist.record(c.completion_latency_ns());
         match c.result {
             Ok(n) => {
                 let lat = c.latency_ns();

@@ -264,9 +264,11 @@ fn summarize(spec: &TestSpec, rw: Rw, runs: &[RunResult]) -> TestResult {
     };
     let mut hist = Histogram::new();
     let mut submit = Histogram::new();
+    let mut clat = Histogram::new();
     for r in runs {
         hist.merge(&r.hist);
         submit.merge(&r.submit_hist);
+        clat.merge(&r.clat_hist);
     }
     let cmds: u64 = runs.iter().map(|r| r.commands).sum();
     let cpu: u64 = runs.iter().map(|r| r.cpu_ns).sum();
@@ -292,6 +294,7 @@ fn summarize(spec: &TestSpec, rw: Rw, runs: &[RunResult]) -> TestResult {
         latency: hist.summary(),
         histogram: Some(hist.to_out()),
         submit_latency: submit.summary(),
+        completion_latency: Some(clat.summary()),
         cpu_ns_per_command: if cmds > 0 {
             cpu as f64 / cmds as f64
         } else {

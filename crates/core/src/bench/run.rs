@@ -27,6 +27,8 @@ pub struct RunResult {
     pub first_errno: Option<i32>,
     pub hist: Histogram,
     pub submit_hist: Histogram,
+    /// Completion latency alone (fio's clat); `hist` is the whole command time.
+    pub clat_hist: Histogram,
     pub cpu_ns: u64,
     /// Per-interval series when asked for (threads merged: bytes and commands summed, p99
     /// the highest of the threads').
@@ -214,6 +216,7 @@ pub(crate) fn run_continued<E: Engine>(
         first_errno: None,
         hist: Histogram::new(),
         submit_hist: Histogram::new(),
+        clat_hist: Histogram::new(),
         cpu_ns: 0,
         series: None,
         series_interval_ns: opts.series_interval_ns.unwrap_or(0),
@@ -234,6 +237,7 @@ pub(crate) fn run_continued<E: Engine>(
         out.first_errno = out.first_errno.or(w.first_errno);
         out.hist.merge(&w.hist);
         out.submit_hist.merge(&w.submit_hist);
+        out.clat_hist.merge(&w.clat_hist);
         out.cpu_ns += w.cpu_ns;
         out.next_blocks.push(w.next_block);
         if let Some(s) = w.series {

@@ -446,9 +446,9 @@ pub fn probe(
     let mut ext: Vec<(u64, u64)> = giants.iter().map(|j| (j * bs, (j + 1) * bs)).collect();
     ext.push((0, k * bs));
     progress(format!(
-        "round 1: {} at the start and {} single blocks, highest first (modelled {:.0} s for a genuine drive)",
+        "round 1: {} at the start and {}, highest first (modelled {:.0} s for a genuine drive)",
         iec(k * bs),
-        plan.giants(),
+        drivescope_units::count(plan.giants(), "single block"),
         plan.genuine_ns() / 1e9
     ));
     pr.out.rounds = 1;
@@ -517,9 +517,9 @@ pub fn probe(
         let mut probes: Vec<u64> = (0..k).map(|i| from + span * i / k * bs).collect();
         probes.dedup();
         progress(format!(
-            "round {}: {} blocks between {} and {}",
+            "round {}: {} between {} and {}",
             pr.out.rounds + 1,
-            probes.len(),
+            drivescope_units::count(probes.len() as u64, "block"),
             iec(from),
             iec(bad)
         ));

@@ -195,12 +195,16 @@ pub fn run(
     }
     let other = s.steps.iter().filter(|x| !x.write && x.skip).count();
     if other > 0 {
-        notes.push(format!("{other} flushes and discards not issued"));
+        notes.push(format!(
+            "{} not issued",
+            drivescope_units::count_as(other as u64, "flush or discard", "flushes and discards")
+        ));
     }
     let dropped = t.requests.len() - reqs.len();
     if dropped > 0 {
         notes.push(format!(
-            "{dropped} requests of other devices, or that failed when traced, not replayed"
+            "{} of other devices, or that failed when traced, not replayed",
+            drivescope_units::count(dropped as u64, "request")
         ));
     }
     let depth = max_depth(&reqs);

@@ -50,7 +50,7 @@ pub struct CapacityArgs {
     #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
     pub flush: u64,
     /// Probe block size: the precision of the real capacity.
-    #[arg(long, value_name = "SIZE", default_value = "4K", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "4K", value_parser = crate::opts::args::parse_probe_block)]
     pub block: u64,
     /// Print the run's JSON document on stdout instead of the text; stderr then carries only warnings
     /// and errors.
@@ -94,9 +94,6 @@ fn default_backup(store: &StoreOpts, spec: &str) -> anyhow::Result<PathBuf> {
 
 pub fn plan(a: CapacityArgs) -> anyhow::Result<CapacityPlan> {
     let target = a.target.clone().context("name the DEVICE to probe")?;
-    if a.block < 4096 || !a.block.is_power_of_two() {
-        bail!("--block {}: a power of two of at least 4K", a.block);
-    }
     let backup = match (&a.backup, a.destructive) {
         (_, true) => None,
         (Some(p), false) => Some(p.clone()),
@@ -259,8 +256,8 @@ fn restore(path: &Path, quiet: bool) -> anyhow::Result<Outcome> {
     }
     let r = capacity::restore_file(&mut dev, path)?;
     let line = format!(
-        "restored {} extents ({}) to {spec}{}\n",
-        r.entries,
+        "restored {} ({}) to {spec}{}\n",
+        drivescope_units::count(r.entries as u64, "extent"),
         drivescope_core::units::format_size(r.bytes),
         match r.mismatches {
             0 => ", read back equal".to_string(),

@@ -253,9 +253,9 @@ fn ran_on(p: &DiagnoseRecord) -> String {
 fn say_resumed(p: &DiagnoseRecord, id: i64, target: &str) {
     let Some(r) = &p.resume else { return };
     eprintln!(
-        "drivescope: resuming diagnose run {id}: {} of {} experiments kept{}",
+        "drivescope: resuming diagnose run {id}: {} of {} kept{}",
         r.finished.len(),
-        r.planned.len(),
+        drivescope_units::count(r.planned.len() as u64, "experiment"),
         match &p.checkpoint {
             Some(_) => format!(" (its last checkpoint, {})", p.header.ended_at),
             None => String::new(),

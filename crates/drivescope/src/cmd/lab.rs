@@ -1,7 +1,6 @@
 //! `drivescope lab`: emulated reference disks with known ground truth.
 
 use crate::finish::Outcome;
-use crate::opts::args::parse_size;
 use anyhow::{Context, Result};
 use drivescope_core::units::format_size;
 use drivescope_lab::fuse_fs::Stats;
@@ -36,7 +35,7 @@ enum LabCommand {
         #[arg(long = "loop")]
         with_loop: bool,
         /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = parse_size)]
+        #[arg(long, value_parser = crate::opts::args::parse_positive_size)]
         size: Option<u64>,
         /// Put all disks behind one shared bus of this many MB/s (10^6 B/s): together they
         /// move no more than this.
@@ -51,13 +50,14 @@ enum LabCommand {
         /// Preset name or model file.
         model: String,
         /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = parse_size)]
+        #[arg(long, value_parser = crate::opts::args::parse_positive_size)]
         size: Option<u64>,
         /// Command size the expected rates are stated for.
-        #[arg(long, default_value = "64K", value_parser = parse_size)]
+        #[arg(long, default_value = "64K", value_parser = crate::opts::args::parse_block_size)]
         block_size: u64,
         /// Number of equal-width positions (at most 100000).
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+            .range(1..=drivescope_core::scan::MAX_POINTS as u64))]
         points: usize,
         /// State the truth of the device on a shared bus of this many MB/s: its rates alone
         /// on the bus, and the bus rate that caps all devices on it together.

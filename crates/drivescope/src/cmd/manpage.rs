@@ -35,9 +35,66 @@ fn command() -> clap::Command {
     cmd
 }
 
-/// A page, its footer naming drivescope's version (a subcommand has none of its own).
+/// A page, its footer naming drivescope's version (a subcommand has none of its own), its
+/// synopsis naming what each option takes.
 fn man(cmd: clap::Command) -> clap_mangen::Man {
-    clap_mangen::Man::new(cmd).source(format!("drivescope {}", crate::version::VERSION))
+    let usage = synopsis(&cmd);
+    clap_mangen::Man::new(cmd.override_usage(usage))
+        .source(format!("drivescope {}", crate::version::VERSION))
+}
+
+/// The command's synopsis with the argument of every option that takes one (`[--block-size
+/// SIZE]`), which the generated one leaves out: a reader of the page sees `--offset` takes a
+/// value without turning to the option's entry.
+fn synopsis(cmd: &clap::Command) -> String {
+    let name = cmd.get_bin_name().unwrap_or_else(|| cmd.get_name());
+    let mut words = vec![name.to_string()];
+    let value = |a: &clap::Arg| -> String {
+        match a.get_value_names() {
+            Some(v) => v
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => a.get_id().as_str().to_uppercase(),
+        }
+    };
+    let visible: Vec<&clap::Arg> = cmd.get_arguments().filter(|a| !a.is_hide_set()).collect();
+    for a in visible.iter().filter(|a| !a.is_positional()) {
+        let flag = match (a.get_short(), a.get_long()) {
+            (Some(s), Some(l)) => format!("-{s}|--{l}"),
+            (Some(s), None) => format!("-{s}"),
+            (None, Some(l)) => format!("--{l}"),
+            (None, None) => continue,
+        };
+        let takes =
+            a.get_action().takes_values() && a.get_num_args().is_none_or(|n| n.takes_values());
+        let one = if takes {
+            format!("{flag} {}", value(a))
+        } else {
+            flag
+        };
+        let many = matches!(a.get_action(), clap::ArgAction::Append) && !a.is_required_set();
+        let one = if many { format!("{one}...") } else { one };
+        words.push(if a.is_required_set() {
+            one
+        } else {
+            format!("[{one}]")
+        });
+    }
+    for a in visible.iter().filter(|a| a.is_positional()) {
+        let many = a.get_num_args().is_some_and(|n| n.max_values() > 1);
+        let v = format!("{}{}", value(a), if many { "..." } else { "" });
+        words.push(if a.is_required_set() {
+            v
+        } else {
+            format!("[{v}]")
+        });
+    }
+    if cmd.has_subcommands() {
+        words.push("<COMMAND>".into());
+    }
+    words.join(" ")
 }
 
 /// Write drivescope.1.
@@ -93,6 +150,38 @@ pub(crate) mod tests {
                 "no {path:?} in the page"
             );
         }
+    }
+
+    /// The synopsis names what an option takes (`--block-size SIZE`), as `--help` does, and
+    /// leaves a flag bare.
+    #[test]
+    fn the_synopsis_names_option_arguments() {
+        let dir = std::env::temp_dir().join(format!("drivescope-syn-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        write_all(&dir).unwrap();
+        let page = std::fs::read_to_string(dir.join("drivescope-scan.1")).unwrap();
+        let capacity = std::fs::read_to_string(dir.join("drivescope-capacity.1")).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let syn = |p: &str| {
+            let from = p.find(".SH SYNOPSIS").expect("a synopsis");
+            let to = p[from..].find(".SH DESCRIPTION").unwrap() + from;
+            p[from..to].replace("\\-", "-")
+        };
+        let scan = syn(&page);
+        for want in [
+            "[--block-size BLOCK_SIZE]",
+            "[--queue-depth QUEUE_DEPTH]",
+            "[--offset OFFSET]",
+            "[--resume RUN]",
+            "[--json]",
+            "[-q|--quiet]",
+            "[TARGET]",
+        ] {
+            assert!(scan.contains(want), "{want} not in {scan}");
+        }
+        assert!(!scan.contains("--json JSON"), "{scan}");
+        let cap = syn(&capacity);
+        assert!(cap.contains("[--block SIZE]"), "{cap}");
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub no_think: bool,
     /// Largest test file in a directory (a trace reaching further needs --wrap). 64K, 1G: binary units.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = crate::opts::args::parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = crate::opts::args::parse_positive_size)]
     pub size: u64,
     #[command(flatten)]
     pub destructive: DestructiveOpts,
@@ -98,8 +98,8 @@ pub fn run(a: ReplayArgs) -> anyhow::Result<Outcome> {
     let mut header = Header::now(Kind::Replay, target.info());
     header.device = crate::identity::of(&spec);
     crate::note!(
-        "replaying {} requests of {path} on {}",
-        trace.requests.len(),
+        "replaying {} of {path} on {}",
+        drivescope_units::count(trace.requests.len() as u64, "request"),
         target.spec
     );
     let watch = kernel_watch(&target);
@@ -194,7 +194,12 @@ pub fn print(r: &ReplayRecord, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
     }
     if r.skipped > 0 || r.errors > 0 {
-        writeln!(out, "\n{} requests skipped, {} failed", r.skipped, r.errors)?;
+        writeln!(
+            out,
+            "\n{} skipped, {} failed",
+            drivescope_units::count(r.skipped, "request"),
+            r.errors
+        )?;
     }
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
@@ -260,8 +265,8 @@ impl KernelWatch {
         });
         if stats.lost_events > 0 {
             notes.push(format!(
-                "the kernel dropped {} events of the replay's block trace",
-                stats.lost_events
+                "the kernel dropped {} of the replay's block trace",
+                drivescope_units::count(stats.lost_events, "event")
             ));
         }
         Some(ReplayTotals {

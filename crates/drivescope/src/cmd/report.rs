@@ -31,9 +31,12 @@ pub fn run(a: ReportArgs) -> anyhow::Result<Outcome> {
     };
     super::emit(&page, &runs, Some(&a.output))?;
     eprintln!(
-        "drivescope: wrote {} ({} charts)",
+        "drivescope: wrote {} ({})",
         a.output.display(),
-        drivescope_report::charts::build(&runs).len()
+        drivescope_units::count(
+            drivescope_report::charts::build(&runs).len() as u64,
+            "chart"
+        )
     );
     if let Some(dir) = &a.png {
         let files = drivescope_report::png::write_runs(&runs, dir)?;

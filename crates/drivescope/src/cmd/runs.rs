@@ -22,7 +22,7 @@ pub struct RunsArgs {
     #[arg(long)]
     pub until: Option<String>,
     /// At most this many runs.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::opts::args::parse_count_usize)]
     pub limit: usize,
     /// Print a JSON array instead of a table.
     #[arg(long)]
@@ -43,16 +43,24 @@ pub fn run(a: RunsArgs) -> anyhow::Result<Outcome> {
     };
     let runs = store.list(&filter)?;
     let states: Vec<_> = runs.iter().map(|r| store.status(r)).collect();
+    // A document this version cannot read still lists, without its result.
+    let docs: Vec<Option<drivescope_record::Document>> =
+        runs.iter().map(|r| store.get(r.id).ok()).collect();
+    fn header(d: &Option<drivescope_record::Document>) -> Option<&drivescope_record::Header> {
+        d.as_ref().and_then(|d| d.header())
+    }
     if a.json {
         let list: Vec<serde_json::Value> = runs
             .iter()
             .zip(&states)
-            .map(|(r, state)| {
+            .zip(&docs)
+            .map(|((r, state), doc)| {
                 serde_json::json!({
                     "id": r.id.0, "kind": r.kind, "state": state.map(|s| s.as_str()), "started_at": r.started_at, "ended_at": r.ended_at,
                     "host": r.host, "tool_version": r.tool_version, "target": r.target_path,
                     "device": {"model": r.device_model, "serial": r.device_serial, "firmware": r.device_firmware,
                                "capacity": r.device_capacity, "transport": r.device_transport, "name": r.device_name},
+                    "drive": header(doc).map(drivescope_record::drive_key),
                 })
             })
             .collect();
@@ -66,21 +74,20 @@ pub fn run(a: RunsArgs) -> anyhow::Result<Outcome> {
     let list: Vec<ListedRun> = runs
         .iter()
         .zip(&states)
-        .map(|(r, state)| {
-            // A document this version cannot read still lists, without its result.
-            let doc = store.get(r.id).ok();
-            ListedRun {
-                id: r.id.0,
-                kind: r.kind.clone(),
-                state: state.map(|s| s.words().to_string()),
-                started_at: r.started_at.clone(),
-                ended_at: r.ended_at.clone(),
-                device: r.device(),
-                target: r.target_path.clone(),
-                host: r.host.clone(),
-                result: doc.as_ref().and_then(text::headline),
-                took_ns: doc.as_ref().and_then(text::took),
-            }
+        .zip(&docs)
+        .map(|((r, state), doc)| ListedRun {
+            drive: header(doc).map(drivescope_record::drive_key),
+            facts: header(doc).and_then(drivescope_record::drive_facts),
+            id: r.id.0,
+            kind: r.kind.clone(),
+            state: state.map(|s| s.words().to_string()),
+            started_at: r.started_at.clone(),
+            ended_at: r.ended_at.clone(),
+            device: r.device(),
+            target: r.target_path.clone(),
+            host: r.host.clone(),
+            result: doc.as_ref().and_then(text::headline),
+            took_ns: doc.as_ref().and_then(text::took),
         })
         .collect();
     crate::finish::print_all(text::runs(&list, terminal_width()).as_bytes())?;

@@ -2,7 +2,7 @@
 
 use crate::finish::Outcome;
 use crate::finish::{and_findings, finish};
-use crate::opts::args::{parse_checkpoint, parse_duration, Every};
+use crate::opts::args::{parse_checkpoint, Every};
 use crate::opts::destructive::open_scan_target;
 use crate::opts::store::StoreOpts;
 use crate::plan::scan::ScanPlan;
@@ -32,10 +32,10 @@ pub struct ScanArgs {
     #[arg(long)]
     pub quick: bool,
     /// Quick scan: time spent reading at the head of each region (3s, 500ms).
-    #[arg(long, default_value = "3s", value_parser = parse_duration)]
+    #[arg(long, default_value = "3s", value_parser = crate::opts::args::parse_positive_duration)]
     pub dwell: Duration,
     /// Quick scan: number of regions.
-    #[arg(long, default_value_t = 256, hide = true)]
+    #[arg(long, default_value_t = 256, hide = true, value_parser = crate::opts::args::parse_count)]
     pub regions: u32,
     /// Write scan: write the range in order, each command timed (destroys the data; block
     /// devices only, with --destructive and --confirm).

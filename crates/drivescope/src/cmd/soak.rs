@@ -38,7 +38,7 @@ pub struct SoakArgs {
     #[arg(long, default_value = "1s", value_parser = parse_positive_duration)]
     pub interval: Duration,
     /// Relative change of the rate that counts as a step, in percent.
-    #[arg(long, default_value = "20", value_parser = parse_pct)]
+    #[arg(long, default_value = "20", value_parser = crate::opts::args::parse_positive_pct)]
     pub step: u8,
     /// Continue the stopped soak RUN (a stored run number, or `last`: the newest soak) for
     /// the rest of its duration, with its test and settings, on its target (the target may

@@ -20,6 +20,7 @@ pub struct PredictArgs {
         long,
         value_name = "SECONDS",
         default_value_t = 2,
+        value_parser = crate::opts::args::parse_count,
         requires = "predict_on"
     )]
     pub predict_seconds: u32,

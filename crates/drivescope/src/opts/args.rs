@@ -80,6 +80,85 @@ pub fn parse_size_or_percent(s: &str) -> Result<SizeOrPercent, String> {
     units::parse_size_or_percent(s).map_err(|e| e.to_string())
 }
 
+/// A size that must be above 0 (`--size`): 0 is bad input (exit code 2).
+pub fn parse_positive_size(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        0 => Err("must be above 0".into()),
+        n => Ok(n),
+    }
+}
+
+/// The largest command a scan issues.
+pub const MAX_BLOCK: u64 = 64 << 20;
+
+/// A scan's command size (`--block-size`): whole 512-byte sectors, at least one, at most 64 MiB.
+/// Whether it is a whole number of the device's own sectors is checked when it is opened.
+pub fn parse_block_size(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        n if n < 512 => Err(format!(
+            "{n} is too small: a command is at least one sector (512 B)"
+        )),
+        n if !n.is_multiple_of(512) => {
+            Err(format!("{n} is not a whole number of 512-byte sectors"))
+        }
+        n if n > MAX_BLOCK => Err("over the 64 MiB limit".into()),
+        n => Ok(n),
+    }
+}
+
+/// The capacity probe's block (`--block`): a power of two of at least 4 KiB.
+pub fn parse_probe_block(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        n if n >= 4096 && n.is_power_of_two() => Ok(n),
+        _ => Err(format!("'{s}' is not a power of two of at least 4K")),
+    }
+}
+
+/// Commands in flight (`--queue-depth`): 1 to 4096.
+pub fn parse_queue_depth(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from 1 to 4096")),
+    }
+}
+
+/// A count that must be at least 1, as large as a `usize` holds (`--limit`).
+pub fn parse_count_usize(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "{s:?} is not a whole number from 1 to {}",
+            usize::MAX
+        )),
+    }
+}
+
+/// A percentage above 0 and below 100, fractions allowed (`--below-siblings 12.5`).
+pub fn parse_open_pct(s: &str) -> Result<f64, String> {
+    match s.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v < 100.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a percentage above 0 and below 100")),
+    }
+}
+
+/// A percentage from 1 to 100 (`--step`: a change of 0 % is no step).
+pub fn parse_positive_pct(s: &str) -> Result<u8, String> {
+    match parse_pct(s)? {
+        0 => Err("must be above 0".into()),
+        v => Ok(v),
+    }
+}
+
+/// A range's length (`--length`): bytes or a percentage of the device, above 0.
+pub fn parse_length(s: &str) -> Result<SizeOrPercent, String> {
+    match parse_size_or_percent(s)? {
+        SizeOrPercent::Bytes(0) => Err("must be above 0".into()),
+        SizeOrPercent::Percent(p) if p <= 0.0 => Err("must be above 0%".into()),
+        l => Ok(l),
+    }
+}
+
 /// A duration (`3s`, `500ms`, `10m`).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     units::parse_duration(s).map_err(|e| e.to_string())

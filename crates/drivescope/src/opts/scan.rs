@@ -1,6 +1,9 @@
 //! The settings a full scan takes, shared by `scan` and `screen` (where each drive gets them).
 
-use super::args::{parse_duration, parse_error_budget, parse_size, parse_size_or_percent};
+use super::args::{
+    parse_block_size, parse_error_budget, parse_positive_duration, parse_queue_depth,
+    parse_size_or_percent,
+};
 use super::args::{EngineArg, ReapArg};
 use drivescope_core::scan::{self, ScanConfig};
 use drivescope_core::units::SizeOrPercent;
@@ -9,24 +12,25 @@ use std::time::Duration;
 #[derive(clap::Args, Clone)]
 pub struct ScanOpts {
     /// Size of each command (binary units: 64K = 64KiB = 65536 bytes).
-    #[arg(long, default_value = "64KiB", value_parser = parse_size)]
+    #[arg(long, default_value = "64KiB", value_parser = parse_block_size)]
     pub block_size: u64,
     /// Commands in flight (per drive; 1 = back to back, like a hardware tester).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse_queue_depth)]
     pub queue_depth: u32,
     /// Start of the range (each drive's): bytes with units (1G) or a percentage of the device (50%).
     #[arg(long, value_parser = parse_size_or_percent)]
     pub offset: Option<SizeOrPercent>,
     /// Length of the range (each drive's): bytes with units or a percentage of the device.
     /// Default: to the end.
-    #[arg(long, value_parser = parse_size_or_percent)]
+    #[arg(long, value_parser = super::args::parse_length)]
     pub length: Option<SizeOrPercent>,
     /// Curve resolution: number of position bins (per drive; at most 100000).
     #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
         .range(1..=drivescope_core::scan::MAX_POINTS as u64))]
     pub points: usize,
-    /// Commands at or over this latency count as slow and go to the slow list (e.g. 50ms, 1s).
-    #[arg(long, default_value = "50ms", value_parser = parse_duration)]
+    /// Commands at or over this latency count as slow and go to the slow list (e.g. 50ms, 1s;
+    /// 0 lists every command).
+    #[arg(long, default_value = "50ms", value_parser = super::args::parse_duration)]
     pub slow: Duration,
     /// I/O engine.
     #[arg(long, value_enum, default_value = "auto")]
@@ -48,7 +52,7 @@ pub struct ScanOpts {
     #[arg(long, default_value_t = 0)]
     pub retries: u32,
     /// Interval of the time series (each drive's).
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = parse_positive_duration)]
     pub interval: Duration,
 }
 

@@ -2,7 +2,7 @@
 //! creates, fills and removes; a device or an existing file is only read), and options.
 
 use crate::live::workload::{Done, Finished, WorkloadSource};
-use crate::opts::args::{parse_size, DataArg, EngineArg, ReapArg, RwArg};
+use crate::opts::args::{parse_positive_size, DataArg, EngineArg, ReapArg, RwArg};
 use clap::Args;
 use drivescope_core::bench::watch::Watch;
 use drivescope_core::bench::{fill, Common, Rw};
@@ -26,7 +26,7 @@ pub struct WorkloadArgs {
     pub target: String,
     /// Test file size, or the region of the device used (binary units: 1G = 1 GiB) [default:
     /// 1GiB; in a directory with less free space, what fits, said on stderr].
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = parse_positive_size)]
     pub size: Option<u64>,
     /// I/O engine (auto: psync at QD1 on devices that complete inline, io_uring otherwise).
     #[arg(long, value_enum, default_value = "auto")]

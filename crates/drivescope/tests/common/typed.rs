@@ -157,6 +157,9 @@ pub struct ListedRun {
     pub tool_version: Option<String>,
     pub target: Option<String>,
     pub device: ListedDevice,
+    /// Which drive the run is of: its serial numbers, else its path and what tells the device
+    /// from others under that path; absent for a document this version cannot read.
+    pub drive: Option<String>,
 }
 
 /// The device columns of a row of `drivescope runs --json`.

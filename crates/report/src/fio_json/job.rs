@@ -141,6 +141,8 @@ fn common_options(
 /// A bench test: its measured runs together (the histogram and `latency` are over all of them).
 pub fn bench_test(b: &BenchRecord, t: &TestResult, groupid: u32) -> Job {
     let ios = t.latency.count;
+    // `latency` is each command's whole time (submission included); fio's tools read their
+    // bins from clat_ns, so that is where it goes (docs/json.md).
     let clat = match &t.histogram {
         Some(h) => Lat::with_histogram(&t.latency, h),
         None => Lat::summary(&t.latency),

@@ -276,6 +276,7 @@ fn test_result(name: &str, rw: Direction, values: &[u64], with_histogram: bool) 
         latency: h.summary(),
         histogram: with_histogram.then(|| h.to_out()),
         submit_latency: hist(&[100, 200]).summary(),
+        completion_latency: None,
         cpu_ns_per_command: 0.0,
         errors: 0,
         runs,

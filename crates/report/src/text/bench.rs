@@ -47,6 +47,30 @@ fn plural(n: u64, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
+/// What an interrupted bench measured: the tests it cut short name how many of their runs
+/// finished; only when none was cut short are the tests shown complete.
+fn interrupted(r: &BenchRecord) -> String {
+    let short: Vec<String> = r
+        .tests
+        .iter()
+        .filter(|t| (t.runs.len() as u64) < r.runs as u64)
+        .map(|t| {
+            format!(
+                "{} {} ran {} of {}",
+                t.name,
+                t.rw,
+                t.runs.len(),
+                plural(r.runs as u64, "run")
+            )
+        })
+        .collect();
+    if short.is_empty() {
+        "[interrupted: the tests above are complete, the rest did not run]".into()
+    } else {
+        format!("[interrupted: {}; the rest did not run]", short.join(", "))
+    }
+}
+
 /// A test's mean rate over its runs, and their spread where there is more than one.
 fn spread(r: &BenchRecord, t: &TestResult) -> String {
     if r.runs > 1 && t.runs.len() != 1 {
@@ -80,6 +104,9 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         if r.runs > 1 { ", best run shown" } else { "" },
         mark(r.workload.direct)
     )?;
+    if let Some(n) = h.memory_note() {
+        writeln!(out, "  note: {n}")?;
+    }
     let mut names: Vec<&str> = Vec::new();
     for t in &r.tests {
         if !names.contains(&t.name.as_str()) {
@@ -172,10 +199,40 @@ pub fn print_bench(r: &BenchRecord, out: &mut dyn Write) -> std::io::Result<()> 
         )?;
     }
     if r.workload.interrupted {
-        writeln!(
-            out,
-            "  [interrupted: the tests above are complete, the rest did not run]"
-        )?;
+        writeln!(out, "  {}", interrupted(r))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    fn text(r: &BenchRecord) -> String {
+        let mut out = Vec::new();
+        print_bench(r, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn an_interrupted_bench_says_which_test_it_cut_short() {
+        let mut r = sample::bench(2);
+        r.workload.interrupted = true;
+        r.tests.truncate(3);
+        r.tests[2].runs.truncate(1);
+        let out = text(&r);
+        assert!(
+            out.contains("[interrupted: SEQ1M Q1T1 read ran 1 of 5 runs; the rest did not run]"),
+            "{out}"
+        );
+        assert!(!out.contains("tests above are complete"), "{out}");
+        // Cut between tests: those shown are whole.
+        r.tests.truncate(2);
+        let out = text(&r);
+        assert!(
+            out.contains("[interrupted: the tests above are complete, the rest did not run]"),
+            "{out}"
+        );
+    }
 }

@@ -43,6 +43,9 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
             ", read-only"
         }
     )?;
+    if let Some(n) = r.header.memory_note() {
+        writeln!(out, "  note: {n}")?;
+    }
     for e in Experiment::ALL {
         let findings: Vec<_> = r
             .header

@@ -20,6 +20,12 @@ pub struct ListedRun {
     pub result: Option<String>,
     /// How long the run took, as it measured it (see [`took`]).
     pub took_ns: Option<u64>,
+    /// Which drive the run is of ([`drivescope_record::drive_key`]): runs on one kernel name
+    /// with different keys are different devices.
+    pub drive: Option<String>,
+    /// What tells a serial-less device from others under its kernel name (`hdd-7200.img,
+    /// 256.0 MiB`), shown beside its name.
+    pub facts: Option<String>,
 }
 
 /// The number a person tells one run from another by: the mean rate of a scan or soak, the best
@@ -105,8 +111,14 @@ fn duration(r: &ListedRun) -> String {
 }
 
 /// The device as the listing names it: its model and serial, or its kernel name and serial
-/// (`vda (overlayblk)`), so a serial never stands alone as if it were a model; `-` for none.
-fn device(d: &DeviceSummary) -> String {
+/// (`vda (overlayblk)`), so a serial never stands alone as if it were a model; a serial-less
+/// device by its name and what tells it from others under that name (`loop0 (hdd-7200.img,
+/// 256.0 MiB)`); `-` for none.
+fn device(d: &DeviceSummary, facts: Option<&str>) -> String {
+    if let (None, Some(f)) = (&d.serial, facts) {
+        let name = d.name.clone().or_else(|| d.label()).unwrap_or_default();
+        return format!("{name} ({f})").trim_start().to_string();
+    }
     match (&d.model, &d.name, &d.serial) {
         (Some(_), _, _) => d.label().unwrap_or_default(),
         (None, Some(n), Some(s)) => format!("{n} ({s})"),
@@ -171,7 +183,7 @@ pub fn runs(list: &[ListedRun], width: Option<usize>) -> String {
                 o(&r.started_at),
                 duration(r),
                 o(&r.result),
-                device(&r.device),
+                device(&r.device, r.facts.as_deref()),
                 o(&r.target),
                 o(&r.host),
             ]
@@ -234,7 +246,35 @@ pub fn runs(list: &[ListedRun], width: Option<usize>) -> String {
     for r in &rows {
         line(r);
     }
-    out
+    out + &not_the_same(list)
+}
+
+/// A line for each target path that held different serial-less devices among the listed runs
+/// (lab disks served as /dev/loop0 in turn): their histories are not one device's. Devices with
+/// serial numbers say which they are in the device column already.
+fn not_the_same(list: &[ListedRun]) -> String {
+    let mut paths: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in list.iter().filter(|r| r.device.serial.is_none()) {
+        let (Some(path), Some(drive)) = (r.target.as_deref(), r.drive.as_deref()) else {
+            continue;
+        };
+        match paths.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, drives)) if !drives.contains(&drive) => drives.push(drive),
+            Some(_) => {}
+            None => paths.push((path, vec![drive])),
+        }
+    }
+    paths
+        .iter()
+        .filter(|(_, drives)| drives.len() > 1)
+        .map(|(path, drives)| {
+            format!(
+                "note: {path} held {} different devices in these runs: not the same device, \
+                 told apart by the device column\n",
+                drives.len()
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -257,6 +297,8 @@ mod tests {
             host: Some("lab".into()),
             result: Some("150.7 MB/s".into()),
             took_ns: Some(192_400_000_000),
+            drive: Some("S1".into()),
+            facts: None,
         }
     }
 

@@ -11,12 +11,12 @@ pub fn print_soak(r: &SoakRecord, out: &mut dyn Write) -> std::io::Result<()> {
     let h = &r.header;
     writeln!(
         out,
-        "drivescope soak {} {} {} ({:.1} s, {} intervals of {}){}",
+        "drivescope soak {} {} {} ({:.1} s, {} of {}){}",
         h.target.path,
         r.test,
         r.rw,
         r.duration_ns as f64 / 1e9,
-        r.series.len(),
+        drivescope_units::count(r.series.len() as u64, "interval"),
         format_ns(r.interval_ns),
         mark(r.workload.direct)
     )?;

@@ -28,10 +28,18 @@ pub fn print_sweep(r: &SweepRecord, out: &mut dyn Write) -> std::io::Result<()> 
         h.target.path,
         r.pattern,
         r.rw,
-        format_size(h.target.size),
+        // The region the cells ran over (`--size`), not the whole device it lies on.
+        format_size(if r.workload.size > 0 {
+            r.workload.size
+        } else {
+            h.target.size
+        }),
         r.duration_ns as f64 / 1e9,
         mark(r.workload.direct)
     )?;
+    if let Some(n) = h.memory_note() {
+        writeln!(out, "  note: {n}")?;
+    }
     let mut qds: Vec<u32> = r.cells.iter().map(|c| c.queue_depth).collect();
     qds.dedup();
     qds.sort_unstable();

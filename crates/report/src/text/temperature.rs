@@ -25,8 +25,8 @@ pub fn line(s: Option<&TemperatureSeries>) -> Option<String> {
         .map(|n| format!("; {n}"))
         .unwrap_or_default();
     Some(format!(
-        "temp      {lo:.0} → {hi:.0} °C (min → max; {} readings every {:.0} s{from}){note}",
-        s.points.len(),
+        "temp      {lo:.0} → {hi:.0} °C (min → max; {} every {:.0} s{from}){note}",
+        drivescope_units::count(s.points.len() as u64, "reading"),
         s.interval_s
     ))
 }

@@ -1,12 +1,12 @@
-//! What `/metrics` says, read from the store: per drive the latest scan (and quick scan), bench
-//! and diagnosis, and the verdict of the latest screen that scanned it. A drive is known by its
+//! What `/metrics` says, read from the store: per drive the latest scan (and quick scan), bench,
+//! capacity probe and diagnosis, and the verdict of the latest screen that scanned it. A drive is known by its
 //! serial number, or by the target's path when it has none (a file, a loop device, `null:`).
 
 use super::families::*;
 use crate::exposition::Exposition;
 use drivescope_record::{
-    BenchRecord, Confidence, DeviceSummary, DiagnoseRecord, Document, FromDocument, Grade, Header,
-    Kind, RunState, ScanRecord, ScreenRecord,
+    BenchRecord, CapacityClass, CapacityRecord, Confidence, DeviceSummary, DiagnoseRecord,
+    Document, FromDocument, Grade, Header, Kind, RunState, ScanRecord, ScreenRecord,
 };
 use drivescope_store::{ListFilter, RunId, RunInfo, Store};
 use std::any::Any;
@@ -177,6 +177,25 @@ impl Collector {
         self.run(id, &r.header, &d);
     }
 
+    fn capacity(&mut self, id: RunId, r: &CapacityRecord) {
+        let d = drive(&r.header);
+        let class = r.class.map(CapacityClass::as_str).unwrap_or("unknown");
+        let l = [d[0].as_str(), &d[1], &d[2], class];
+        self.out.set(&CAPACITY_REPORTED, &l, r.nominal as f64);
+        if let Some(real) = r.real_capacity {
+            self.out.set(&CAPACITY_REAL, &l, real as f64);
+        }
+        if let Some(c) = r.class {
+            let fake = if c == CapacityClass::Genuine {
+                0.0
+            } else {
+                1.0
+            };
+            self.out.set(&CAPACITY_COUNTERFEIT, &l, fake);
+        }
+        self.run(id, &r.header, &d);
+    }
+
     fn diagnose(&mut self, id: RunId, r: &DiagnoseRecord) {
         let d = drive(&r.header);
         // One series per code: the surest finding of each.
@@ -246,7 +265,7 @@ fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
         }
         if !matches!(
             kind,
-            Kind::Scan | Kind::QuickScan | Kind::Bench | Kind::Diagnose
+            Kind::Scan | Kind::QuickScan | Kind::Bench | Kind::Diagnose | Kind::Capacity
         ) || !seen.insert((info.kind.clone(), key(info)))
         {
             continue;
@@ -261,6 +280,11 @@ fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
             Kind::Bench => {
                 if let Some(r) = reader.record::<BenchRecord>(info) {
                     c.bench(info.id, &r);
+                }
+            }
+            Kind::Capacity => {
+                if let Some(r) = reader.record::<CapacityRecord>(info) {
+                    c.capacity(info.id, &r);
                 }
             }
             _ => {

@@ -81,6 +81,28 @@ pub(crate) static BENCH_P99: Family = Family {
     labels: BENCH_LABELS,
 };
 
+const CAPACITY_LABELS: &[&str] = &[DRIVE[0], DRIVE[1], DRIVE[2], "class"];
+
+pub(crate) static CAPACITY_REPORTED: Family = Family {
+    name: "drivescope_capacity_reported_bytes",
+    help: "The size the drive reports, as its latest capacity probe read it.",
+    labels: CAPACITY_LABELS,
+};
+
+pub(crate) static CAPACITY_REAL: Family = Family {
+    name: "drivescope_capacity_real_bytes",
+    help: "Bytes from the start of the drive that kept their data in its latest capacity \
+           probe (absent when the probe stopped before it could tell).",
+    labels: CAPACITY_LABELS,
+};
+
+pub(crate) static CAPACITY_COUNTERFEIT: Family = Family {
+    name: "drivescope_capacity_counterfeit",
+    help: "1 when the drive's latest capacity probe found less real capacity than it reports \
+           (the class label says what happens past it), 0 when every block kept its data.",
+    labels: CAPACITY_LABELS,
+};
+
 const RUN_LABELS: &[&str] = &[DRIVE[0], DRIVE[1], DRIVE[2], "kind"];
 
 pub(crate) static RUN_AGE: Family = Family {
@@ -109,6 +131,9 @@ pub(crate) static ALL: &[&Family] = &[
     &BENCH_RATE,
     &BENCH_IOPS,
     &BENCH_P99,
+    &CAPACITY_REPORTED,
+    &CAPACITY_REAL,
+    &CAPACITY_COUNTERFEIT,
     &RUN_AGE,
     &RUN_ID,
 ];

@@ -224,3 +224,55 @@ fn family_names_follow_the_conventions() {
     names.dedup();
     assert_eq!(names.len(), families::ALL.len());
 }
+
+/// A capacity probe is a drive's run like any other: its reported and real sizes, and whether it
+/// is counterfeit, per drive, from its latest probe.
+#[test]
+fn capacity_probes_have_their_series() {
+    let d = dir("capacity");
+    let path = d.0.join("runs.sqlite");
+    let mut store = Store::open(Location::Sqlite(path.clone())).unwrap();
+    let genuine = sample::capacity(5, 64 << 30, 64 << 30);
+    let fake = sample::capacity(6, 256 << 30, 8 << 30);
+    store.save(&genuine.clone().into()).unwrap();
+    let fake_id = store.save(&fake.clone().into()).unwrap();
+    drop(store);
+    let store = Store::open_read_only(Location::Sqlite(path)).unwrap();
+    let text = document(&store, &Cache::default(), 1_795_000_000.0).unwrap();
+    let serial = |r: &drivescope_record::CapacityRecord| {
+        let s = drivescope_record::DeviceSummary::of(r.header.device.as_ref().unwrap())
+            .serial
+            .unwrap();
+        format!("serial=\"{s}\"")
+    };
+    let g = serial(&genuine);
+    let l = [g.as_str(), "class=\"genuine\""];
+    assert_eq!(
+        value(&text, "drivescope_capacity_reported_bytes", &l),
+        Some((64u64 << 30) as f64),
+        "{text}"
+    );
+    assert_eq!(
+        value(&text, "drivescope_capacity_real_bytes", &l),
+        Some((64u64 << 30) as f64)
+    );
+    assert_eq!(
+        value(&text, "drivescope_capacity_counterfeit", &l),
+        Some(0.0)
+    );
+    let f = serial(&fake);
+    let l = [f.as_str(), "class=\"drop\""];
+    assert_eq!(
+        value(&text, "drivescope_capacity_real_bytes", &l),
+        Some((8u64 << 30) as f64)
+    );
+    assert_eq!(
+        value(&text, "drivescope_capacity_counterfeit", &l),
+        Some(1.0)
+    );
+    let run = [f.as_str(), "kind=\"capacity\""];
+    assert_eq!(
+        value(&text, "drivescope_run_id", &run),
+        Some(fake_id.0 as f64)
+    );
+}

@@ -79,57 +79,22 @@ fn figures(run: &drivescope_report::Run) -> Figures {
     }
 }
 
-/// Seconds since the Unix epoch of an RFC 3339 time.
-fn epoch(t: &str) -> Option<f64> {
-    let when = humantime::parse_rfc3339_weak(t.get(..19)?).ok()?;
-    Some(
-        when.duration_since(std::time::UNIX_EPOCH)
-            .ok()?
-            .as_secs_f64(),
-    )
+/// One device's history on the page: a heading where the path held several, its rows and charts.
+#[derive(Serialize)]
+struct Group {
+    label: Option<String>,
+    rows: Vec<Row>,
+    charts: Vec<drivescope_report::charts::Chart>,
 }
 
-pub(crate) async fn page(
-    State(state): State<Shared>,
-    Path(serial): Path<String>,
-) -> Result<Html<String>, Fail> {
-    let serial = query::text(Some(&serial), "serial")?.unwrap_or_default();
-    let wanted = serial.clone();
-    let (runs, verdicts) = with_store(&state, move |store| {
-        let listed = store
-            .list(&ListFilter {
-                device: Some(wanted.clone()),
-                limit: Some(MOST),
-                ..ListFilter::default()
-            })
-            .map_err(Fail::internal)?;
-        let mut runs = Vec::new();
-        let mine = |r: &drivescope_store::RunInfo| match r.device_serial.as_deref() {
-            Some(s) if !s.is_empty() => s == wanted,
-            _ => r.target_path.as_deref() == Some(wanted.as_str()),
-        };
-        for info in listed.into_iter().filter(|r| mine(r)) {
-            let doc = store.get(info.id).map_err(Fail::internal)?;
-            let RunId(id) = info.id;
-            runs.push(drivescope_report::Run::new(Some(id), doc));
-        }
-        let verdicts = if runs.is_empty() {
-            BTreeMap::new()
-        } else {
-            verdicts(store)?
-        };
-        Ok((runs, verdicts))
-    })
-    .await?;
-    if runs.is_empty() {
-        return Err(Fail::not_found(format!(
-            "no run of a drive with serial {serial}, nor of a target without one at that path"
-        )));
-    }
-    let model = runs
-        .iter()
-        .find_map(|r| r.device_summary().model)
-        .unwrap_or_default();
+/// The rows (newest first) and the trend charts of one device's runs (newest first as listed).
+fn history(
+    runs: &[&drivescope_report::Run],
+    verdicts: &BTreeMap<i64, String>,
+    serial: &str,
+    label: Option<&String>,
+    n: usize,
+) -> Result<(Vec<Row>, Vec<drivescope_report::charts::Chart>), Fail> {
     let mut rows = Vec::new();
     // Per figure's label (a scan's rate and a bench's are different lines): its points.
     let mut rates: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
@@ -178,17 +143,21 @@ pub(crate) async fn page(
             .map(|(name, points)| Series { name, points })
             .collect()
     };
+    let (what, id) = match label {
+        Some(l) => (format!("{serial} ({l})"), format!("-{n}")),
+        None => (serial.to_string(), String::new()),
+    };
     let charts: Vec<_> = [
         trend::chart(
-            "trend-rate",
-            &format!("Transfer rate over time — {serial}"),
+            &format!("trend-rate{id}"),
+            &format!("Transfer rate over time — {what}"),
             "MB/s",
             "Each run's rate (a scan's mean, a bench's first test), by the day it ran.",
             &series(rates),
         ),
         trend::chart(
-            "trend-p99",
-            &format!("p99 latency over time — {serial}"),
+            &format!("trend-p99{id}"),
+            &format!("p99 latency over time — {what}"),
             "p99 (ms)",
             "Each run's 99th-percentile completion latency, by the day it ran.",
             &series(p99s),
@@ -198,6 +167,93 @@ pub(crate) async fn page(
     .flatten()
     .collect();
     rows.reverse();
+    Ok((rows, charts))
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 time.
+fn epoch(t: &str) -> Option<f64> {
+    let when = humantime::parse_rfc3339_weak(t.get(..19)?).ok()?;
+    Some(
+        when.duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs_f64(),
+    )
+}
+
+pub(crate) async fn page(
+    State(state): State<Shared>,
+    Path(serial): Path<String>,
+) -> Result<Html<String>, Fail> {
+    let serial = query::text(Some(&serial), "serial")?.unwrap_or_default();
+    let wanted = serial.clone();
+    let (runs, verdicts) = with_store(&state, move |store| {
+        let listed = store
+            .list(&ListFilter {
+                device: Some(wanted.clone()),
+                limit: Some(MOST),
+                ..ListFilter::default()
+            })
+            .map_err(Fail::internal)?;
+        let mut runs = Vec::new();
+        let mine = |r: &drivescope_store::RunInfo| match r.device_serial.as_deref() {
+            Some(s) if !s.is_empty() => s == wanted,
+            _ => r.target_path.as_deref() == Some(wanted.as_str()),
+        };
+        for info in listed.into_iter().filter(|r| mine(r)) {
+            let doc = store.get(info.id).map_err(Fail::internal)?;
+            let RunId(id) = info.id;
+            runs.push(drivescope_report::Run::new(Some(id), doc));
+        }
+        let verdicts = if runs.is_empty() {
+            BTreeMap::new()
+        } else {
+            verdicts(store)?
+        };
+        Ok((runs, verdicts))
+    })
+    .await?;
+    if runs.is_empty() {
+        return Err(Fail::not_found(format!(
+            "no run of a drive with serial {serial}, nor of a target without one at that path"
+        )));
+    }
+    // One history per device: runs under one path whose identities differ (lab disks served
+    // as /dev/loop0 in turn) are different devices, each with its own rows and trend.
+    let mut groups: Vec<(String, Vec<&drivescope_report::Run>)> = Vec::new();
+    for run in &runs {
+        let key = run
+            .header()
+            .map(drivescope_record::drive_key)
+            .unwrap_or_default();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(run),
+            None => groups.push((key, vec![run])),
+        }
+    }
+    let model = runs
+        .iter()
+        .find_map(|r| r.device_summary().model)
+        .unwrap_or_default();
+    let several = groups.len() > 1;
+    let mut shown = Vec::new();
+    for (n, (_, group)) in groups.iter().enumerate() {
+        let label = group
+            .iter()
+            .find_map(|r| r.header().and_then(drivescope_record::drive_facts))
+            .unwrap_or_else(|| "identity unknown".into());
+        let (rows, charts) = history(group, &verdicts, &serial, several.then_some(&label), n)?;
+        shown.push(Group {
+            label: several.then_some(label),
+            rows,
+            charts,
+        });
+    }
+    let note = several.then(|| {
+        format!(
+            "{serial} held {} different devices: not the same device, so each has its own history below",
+            groups.len()
+        )
+    });
     let html = crate::templates::render(
         "drive.html",
         minijinja::context! {
@@ -205,8 +261,9 @@ pub(crate) async fn page(
             nav => nav(""),
             serial,
             model,
-            rows => minijinja::Value::from(minijinja::value::Serde(&rows)),
-            charts => minijinja::Value::from(minijinja::value::Serde(&charts)),
+            runs => runs.len(),
+            note,
+            groups => minijinja::Value::from(minijinja::value::Serde(&shown)),
         },
     )
     .map_err(Fail::internal)?;

@@ -66,10 +66,10 @@ pub struct ScreenArgs {
     #[arg(long, value_name = "N")]
     pub max_slow: Option<u64>,
     /// Warn on a drive with any command at or over this latency.
-    #[arg(long, value_parser = parse_duration, value_name = "TIME")]
+    #[arg(long, value_parser = crate::opts::args::parse_positive_duration, value_name = "TIME")]
     pub max_latency: Option<Duration>,
     /// Warn on a drive whose rate is this many percent below its siblings' median over a stretch.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", value_parser = crate::opts::args::parse_open_pct)]
     pub below_siblings: Option<f64>,
     /// Continue the interrupted screen RUN (a stored run number, or `last`): each drive from
     /// where its scan stopped; drives that had finished keep their results. A screen that was
