@@ -229,3 +229,7 @@ pub fn judge(values: &[f64]) -> Verdict {
 #[cfg(test)]
 #[path = "steady_state_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "steady_state_flash_tests.rs"]
+mod flash_tests;
