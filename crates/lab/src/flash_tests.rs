@@ -162,3 +162,56 @@ fn same_seed_same_drive() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn the_map_holds_exactly_the_pages_written_and_not_discarded() {
+    let mut r = drivescope_core::rng::Rng::new(77);
+    for case in 0..6 {
+        let c = cfg(
+            64 + r.below(192) as usize,
+            16 << r.below(3),
+            0.07 + 0.4 * (r.below(100) as f64 / 100.0),
+        );
+        let user = c.user_pages();
+        let mut f = Flash::new(c, case);
+        let mut mapped = vec![false; user];
+        let mut host = 0;
+        for _ in 0..200 {
+            let start = r.below(user as u64) as usize;
+            let n = 1 + r.below(user as u64 / 4) as usize;
+            match r.below(4) {
+                0 => {
+                    f.discard(start, n);
+                    mapped[start..(start + n).min(user)]
+                        .iter_mut()
+                        .for_each(|m| *m = false);
+                }
+                1 => {
+                    f.write_sequential(start, n as u64);
+                    (0..n).for_each(|i| mapped[(start + i) % user] = true);
+                    host += n as u64;
+                }
+                2 => {
+                    f.idle(c.spare_blocks(), r.below(4 * c.pages_per_block as u64));
+                }
+                _ => {
+                    for _ in 0..n {
+                        let lpn = r.below(user as u64) as usize;
+                        f.write(lpn);
+                        mapped[lpn] = true;
+                    }
+                    host += n as u64;
+                }
+            }
+            assert_eq!(
+                f.mapped_pages(),
+                mapped.iter().filter(|&&m| m).count(),
+                "case {case}"
+            );
+        }
+        let k = f.counters();
+        assert_eq!(k.host_pages, host);
+        assert!(k.foreground_media_pages >= host);
+        assert!(f.free_blocks() >= GC_LOW_WATER);
+    }
+}
