@@ -16,6 +16,7 @@ pub mod predict;
 mod queueing;
 pub mod screen;
 mod soak;
+pub mod steady_state;
 pub mod temperature;
 pub mod time;
 mod zones;
