@@ -145,9 +145,7 @@ fn commit_loop(
     region: u64,
     start: &Barrier,
 ) -> Result<Committed, std::io::Error> {
-    let buf: Vec<u8> = (0..plan.size)
-        .map(|i| (i as u64 ^ region ^ 0x5a) as u8)
-        .collect();
+    let buf: Vec<u8> = (0..plan.size).map(|i| pattern(region, i)).collect();
     let mut out = Committed {
         latency: Histogram::new(),
         commits: 0,
@@ -182,12 +180,22 @@ fn commit_loop(
 pub fn measure(plan: &CommitPlan) -> Result<CommitCost, TargetError> {
     plan.check()?;
     let file = TestFile::create(&plan.dir, plan.file_bytes())?;
+    commit_on(plan, &file)
+}
+
+/// The byte committer `region` writes at `i` within each of its commits.
+fn pattern(region: u64, i: usize) -> u8 {
+    (i as u64 ^ region ^ 0x5a) as u8
+}
+
+/// Runs the plan's commits on `file` (at least `plan.file_bytes()` long).
+fn commit_on(plan: &CommitPlan, file: &TestFile) -> Result<CommitCost, TargetError> {
     let mut opts = OpenOptions::new();
     opts.write(true);
     if plan.mode == CommitMode::ODsync {
         opts.custom_flags(libc::O_DSYNC);
     }
-    let f = opts.open(file.path()).map_err(|e| io_err(&file, e))?;
+    let f = opts.open(file.path()).map_err(|e| io_err(file, e))?;
     let start = Barrier::new(plan.committers);
     let t0 = Instant::now();
     let results: Vec<Result<Committed, std::io::Error>> = std::thread::scope(|s| {
@@ -214,14 +222,12 @@ pub fn measure(plan: &CommitPlan) -> Result<CommitCost, TargetError> {
         wall_ns,
     };
     for r in results {
-        let c = r.map_err(|e| io_err(&file, e))?;
+        let c = r.map_err(|e| io_err(file, e))?;
         cost.latency.merge(&c.latency);
         cost.commits += c.commits;
         cost.bytes += c.bytes;
         cost.flushes += c.flushes;
     }
-    drop(f);
-    drop(file);
     Ok(cost)
 }
 

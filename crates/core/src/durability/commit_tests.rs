@@ -83,6 +83,32 @@ fn odd_sizes_and_many_committers() {
 }
 
 #[test]
+fn each_committer_fills_its_own_region_with_its_own_bytes() {
+    let dir = Dir::new("content");
+    for mode in CommitMode::ALL {
+        let plan = CommitPlan {
+            dir: dir.0.clone(),
+            mode,
+            size: 3000,
+            commits: 4,
+            committers: 3,
+        };
+        let file = TestFile::create(&dir.0, plan.file_bytes()).unwrap();
+        let c = commit_on(&plan, &file).unwrap();
+        check(&c, mode, 3, 3000, 4);
+        let data = std::fs::read(file.path()).unwrap();
+        assert_eq!(data.len() as u64, plan.file_bytes());
+        let region = plan.size * plan.commits as usize;
+        for (at, b) in data.iter().enumerate() {
+            let (k, i) = (at / region, at % region % plan.size);
+            assert_eq!(*b, pattern(k as u64, i), "{mode:?} byte {at}");
+        }
+        drop(file);
+        assert_eq!(dir.entries(), 0);
+    }
+}
+
+#[test]
 fn empty_plans_and_missing_directories_are_refused() {
     let dir = Dir::new("refused");
     let plan = CommitPlan {
