@@ -10,6 +10,7 @@ pub mod cache_fit;
 pub mod capacity;
 pub mod diagnose;
 pub mod fingerprint;
+pub mod flush_honesty;
 mod link;
 pub mod multi;
 pub mod predict;

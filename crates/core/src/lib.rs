@@ -4,6 +4,7 @@ pub mod aligned;
 pub mod bench;
 pub mod capacity;
 pub mod checkpoint;
+pub mod durability;
 pub mod engine;
 pub mod gone;
 pub mod loopdev;

@@ -14,6 +14,7 @@ mod capacity;
 mod device;
 mod diagnose;
 mod document;
+pub mod durability;
 mod engine;
 mod extents;
 mod finding;

@@ -1,0 +1,258 @@
+//! What a commit costs: N writes of S bytes, each made durable before the next, timed one by one.
+//!
+//! The commits go to a test file drivescope creates in the given directory (never an existing file)
+//! and removes afterwards. Three ways to make a write durable are measured, as databases and logs use
+//! them: `write` then `fdatasync`, `write` then `fsync`, and writes to a file opened with `O_DSYNC`
+//! (each write returns once durable, with no separate flush call). With one committer every commit
+//! waits alone (QD1); with K committers at once, each in its own region of the same file, the file
+//! system may serve several waiting commits with one journal commit and one device flush (group commit).
+//!
+//! Each commit's latency runs from just before the write to the return of the call that made it
+//! durable; the latencies go into the project's histogram. The flush calls issued (`fdatasync` or
+//! `fsync`) are counted exactly.
+
+use crate::target::TargetError;
+use crate::testfile::TestFile;
+use drivescope_record::durability::{CommitCostRow, CommitModeName};
+use drivescope_stats::Histogram;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::time::Instant;
+
+/// How a commit is made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CommitMode {
+    /// `pwrite`, then `fdatasync` (data and the metadata needed to read it back).
+    Fdatasync,
+    /// `pwrite`, then `fsync` (data and all metadata).
+    Fsync,
+    /// `pwrite` to a file opened `O_DSYNC`: the write returns once durable.
+    ODsync,
+}
+
+impl CommitMode {
+    pub const ALL: [CommitMode; 3] = [CommitMode::Fdatasync, CommitMode::Fsync, CommitMode::ODsync];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommitMode::Fdatasync => "write+fdatasync",
+            CommitMode::Fsync => "write+fsync",
+            CommitMode::ODsync => "o_dsync",
+        }
+    }
+}
+
+/// One measurement: `commits` commits of `size` bytes by each of `committers` threads at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitPlan {
+    /// The directory the test file is created in.
+    pub dir: PathBuf,
+    pub mode: CommitMode,
+    /// Bytes per commit.
+    pub size: usize,
+    /// Commits per committer.
+    pub commits: u64,
+    /// Threads committing at once (1: QD1).
+    pub committers: usize,
+}
+
+impl CommitPlan {
+    /// Bytes the test file holds: every committer's region.
+    pub fn file_bytes(&self) -> u64 {
+        self.size as u64 * self.commits * self.committers as u64
+    }
+
+    fn check(&self) -> Result<(), TargetError> {
+        if self.size == 0 || self.commits == 0 || self.committers == 0 {
+            return Err(TargetError::BadSpec(format!(
+                "a commit measurement needs a size, a count and a committer (got {} B × {} × {})",
+                self.size, self.commits, self.committers
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What the commits cost.
+#[derive(Debug, Clone)]
+pub struct CommitCost {
+    pub mode: CommitMode,
+    pub committers: usize,
+    pub size: usize,
+    /// Commits done, all committers together.
+    pub commits: u64,
+    /// Bytes written, all committers together.
+    pub bytes: u64,
+    /// `fdatasync`/`fsync` calls issued (0 for `O_DSYNC`).
+    pub flushes: u64,
+    /// Per-commit latency (ns).
+    pub latency: Histogram,
+    /// Wall time of the whole measurement (ns), first write to last commit.
+    pub wall_ns: u64,
+}
+
+impl CommitCost {
+    pub fn p50_ns(&self) -> u64 {
+        self.latency.quantile(0.50)
+    }
+    pub fn p99_ns(&self) -> u64 {
+        self.latency.quantile(0.99)
+    }
+    pub fn max_ns(&self) -> u64 {
+        self.latency.max().unwrap_or(0)
+    }
+
+    /// The record's row for these commits.
+    pub fn to_row(&self) -> CommitCostRow {
+        CommitCostRow {
+            mode: match self.mode {
+                CommitMode::Fdatasync => CommitModeName::Fdatasync,
+                CommitMode::Fsync => CommitModeName::Fsync,
+                CommitMode::ODsync => CommitModeName::ODsync,
+            },
+            committers: self.committers as u32,
+            size: self.size as u64,
+            count: self.commits,
+            bytes: self.bytes,
+            flushes: self.flushes,
+            p50_ns: self.p50_ns(),
+            p99_ns: self.p99_ns(),
+            max_ns: self.max_ns(),
+        }
+    }
+}
+
+struct Committed {
+    latency: Histogram,
+    commits: u64,
+    bytes: u64,
+    flushes: u64,
+}
+
+fn io_err(file: &TestFile, source: std::io::Error) -> TargetError {
+    TargetError::Io {
+        path: file.path().display().to_string(),
+        source,
+    }
+}
+
+/// One committer: its commits, each at the next offset of its own region.
+fn commit_loop(
+    f: &File,
+    plan: &CommitPlan,
+    region: u64,
+    start: &Barrier,
+) -> Result<Committed, std::io::Error> {
+    let buf: Vec<u8> = (0..plan.size).map(|i| pattern(region, i)).collect();
+    let mut out = Committed {
+        latency: Histogram::new(),
+        commits: 0,
+        bytes: 0,
+        flushes: 0,
+    };
+    let base = region * plan.commits * plan.size as u64;
+    start.wait();
+    for i in 0..plan.commits {
+        let off = base + i * plan.size as u64;
+        let t0 = Instant::now();
+        f.write_all_at(&buf, off)?;
+        match plan.mode {
+            CommitMode::Fdatasync => {
+                f.sync_data()?;
+                out.flushes += 1;
+            }
+            CommitMode::Fsync => {
+                f.sync_all()?;
+                out.flushes += 1;
+            }
+            CommitMode::ODsync => {}
+        }
+        out.latency.record(t0.elapsed().as_nanos() as u64);
+        out.commits += 1;
+        out.bytes += plan.size as u64;
+    }
+    Ok(out)
+}
+
+/// Runs the plan on a new test file in `plan.dir`, removed afterwards (also on error).
+pub fn measure(plan: &CommitPlan) -> Result<CommitCost, TargetError> {
+    plan.check()?;
+    let file = TestFile::create(&plan.dir, plan.file_bytes())?;
+    commit_on(plan, &file)
+}
+
+/// The byte committer `region` writes at `i` within each of its commits.
+fn pattern(region: u64, i: usize) -> u8 {
+    (i as u64 ^ region ^ 0x5a) as u8
+}
+
+/// Runs the plan's commits on `file` (at least `plan.file_bytes()` long).
+fn commit_on(plan: &CommitPlan, file: &TestFile) -> Result<CommitCost, TargetError> {
+    let mut opts = OpenOptions::new();
+    opts.write(true);
+    if plan.mode == CommitMode::ODsync {
+        opts.custom_flags(libc::O_DSYNC);
+    }
+    let f = opts.open(file.path()).map_err(|e| io_err(file, e))?;
+    let start = Barrier::new(plan.committers);
+    let t0 = Instant::now();
+    let results: Vec<Result<Committed, std::io::Error>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..plan.committers)
+            .map(|k| {
+                let (f, start) = (&f, &start);
+                s.spawn(move || commit_loop(f, plan, k as u64, start))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a committer thread panicked"))
+            .collect()
+    });
+    let wall_ns = t0.elapsed().as_nanos() as u64;
+    let mut cost = CommitCost {
+        mode: plan.mode,
+        committers: plan.committers,
+        size: plan.size,
+        commits: 0,
+        bytes: 0,
+        flushes: 0,
+        latency: Histogram::new(),
+        wall_ns,
+    };
+    for r in results {
+        let c = r.map_err(|e| io_err(file, e))?;
+        cost.latency.merge(&c.latency);
+        cost.commits += c.commits;
+        cost.bytes += c.bytes;
+        cost.flushes += c.flushes;
+    }
+    Ok(cost)
+}
+
+/// Every mode at every committer count, `commits` commits of `size` bytes per committer, in order.
+pub fn matrix(
+    dir: &std::path::Path,
+    size: usize,
+    commits: u64,
+    committers: &[usize],
+) -> Result<Vec<CommitCost>, TargetError> {
+    let mut out = Vec::new();
+    for mode in CommitMode::ALL {
+        for &k in committers {
+            out.push(measure(&CommitPlan {
+                dir: dir.to_path_buf(),
+                mode,
+                size,
+                commits,
+                committers: k,
+            })?);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "commit_tests.rs"]
+mod tests;

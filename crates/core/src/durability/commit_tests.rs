@@ -1,0 +1,129 @@
+//! Commit costs on a real file system: counts, bytes, flush calls, the file removed, the
+//! percentiles in order. Timing values themselves are never asserted.
+
+use super::*;
+use std::path::Path;
+
+/// A fresh empty directory on the disk's file system, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let p =
+            std::env::temp_dir().join(format!("drivescope-commit-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+    fn entries(&self) -> usize {
+        std::fs::read_dir(&self.0).unwrap().count()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn check(c: &CommitCost, mode: CommitMode, committers: usize, size: usize, n: u64) {
+    let total = n * committers as u64;
+    assert_eq!(c.mode, mode);
+    assert_eq!(c.committers, committers);
+    assert_eq!(c.commits, total);
+    assert_eq!(c.latency.count(), total);
+    assert_eq!(c.bytes, total * size as u64);
+    let flushes = if mode == CommitMode::ODsync { 0 } else { total };
+    assert_eq!(c.flushes, flushes, "{mode:?}");
+    assert!(c.latency.min().unwrap() > 0);
+    assert!(c.p50_ns() <= c.p99_ns(), "{c:?}");
+    assert!(c.p99_ns() <= c.max_ns(), "{c:?}");
+    // Order of magnitude only: no commit outlasts the whole measurement (1 % histogram slack).
+    assert!(c.latency.min().unwrap() as f64 <= c.wall_ns as f64 * 1.01);
+    let row = c.to_row();
+    assert_eq!(
+        (row.count, row.bytes, row.flushes),
+        (total, c.bytes, flushes)
+    );
+    assert_eq!(row.committers as usize, committers);
+    assert!(row.p50_ns <= row.p99_ns && row.p99_ns <= row.max_ns);
+}
+
+#[test]
+fn every_mode_at_qd1_and_grouped_counts_exactly_and_leaves_nothing() {
+    let dir = Dir::new("matrix");
+    let (size, n) = (4096, 12);
+    let all = matrix(&dir.0, size, n, &[1, 4]).unwrap();
+    assert_eq!(all.len(), 6);
+    for (c, (mode, k)) in all.iter().zip(
+        CommitMode::ALL
+            .iter()
+            .flat_map(|m| [(*m, 1usize), (*m, 4usize)]),
+    ) {
+        check(c, mode, k, size, n);
+    }
+    assert_eq!(dir.entries(), 0, "the test file is removed");
+}
+
+#[test]
+fn odd_sizes_and_many_committers() {
+    let dir = Dir::new("odd");
+    for (size, k, n) in [(1usize, 3usize, 5u64), (12_345, 8, 3), (65_536, 2, 4)] {
+        let c = measure(&CommitPlan {
+            dir: dir.0.clone(),
+            mode: CommitMode::Fdatasync,
+            size,
+            commits: n,
+            committers: k,
+        })
+        .unwrap();
+        check(&c, CommitMode::Fdatasync, k, size, n);
+        assert_eq!(dir.entries(), 0);
+    }
+}
+
+#[test]
+fn each_committer_fills_its_own_region_with_its_own_bytes() {
+    let dir = Dir::new("content");
+    for mode in CommitMode::ALL {
+        let plan = CommitPlan {
+            dir: dir.0.clone(),
+            mode,
+            size: 3000,
+            commits: 4,
+            committers: 3,
+        };
+        let file = TestFile::create(&dir.0, plan.file_bytes()).unwrap();
+        let c = commit_on(&plan, &file).unwrap();
+        check(&c, mode, 3, 3000, 4);
+        let data = std::fs::read(file.path()).unwrap();
+        assert_eq!(data.len() as u64, plan.file_bytes());
+        let region = plan.size * plan.commits as usize;
+        for (at, b) in data.iter().enumerate() {
+            let (k, i) = (at / region, at % region % plan.size);
+            assert_eq!(*b, pattern(k as u64, i), "{mode:?} byte {at}");
+        }
+        drop(file);
+        assert_eq!(dir.entries(), 0);
+    }
+}
+
+#[test]
+fn empty_plans_and_missing_directories_are_refused() {
+    let dir = Dir::new("refused");
+    let plan = CommitPlan {
+        dir: dir.0.clone(),
+        mode: CommitMode::Fsync,
+        size: 4096,
+        commits: 0,
+        committers: 1,
+    };
+    assert!(matches!(measure(&plan), Err(TargetError::BadSpec(_))));
+    let none = CommitPlan {
+        dir: Path::new(&dir.0).join("absent"),
+        commits: 1,
+        ..plan.clone()
+    };
+    assert!(matches!(measure(&none), Err(TargetError::NotFound(_))));
+    assert_eq!(dir.entries(), 0);
+}

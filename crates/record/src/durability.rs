@@ -1,0 +1,182 @@
+//! Durability: what a commit costs, and whether flushes reach the media.
+
+use serde::{Deserialize, Serialize};
+
+/// How a commit was made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitModeName {
+    /// `write` then `fdatasync`.
+    Fdatasync,
+    /// `write` then `fsync`.
+    Fsync,
+    /// Writes to a file opened `O_DSYNC`.
+    ODsync,
+}
+
+/// Commits of one mode, size and committer count: how many, and their latency.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitCostRow {
+    pub mode: CommitModeName,
+    /// Threads committing at once (1: one commit at a time).
+    pub committers: u32,
+    /// Bytes per commit.
+    pub size: u64,
+    /// Commits, all committers together.
+    pub count: u64,
+    pub bytes: u64,
+    /// `fdatasync`/`fsync` calls issued.
+    pub flushes: u64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+}
+
+/// What the flush rule concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlushHonestyVerdict {
+    /// Flushes return before the data can have reached the media.
+    Early,
+    /// Flushes take what the pending bytes need at the media rate.
+    Honest,
+    /// Writes ran at or below the media rate: nothing was pending.
+    NothingPending,
+    /// Power-loss protection is declared.
+    Protected,
+    /// The samples could not settle it (`reason` says why).
+    Inconclusive,
+}
+
+/// Who returned the flushes early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EarlyFlushBy {
+    /// The device.
+    Device,
+    /// The kernel, which treats the cache as write-through and sends no flush.
+    KernelWriteThrough,
+}
+
+/// One size's evidence: medians over its repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlushSizeRow {
+    /// Bytes written since the last flush.
+    pub bytes: u64,
+    pub repeats: u32,
+    pub write_ns: f64,
+    pub flush_ns: f64,
+    /// The least time an honest flush of what could still be pending takes.
+    pub bound_ns: f64,
+    /// Repeats whose flush was far below their bound.
+    pub below: u32,
+}
+
+/// The flush rule's verdict with the evidence behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlushHonesty {
+    pub verdict: FlushHonestyVerdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_by: Option<EarlyFlushBy>,
+    /// The measured sustained media write rate the bound used (bytes/s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<FlushSizeRow>,
+}
+
+/// Durability measurements: commit costs (modes × committers × sizes) and the flush verdict.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DurabilityData {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commits: Vec<CommitCostRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_honesty: Option<FlushHonesty>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> DurabilityData {
+        DurabilityData {
+            commits: vec![
+                CommitCostRow {
+                    mode: CommitModeName::Fdatasync,
+                    committers: 1,
+                    size: 4096,
+                    count: 100,
+                    bytes: 409_600,
+                    flushes: 100,
+                    p50_ns: 1_200_000,
+                    p99_ns: 4_100_000,
+                    max_ns: 9_000_001,
+                },
+                CommitCostRow {
+                    mode: CommitModeName::ODsync,
+                    committers: 8,
+                    size: 16_384,
+                    count: 800,
+                    bytes: 13_107_200,
+                    flushes: 0,
+                    p50_ns: 2_000_000,
+                    p99_ns: 7_000_000,
+                    max_ns: 11_000_000,
+                },
+            ],
+            flush_honesty: Some(FlushHonesty {
+                verdict: FlushHonestyVerdict::Early,
+                early_by: Some(EarlyFlushBy::KernelWriteThrough),
+                media_bytes_per_s: Some(123.456e6),
+                reason: None,
+                sizes: vec![FlushSizeRow {
+                    bytes: 64 << 20,
+                    repeats: 3,
+                    write_ns: 31_000_000.5,
+                    flush_ns: 90_000.25,
+                    bound_ns: 512_345_678.125,
+                    below: 3,
+                }],
+            }),
+        }
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let d = sample();
+        let text = serde_json::to_string(&d).unwrap();
+        assert!(text.contains("\"mode\":\"o_dsync\""), "{text}");
+        assert!(
+            text.contains("\"early_by\":\"kernel_write_through\""),
+            "{text}"
+        );
+        let back: DurabilityData = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, d);
+    }
+
+    #[test]
+    fn an_inconclusive_verdict_writes_only_its_reason_and_older_documents_read() {
+        let d = DurabilityData {
+            commits: Vec::new(),
+            flush_honesty: Some(FlushHonesty {
+                verdict: FlushHonestyVerdict::Inconclusive,
+                early_by: None,
+                media_bytes_per_s: None,
+                reason: Some("the media write rate is unknown".into()),
+                sizes: Vec::new(),
+            }),
+        };
+        let text = serde_json::to_string(&d).unwrap();
+        assert_eq!(
+            text,
+            r#"{"flush_honesty":{"verdict":"inconclusive","reason":"the media write rate is unknown"}}"#
+        );
+        assert_eq!(serde_json::from_str::<DurabilityData>(&text).unwrap(), d);
+        assert_eq!(
+            serde_json::from_str::<DurabilityData>("{}").unwrap(),
+            DurabilityData::default()
+        );
+    }
+}
