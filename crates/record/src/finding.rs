@@ -40,6 +40,8 @@ pub enum FindingCode {
     Smr,
     /// A drive that reports more capacity than it keeps (wrap-around, dropped writes, a cache).
     CounterfeitCapacity,
+    /// Places where a diagnosis's reads or writes failed, or reads were slow on every read of them.
+    BadSpots,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -65,6 +67,7 @@ impl FindingCode {
             FindingCode::SlowRank => "slow_rank",
             FindingCode::Smr => "smr",
             FindingCode::CounterfeitCapacity => "counterfeit_capacity",
+            FindingCode::BadSpots => "bad_spots",
             FindingCode::Other(s) => s,
         }
     }

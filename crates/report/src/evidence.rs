@@ -22,6 +22,7 @@ pub(crate) fn finding_name(code: &FindingCode) -> String {
         FindingCode::SlowRank => "slow rank".into(),
         FindingCode::Smr => "SMR".into(),
         FindingCode::CounterfeitCapacity => "counterfeit capacity".into(),
+        FindingCode::BadSpots => "bad spots".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }

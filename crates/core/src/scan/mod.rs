@@ -20,6 +20,7 @@ mod live_tests;
 pub mod lost;
 #[cfg(test)]
 mod lost_tests;
+pub mod lost_watch;
 mod passes;
 #[cfg(test)]
 mod passes_tests;

@@ -6,6 +6,7 @@ mod bench;
 mod capacity;
 mod compare;
 mod diagnose;
+mod diagnose_spots;
 mod extents;
 mod findings;
 mod fingerprint;
