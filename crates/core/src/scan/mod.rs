@@ -29,6 +29,8 @@ mod record;
 #[cfg(test)]
 mod scripted_tests;
 mod sequential;
+#[cfg(test)]
+mod stopped_tests;
 mod surface;
 pub mod verify;
 

@@ -17,6 +17,8 @@ mod params_tests;
 mod prediction;
 mod runs;
 mod scan;
+#[cfg(test)]
+mod scan_stopped_tests;
 mod screen;
 mod show;
 mod soak;
