@@ -214,6 +214,8 @@ pub fn scan(
             mb_per_s: (rate * 10.0).round() / 10.0,
             min_ns,
             max_ns: min_ns * (3 + (rng.next() * 40.0) as u64),
+            min_mb_per_s: rate * 0.97,
+            max_mb_per_s: rate * 1.03,
         });
     }
     let rates: Vec<f64> = curve.iter().map(|c| c.mb_per_s).collect();

@@ -33,6 +33,8 @@ mod sequential;
 mod stopped_tests;
 mod surface;
 pub mod verify;
+#[cfg(test)]
+mod zone_ratio_tests;
 
 pub use accum::{Event, FailedSink, Progress, LIST_CAP};
 pub use checkpoint::Checkpoints;
@@ -674,7 +676,7 @@ fn sequential_record(
             merged.append(&mut curve);
             curve = merged;
             if complete {
-                zone_ratio = points_zone_ratio(&curve, plan.start, plan.length, 0.05);
+                zone_ratio = drivescope_stats::zone_ratio_of(&curve, plan.start, plan.length, 0.05);
             }
         }
         prior_duration = p.duration_ns;
@@ -717,29 +719,6 @@ fn min_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
-}
-
-/// Zone ratio from curve points (a resumed scan, whose first part is known only as points):
-/// the rate over the points in the last `frac` of the range over those in the first, each
-/// point weighted by its length.
-fn points_zone_ratio(
-    points: &[drivescope_stats::CurvePoint],
-    start: u64,
-    len: u64,
-    frac: f64,
-) -> Option<f64> {
-    let edge = (len as f64 * frac).ceil() as u64;
-    let rate = |keep: &dyn Fn(&drivescope_stats::CurvePoint) -> bool| {
-        let (mut bytes, mut secs) = (0f64, 0f64);
-        for p in points.iter().filter(|p| keep(p) && p.mb_per_s > 0.0) {
-            bytes += p.length as f64;
-            secs += p.length as f64 / (p.mb_per_s * 1e6);
-        }
-        (secs > 0.0).then(|| bytes / secs / 1e6)
-    };
-    let head = rate(&|p| p.offset < start + edge)?;
-    let tail = rate(&|p| p.offset.saturating_add(p.length) > start + len - edge)?;
-    (head > 0.0).then_some(tail / head)
 }
 
 /// What a record says about how the run was made.
