@@ -145,6 +145,8 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
             mean: 0.0,
             min: 0.0,
             max: 0.0,
+            without_errors: None,
+            error_ns: None,
         },
         zone_ratio: None,
         curve: Vec::new(),
@@ -275,6 +277,8 @@ pub fn scan(
         mean: size as f64 / busy_ns * 1e3,
         min: rates.iter().cloned().fold(f64::MAX, f64::min),
         max: rates.iter().cloned().fold(0.0, f64::max),
+        without_errors: None,
+        error_ns: None,
     };
     r.zone_ratio = Some(tail / head);
     r.curve = curve;

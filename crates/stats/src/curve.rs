@@ -53,7 +53,7 @@ impl CurveBin {
 }
 
 /// What an interrupted run leaves of a bin, to be continued by a resumed run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BinState {
     pub index: usize,
     pub bytes: u64,
@@ -65,6 +65,11 @@ pub struct BinState {
     pub unpaced_bytes: u64,
     #[serde(default)]
     pub unpaced_ns: u64,
+    /// The whisker rates of the stretches that ended in the bin (0 when none did, and in older documents).
+    #[serde(default)]
+    pub window_min: f64,
+    #[serde(default)]
+    pub window_max: f64,
 }
 
 impl Default for CurveBin {
@@ -280,6 +285,8 @@ impl Curve {
             max_ns: b.max_ns,
             unpaced_bytes: b.unpaced_bytes,
             unpaced_ns: b.unpaced_ns,
+            window_min: b.window_min,
+            window_max: b.window_max,
         }
     }
 
@@ -294,6 +301,14 @@ impl Curve {
             b.max_ns = b.max_ns.max(s.max_ns);
             b.unpaced_bytes += s.unpaced_bytes;
             b.unpaced_ns += s.unpaced_ns;
+            if s.window_max > 0.0 {
+                b.window_min = if b.window_max > 0.0 {
+                    b.window_min.min(s.window_min)
+                } else {
+                    s.window_min
+                };
+                b.window_max = b.window_max.max(s.window_max);
+            }
         }
     }
 

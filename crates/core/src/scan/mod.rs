@@ -12,6 +12,8 @@ mod checkpoint_tests;
 #[cfg(test)]
 mod damage_space_tests;
 #[cfg(test)]
+mod error_time_tests;
+#[cfg(test)]
 mod extent_tests;
 mod extents;
 pub mod live;
@@ -694,6 +696,21 @@ fn sequential_record(
         rec.header.started_at = p.header.started_at.clone();
     }
     rec.zone_ratio = zone_ratio;
+    // The rate without the time spent on errors, beside the wall-clock one (at QD > 1 latencies overlap: the sum
+    // is bounded by the run's time).
+    let prior_error_ns = prior.and_then(|(p, _)| p.mb_per_s.error_ns).unwrap_or(0);
+    let error_ns = job
+        .acc
+        .error_ns
+        .saturating_add(prior_error_ns)
+        .min(rec.duration_ns);
+    if error_ns > 0 && rec.duration_ns > error_ns {
+        rec.mb_per_s.error_ns = Some(error_ns);
+        rec.mb_per_s.without_errors = Some(crate::units::mb_per_s(
+            rec.bytes.saturating_sub(job.acc.error_bytes),
+            rec.duration_ns - error_ns,
+        ));
+    }
     rec.covered = covered;
     rec.lost_inconclusive = job
         .acc
@@ -767,6 +784,8 @@ fn finish(
             mean: crate::units::mb_per_s(acc.bytes, duration_ns),
             min: if min.is_finite() { min } else { 0.0 },
             max,
+            without_errors: None,
+            error_ns: None,
         },
         zone_ratio: None,
         curve,

@@ -18,6 +18,8 @@ mod prediction;
 mod runs;
 mod scan;
 #[cfg(test)]
+mod scan_rate_tests;
+#[cfg(test)]
 mod scan_stopped_tests;
 mod screen;
 mod show;

@@ -59,10 +59,23 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         .filter(|_| r.header.positions().is_ok())
         .map(|z| format!("; zone ratio {z:.3} (last 5 % / first 5 %)"))
         .unwrap_or_default();
+    // Which mean this is: bytes over the wall clock, and beside it the reads without the time errors took.
+    let mean = match (r.mb_per_s.without_errors, r.mb_per_s.error_ns) {
+        (Some(clean), Some(ns)) => format!(
+            "mean {} over the wall clock ({} without the {} spent on errors)",
+            format_rate(r.mb_per_s.mean),
+            format_rate(clean),
+            format_elapsed(ns)
+        ),
+        _ if r.regions.is_some() => format!(
+            "mean {} over the wall clock (the moves between regions included)",
+            format_rate(r.mb_per_s.mean)
+        ),
+        _ => format!("mean {}", format_rate(r.mb_per_s.mean)),
+    };
     writeln!(
         out,
-        "  rate      mean {}, min {}, max {}{zone}",
-        format_rate(r.mb_per_s.mean),
+        "  rate      {mean}, min {}, max {}{zone}",
         format_rate(r.mb_per_s.min),
         format_rate(r.mb_per_s.max)
     )?;
