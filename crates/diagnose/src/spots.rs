@@ -2,13 +2,15 @@
 //! the record's [`Spots`].
 //!
 //! A read is slow when it took at least [`SLOW_NS`] longer than the median read of its run so far (a queue of
-//! commands ahead of it is in every read's time alike). Random reads at a queue depth over 1 are not judged: a
-//! position reordering queue keeps some of them waiting far longer than the rest on any disk. A busy host delays
-//! a command once, anywhere; a slow spot delays every read of it. So once a read was slow, every later read of
-//! its place is counted, and the place is listed only when at least two reads of it were slow and most of
-//! those counted were ([`SLOW_SHARE`]).
+//! commands ahead of it is in every read's time alike). Only reads that continue the one issued before are judged, and
+//! none issued before a jump's read completed: their time holds the move (a run's start, a stream's wrap to the
+//! start of its region: a seek, the queue filling), and every run and pass starts at the same place. Random reads
+//! are so never judged: a position reordering queue keeps some of them waiting far longer than the rest on any
+//! disk, and one place is seldom read twice. A busy host delays a command once, anywhere; a slow spot delays every
+//! read of it. So once a read was slow, every later read of its place is counted, and the place is listed only
+//! when at least two reads of it were slow and most of those counted were ([`SLOW_SHARE`]).
 
-use drivescope_core::engine::Completion;
+use drivescope_core::engine::{Cmd, Completion};
 use drivescope_core::scan::ScanRecord;
 use drivescope_record::{BadSpot, BadSpotKind, Experiment, ExperimentSpots, Spots, SPOT_LIST_CAP};
 use drivescope_stats::Histogram;
@@ -64,6 +66,13 @@ pub(crate) struct Seen {
     experiment: Experiment,
     judge: bool,
     hist: Histogram,
+    /// Where the last completed read ended, and when the last read that did not continue the one before it (a
+    /// jump: a run's start, a stream's wrap to the start of its region) completed: neither it nor the reads
+    /// issued before it completed are judged, their time holds the move (a seek, the queue filling).
+    last_end: Option<u64>,
+    restart_ns: u64,
+    /// A read issued at a jump, until it completes.
+    jump: Option<u64>,
     /// Failures the lost-device rule has not yet decided on: (experiment, offset, length, errno, latency).
     pending: Vec<(Experiment, u64, u64, i32, u64)>,
     /// Failures that were part of the device going away.
@@ -81,6 +90,9 @@ impl Default for Seen {
             experiment: Experiment::WarmUp,
             judge: false,
             hist: Histogram::new(),
+            last_end: None,
+            restart_ns: 0,
+            jump: None,
             pending: Vec::new(),
             gone: 0,
         }
@@ -122,6 +134,20 @@ impl Seen {
     pub fn start_run(&mut self, judge: bool) {
         self.judge = judge;
         self.hist.clear();
+        self.last_end = None;
+        self.restart_ns = 0;
+        self.jump = None;
+    }
+
+    /// A command is issued: a read that does not continue the one issued before it is a jump.
+    pub fn issued(&mut self, c: &Cmd) {
+        if c.write {
+            return;
+        }
+        if self.last_end != Some(c.offset) {
+            self.jump = Some(c.offset);
+        }
+        self.last_end = Some(c.offset + u64::from(c.len));
     }
 
     fn tally(&mut self) -> &mut ExperimentSpots {
@@ -152,6 +178,14 @@ impl Seen {
             Err(errno) => self.failed(c.cmd.offset, u64::from(c.cmd.len), errno, lat),
             Ok(_) if self.judge && !c.cmd.write => {
                 self.hist.record(lat);
+                if self.jump == Some(c.cmd.offset) {
+                    self.jump = None;
+                    self.restart_ns = c.done_ns;
+                    return;
+                }
+                if self.jump.is_some() || c.issue_ns < self.restart_ns {
+                    return;
+                }
                 // The median is read only for a read that may be slow (rarely).
                 let slow = lat >= SLOW_NS && lat >= self.hist.quantile(0.5).saturating_add(SLOW_NS);
                 self.read(c.cmd.offset, u64::from(c.cmd.len), lat, slow);

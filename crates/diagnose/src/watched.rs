@@ -81,7 +81,13 @@ impl<J: Job> Job for Watched<'_, J> {
         }
         match self.watch.lost.next(now_ns, in_flight) {
             Some(n) => n,
-            None => self.job.next(now_ns, in_flight),
+            None => {
+                let n = self.job.next(now_ns, in_flight);
+                if let Next::Issue(c) = &n {
+                    self.watch.seen.issued(c);
+                }
+                n
+            }
         }
     }
 

@@ -53,8 +53,8 @@ pub struct ExperimentSpots {
 pub struct Spots {
     /// Commands that failed, every experiment together.
     pub failed_commands: u64,
-    /// Reads judged slow: at least `slow_ns` longer than the median read of their run (random reads at a queue
-    /// depth over 1 are not judged: their time is mostly the queue's).
+    /// Reads judged slow: at least `slow_ns` longer than the median read of their run (only reads that continue
+    /// the one before are judged, none issued before a jump's read completed: their time holds the move).
     pub slow_commands: u64,
     pub slow_ns: u64,
     /// The places, by offset: every place where a command failed, and every place read slow more than once (a
