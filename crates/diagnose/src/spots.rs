@@ -1,7 +1,9 @@
 //! What the experiments met on the way: commands that failed and reads that were slow, gathered by place into
 //! the record's [`Spots`].
 //!
-//! A read is slow when it took at least [`SLOW_NS`] longer than the median read of its run so far (a queue of
+//! Reads are judged in the streams over the region (the warm-up, throttle and link experiments); the read cache's
+//! working sets end where a cache does, every time, and the queueing experiment reads at random. A read is slow
+//! when it took at least [`SLOW_NS`] longer than the median read of its run so far (a queue of
 //! commands ahead of it is in every read's time alike). Only reads that continue the one issued before are judged, and
 //! none issued before a jump's read completed: their time holds the move (a run's start, a stream's wrap to the
 //! start of its region: a seek, the queue filling), and every run and pass starts at the same place. Random reads
@@ -20,6 +22,8 @@ use std::collections::BTreeMap;
 pub const SLOW_NS: u64 = 50_000_000;
 /// The most commands kept per kind; more are counted, not placed.
 const MAX_KEPT: usize = 4096;
+/// Reads of a run whose time makes its median before any is judged.
+const MEDIAN_AFTER: u64 = 16;
 /// The share of a place's reads (from its first slow one on) that must be slow for it to be listed.
 pub const SLOW_SHARE: f64 = 0.75;
 /// The longest command an experiment issues (a place is looked for this far back).
@@ -130,9 +134,14 @@ impl Seen {
         self.experiment = experiment;
     }
 
-    /// A run starts; its reads are judged slow or not when `judge`.
+    /// A run starts; its reads are judged slow or not when `judge`, and only in the experiments that stream over
+    /// the region (the read cache's working sets end where a cache does, every time: no place of the medium).
     pub fn start_run(&mut self, judge: bool) {
-        self.judge = judge;
+        self.judge = judge
+            && matches!(
+                self.experiment,
+                Experiment::WarmUp | Experiment::Throttle | Experiment::Link
+            );
         self.hist.clear();
         self.last_end = None;
         self.restart_ns = 0;
@@ -177,13 +186,17 @@ impl Seen {
             )),
             Err(errno) => self.failed(c.cmd.offset, u64::from(c.cmd.len), errno, lat),
             Ok(_) if self.judge && !c.cmd.write => {
-                self.hist.record(lat);
                 if self.jump == Some(c.cmd.offset) {
                     self.jump = None;
                     self.restart_ns = c.done_ns;
                     return;
                 }
                 if self.jump.is_some() || c.issue_ns < self.restart_ns {
+                    return;
+                }
+                // The median is of the reads judged (the queue filled), once there are a few.
+                self.hist.record(lat);
+                if self.hist.count() < MEDIAN_AFTER {
                     return;
                 }
                 // The median is read only for a read that may be slow (rarely).
