@@ -40,6 +40,8 @@ fn interrupted() -> ScanRecord {
             max_ns: 9_000_000,
             unpaced_bytes: 0,
             unpaced_ns: 0,
+            window_min: 0.0,
+            window_max: 0.0,
         }),
         submit_histogram: r.histogram.clone(),
         bins: Vec::new(),
@@ -227,6 +229,8 @@ fn a_partly_done_bin_continues_from_any_numbers() {
         max_ns: u64::MAX,
         unpaced_bytes: u64::MAX,
         unpaced_ns: u64::MAX,
+        window_min: 0.0,
+        window_max: 0.0,
     });
     let rec = resume(&prior).unwrap();
     assert_eq!(rec.covered, SIZE);

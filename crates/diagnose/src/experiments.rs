@@ -1,13 +1,13 @@
 //! The experiments, each sized to what it sees and to the time left.
 
-use crate::stream::{stream_on, StreamSpec, Streamed};
+use crate::stream::{stream_watched, StreamSpec, Streamed};
+use crate::watched::Watch;
 use crate::{Budget, DiagnoseOptions};
 use drivescope_analysis::diagnose::{
     flat_top, media_curve, median, position_curve, stream as stream_rules, working_set, write,
     FLAT_SHARE,
 };
-use drivescope_core::bench::{run_once_on, Access, RunOptions, Rw, TestSpec};
-use drivescope_core::engine::{Engine, EngineError, Reap};
+use drivescope_core::engine::{Engine, EngineError};
 use drivescope_core::scan::{self, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_record::{
@@ -15,6 +15,7 @@ use drivescope_record::{
     Skipped, StreamData, StreamPoint, WorkingSetData, WorkingSetPoint, WriteData, ZoneData,
 };
 use drivescope_units::{format_rate, format_size};
+use std::cell::RefCell;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,10 +35,8 @@ pub(crate) struct Run<'a, 'b, E: Engine> {
     pub budget: &'a Budget<E::Clock>,
     pub stop: &'a AtomicBool,
     pub say: &'b mut dyn FnMut(Experiment, &str),
-}
-
-fn failed(errno: i32) -> EngineError {
-    EngineError::Io(std::io::Error::from_raw_os_error(errno))
+    /// The lost-device rule and what failed or was slow, over every experiment.
+    pub watch: RefCell<Watch>,
 }
 
 fn secs(d: Duration) -> String {
@@ -88,6 +87,7 @@ impl<E: Engine> Run<'_, '_, E> {
             );
             return Ok(());
         }
+        self.watch.get_mut().seen.begin(e);
         match e {
             Experiment::WarmUp => self.warm_up(rec, bs, region),
             Experiment::Throttle => self.throttle(rec),
@@ -105,18 +105,19 @@ impl<E: Engine> Run<'_, '_, E> {
         spec: StreamSpec,
         enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
     ) -> Result<Streamed, EngineError> {
-        let s = stream_on(
+        let mut watch = self.watch.borrow_mut();
+        let s = stream_watched(
             self.dev,
             self.target,
-            self.o.engine,
-            self.o.data,
+            (self.o.engine, self.o.data),
             spec,
             self.stop,
             250_000_000,
             enough,
+            &mut watch,
         )?;
-        match s.errno {
-            Some(e) => Err(failed(e)),
+        match watch.lost_error() {
+            Some(e) => Err(e),
             None => Ok(s),
         }
     }
@@ -215,6 +216,12 @@ impl<E: Engine> Run<'_, '_, E> {
             self.stop,
         )
         .map_err(|e| EngineError::Io(std::io::Error::other(e.to_string())))?;
+        let watch = self.watch.get_mut();
+        watch.seen.scan(Experiment::Zones, &scan);
+        if let Some(why) = scan.device_lost.clone() {
+            watch.lost.set_lost(why);
+            return Err(watch.lost_error().expect("lost"));
+        }
         // A quick scan's rate by position is its regions' rates (it keeps no curve of bins).
         let regions = scan.regions.unwrap_or_default();
         let spacing = scan.length / regions.len().max(1) as u64;
@@ -230,41 +237,6 @@ impl<E: Engine> Run<'_, '_, E> {
                 .collect(),
         });
         Ok(())
-    }
-
-    fn timed(
-        &self,
-        spec: TestSpec,
-        region: u64,
-        d: Duration,
-        seed: u64,
-    ) -> Result<f64, EngineError> {
-        let r = run_once_on(
-            self.dev,
-            self.target,
-            &spec,
-            Rw::Read,
-            &RunOptions {
-                engine: self.o.engine,
-                reap: Reap::Auto,
-                data: self.o.data,
-                duration_ns: d.as_nanos() as u64,
-                region,
-                series_interval_ns: None,
-                seed,
-                watch: self.o.watch,
-            },
-            self.stop,
-        )?;
-        // A bad sector or two is the device's business; most commands failing is a failed device.
-        if r.errors * 2 > r.commands {
-            return Err(failed(r.first_errno.unwrap_or(libc::EIO)));
-        }
-        Ok(if spec.access == Access::Rnd {
-            r.iops()
-        } else {
-            r.mb_per_s()
-        })
     }
 
     fn link(&mut self, rec: &mut DiagnoseRecord, region: u64) -> Result<(), EngineError> {
@@ -339,17 +311,24 @@ impl<E: Engine> Run<'_, '_, E> {
     fn queueing(&mut self, rec: &mut DiagnoseRecord) -> Result<(), EngineError> {
         (self.say)(Experiment::Queueing, "RND4K at Q1 and Q32");
         let region = self.o.size / 4096 * 4096;
-        let spec = |queue_depth| TestSpec {
-            access: Access::Rnd,
-            block_size: 4096,
-            queue_depth,
-            threads: 1,
-        };
-        let d = Duration::from_millis(1500);
+        let d = 1_500_000_000;
         // Each run reads offsets of its own: the deep one re-reading the first one's would be served by a read
         // cache in front of the media, and look like queueing.
-        let q1 = self.timed(spec(1), region, d, 0x5EED)?;
-        let deep = self.timed(spec(32), region, d, 0xD11B_5EED)?;
+        let q1 = self.random_reads(4096, 1, region, d, 0x5EED)?;
+        let deep = self.random_reads(4096, 32, region, d, 0xD11B_5EED)?;
+        // Bad spots here and there are read around; where most reads fail there is no rate to compare.
+        if let Some(r) = [q1, deep].iter().find(|r| r.errors * 2 > r.commands) {
+            Self::skip(
+                rec,
+                Experiment::Queueing,
+                format!(
+                    "{} of {} random reads failed: no rate to compare (bad spots; `drivescope scan` maps them)",
+                    r.errors, r.commands
+                ),
+            );
+            return Ok(());
+        }
+        let (q1, deep) = (q1.iops(), deep.iops());
         rec.queueing = Some(QueueingData {
             block_size: 4096,
             queue_depth: 32,

@@ -16,12 +16,15 @@
 
 pub mod array;
 mod experiments;
+mod random_reads;
 mod resume;
 mod smr;
+mod spots;
 mod stream;
 #[cfg(test)]
 mod tests;
 mod throttle;
+mod watched;
 
 pub use resume::{remove_stale, Progress};
 
@@ -29,8 +32,10 @@ pub use stream::{stream, stream_on, StreamSpec, Streamed};
 
 use drivescope_core::checkpoint::Checkpoints;
 use drivescope_core::engine::{Clock, DataPattern, Engine, EngineKind, Live, Now};
+use drivescope_core::scan::lost_watch::LostWatch;
 use drivescope_core::target::Target;
 use drivescope_record::{DiagnoseRecord, Experiment, Header, Kind, OwnFile, Skipped, Workload};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -192,6 +197,15 @@ pub fn measure_on<E: Engine>(
         budget: &budget,
         stop,
         say,
+        watch: RefCell::new(watched::Watch {
+            lost: LostWatch::new(
+                o.size,
+                u64::from(target.logical_block_size),
+                dev.gone_check(),
+            ),
+            seen: spots::Seen::continuing(rec.spots.as_ref()),
+            refused: None,
+        }),
     };
     for e in Experiment::ALL {
         if progress.finished.contains(&e) {
@@ -211,7 +225,14 @@ pub fn measure_on<E: Engine>(
             });
             continue;
         }
-        match run.experiment(e, &mut rec) {
+        let result = run.experiment(e, &mut rec);
+        rec.spots = run.watch.get_mut().seen.spots();
+        match result {
+            // The lost-device rule's verdict, in its own words.
+            Err(_) if run.watch.get_mut().lost.lost().is_some() => {
+                let why = run.watch.get_mut().lost.lost().unwrap_or_default();
+                rec.device_error = Some(format!("{}: {why}", e.label()));
+            }
             Err(err) => rec.device_error = Some(format!("{}: {err}", e.label())),
             // An experiment the stop cut short is not finished: a resumed run does it again whole.
             Ok(()) if stop.load(Ordering::Relaxed) => {}
@@ -258,6 +279,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         throttle: None,
         smr: None,
         skipped: Vec::new(),
+        spots: None,
         temperature: None,
         outcomes: Vec::new(),
         resume: None,

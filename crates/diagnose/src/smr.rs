@@ -18,8 +18,6 @@ pub const BLOCK: u64 = 64 << 10;
 /// A stretch closes once it holds this many bytes and has lasted [`STRETCH_NS`].
 const STRETCH_BYTES: u64 = 1 << 20;
 const STRETCH_NS: u64 = 25_000_000;
-/// Failed commands in a row that end the writes as a failed device.
-const GONE_AFTER: u32 = 16;
 /// The least time the experiment starts with.
 const LEAST: Duration = Duration::from_secs(5);
 
@@ -36,8 +34,6 @@ struct RandomJob<'a> {
     next_check_ns: u64,
     enough: &'a mut dyn FnMut(&RandomWrites) -> bool,
     done: bool,
-    failing_in_a_row: u32,
-    errno: Option<i32>,
 }
 
 impl RandomJob<'_> {
@@ -72,7 +68,7 @@ impl Job for RandomJob<'_> {
             self.next_check_ns = now_ns + 250_000_000;
             self.done = (self.enough)(&self.out);
         }
-        if self.done || now_ns >= start.saturating_add(self.max_ns) || self.errno.is_some() {
+        if self.done || now_ns >= start.saturating_add(self.max_ns) {
             return if in_flight > 0 {
                 Next::Wait
             } else {
@@ -89,32 +85,23 @@ impl Job for RandomJob<'_> {
 
     fn complete(&mut self, c: &Completion) {
         let t = c.done_ns.saturating_sub(self.start_ns.unwrap_or(0));
-        match c.result {
-            Ok(n) => {
-                self.failing_in_a_row = 0;
-                let latency = c.latency_ns();
-                if latency >= STALL_MIN_NS / 2 && self.out.stalls.len() < STALL_LIST_CAP {
-                    self.out.stalls.push(Stall {
-                        t_ns: t,
-                        written: self.out.written,
-                        latency_ns: latency,
-                    });
-                }
-                self.out.written += n as u64;
-                self.out.commands += 1;
-                self.out.duration_ns = self.out.duration_ns.max(t);
-                self.cur_bytes += n as u64;
-                self.cur_max = self.cur_max.max(latency);
-                if self.cur_bytes >= STRETCH_BYTES && t.saturating_sub(self.last_t) >= STRETCH_NS {
-                    self.close_stretch(t);
-                }
-            }
-            Err(e) => {
-                self.failing_in_a_row += 1;
-                if self.failing_in_a_row >= GONE_AFTER {
-                    self.errno.get_or_insert(e);
-                }
-            }
+        // A bad spot is written around; the watch's lost-device rule ends the run.
+        let Ok(n) = c.result else { return };
+        let latency = c.latency_ns();
+        if latency >= STALL_MIN_NS / 2 && self.out.stalls.len() < STALL_LIST_CAP {
+            self.out.stalls.push(Stall {
+                t_ns: t,
+                written: self.out.written,
+                latency_ns: latency,
+            });
+        }
+        self.out.written += n as u64;
+        self.out.commands += 1;
+        self.out.duration_ns = self.out.duration_ns.max(t);
+        self.cur_bytes += n as u64;
+        self.cur_max = self.cur_max.max(latency);
+        if self.cur_bytes >= STRETCH_BYTES && t.saturating_sub(self.last_t) >= STRETCH_NS {
+            self.close_stretch(t);
         }
     }
 }
@@ -152,7 +139,7 @@ impl<E: Engine> Run<'_, '_, E> {
         enough: &mut dyn FnMut(&RandomWrites) -> bool,
     ) -> Result<RandomWrites, EngineError> {
         let cfg = self.config()?;
-        let mut job = RandomJob {
+        let job = RandomJob {
             blocks: region / BLOCK,
             rng: seed | 1,
             max_ns: max.as_nanos() as u64,
@@ -164,17 +151,15 @@ impl<E: Engine> Run<'_, '_, E> {
             next_check_ns: 0,
             enough,
             done: false,
-            failing_in_a_row: 0,
-            errno: None,
         };
-        self.dev
-            .run(&cfg, seed, &self.dev.clock(), self.stop, &mut job)?;
+        let mut watch = self.watch.borrow_mut();
+        let mut job = watch.run(self.dev, &cfg, seed, self.stop, false, job)?;
+        if let Some(e) = watch.lost_error() {
+            return Err(e);
+        }
         let end = job.out.duration_ns;
         job.close_stretch(end);
-        match job.errno {
-            Some(e) => Err(EngineError::Io(std::io::Error::from_raw_os_error(e))),
-            None => Ok(job.out),
-        }
+        Ok(job.out)
     }
 
     pub(crate) fn smr(&mut self, rec: &mut DiagnoseRecord) -> Result<(), EngineError> {

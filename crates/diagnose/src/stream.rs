@@ -1,10 +1,12 @@
 //! A sequential stream over `[0, region)` (reads or writes), pass after pass (the first from `start`), cut into stretches: the one
 //! measuring job the warm-up, working-set and write experiments share.
 
+use crate::watched::Watch;
 use drivescope_core::engine::{
     self, Cmd, Completion, EngineConfig, EngineError, EngineKind, Job, Live, Next, Reap,
 };
 use drivescope_core::engine::{DataPattern, Engine};
+use drivescope_core::scan::lost_watch::LostWatch;
 use drivescope_core::target::Target;
 use drivescope_record::StreamPoint;
 use std::sync::atomic::AtomicBool;
@@ -30,10 +32,8 @@ pub struct Streamed {
     pub points: Vec<StreamPoint>,
     pub bytes: u64,
     pub duration_ns: u64,
-    /// Commands that failed (a bad sector is skipped; its stretch counts what was read).
+    /// Commands that failed (a bad spot is read around; its stretch counts what was read).
     pub errors: u64,
-    /// Set when commands kept failing one after another (the device failed or went away): the errno.
-    pub errno: Option<i32>,
 }
 
 struct StreamJob<'a> {
@@ -54,11 +54,7 @@ struct StreamJob<'a> {
     next_check_ns: u64,
     enough: &'a mut dyn FnMut(&[StreamPoint]) -> bool,
     done: bool,
-    failing_in_a_row: u32,
 }
-
-/// Failed commands in a row that end a stream as a failed device rather than a bad spot.
-const GONE_AFTER: u32 = 16;
 
 impl StreamJob<'_> {
     fn close_stretch(&mut self, t_ns: u64) {
@@ -94,11 +90,7 @@ impl Job for StreamJob<'_> {
                 self.done = true;
             }
         }
-        if self.done
-            || now_ns >= self.deadline_ns
-            || self.issued >= self.spec.max_bytes
-            || self.out.errno.is_some()
-        {
+        if self.done || now_ns >= self.deadline_ns || self.issued >= self.spec.max_bytes {
             return if in_flight > 0 {
                 Next::Wait
             } else {
@@ -126,7 +118,6 @@ impl Job for StreamJob<'_> {
         let t = c.done_ns.saturating_sub(start);
         match c.result {
             Ok(n) => {
-                self.failing_in_a_row = 0;
                 let key = (c.cmd.tag, c.cmd.offset / self.spec.stretch);
                 if self.cur.is_some_and(|k| k != key) {
                     self.close_stretch(t);
@@ -138,13 +129,7 @@ impl Job for StreamJob<'_> {
                 self.out.bytes += n as u64;
                 self.out.duration_ns = self.out.duration_ns.max(t);
             }
-            Err(e) => {
-                self.out.errors += 1;
-                self.failing_in_a_row += 1;
-                if self.failing_in_a_row >= GONE_AFTER {
-                    self.out.errno.get_or_insert(e);
-                }
-            }
+            Err(_) => self.out.errors += 1,
         }
     }
 }
@@ -172,7 +157,8 @@ pub fn stream(
     )
 }
 
-/// [`stream`] with the commands run on `dev` (`target` is what the engine is chosen for).
+/// [`stream`] with the commands run on `dev` (`target` is what the engine is chosen for). A failed command is
+/// read around unless the scan's lost-device rule says the device is gone, which ends the stream with an error.
 #[allow(clippy::too_many_arguments)]
 pub fn stream_on<E: Engine>(
     dev: &E,
@@ -184,6 +170,43 @@ pub fn stream_on<E: Engine>(
     check_every_ns: u64,
     enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
 ) -> Result<Streamed, EngineError> {
+    let mut watch = Watch {
+        lost: LostWatch::new(
+            spec.region,
+            u64::from(target.logical_block_size),
+            dev.gone_check(),
+        ),
+        seen: Default::default(),
+        refused: None,
+    };
+    let s = stream_watched(
+        dev,
+        target,
+        (engine_kind, data),
+        spec,
+        stop,
+        check_every_ns,
+        enough,
+        &mut watch,
+    )?;
+    match watch.lost_error() {
+        Some(e) => Err(e),
+        None => Ok(s),
+    }
+}
+
+/// [`stream_on`] under `watch` (which keeps the verdict when the device is lost).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stream_watched<E: Engine>(
+    dev: &E,
+    target: &Target,
+    (engine_kind, data): (EngineKind, DataPattern),
+    spec: StreamSpec,
+    stop: &AtomicBool,
+    check_every_ns: u64,
+    enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
+    watch: &mut Watch,
+) -> Result<Streamed, EngineError> {
     let kind = engine::resolve(engine_kind, target, spec.queue_depth as usize)?;
     let cfg = EngineConfig {
         kind,
@@ -192,8 +215,7 @@ pub fn stream_on<E: Engine>(
         data,
         reap: Reap::Sleep,
     };
-    let clock = dev.clock();
-    let mut job = StreamJob {
+    let job = StreamJob {
         spec,
         next: spec.start,
         pass: 0,
@@ -210,9 +232,8 @@ pub fn stream_on<E: Engine>(
         next_check_ns: u64::MAX,
         enough,
         done: false,
-        failing_in_a_row: 0,
     };
-    dev.run(&cfg, 0x5EED, &clock, stop, &mut job)?;
+    let mut job = watch.run(dev, &cfg, 0x5EED, stop, !spec.write, job)?;
     let end = job.out.duration_ns;
     job.close_stretch(end);
     Ok(job.out)

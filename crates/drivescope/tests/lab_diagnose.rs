@@ -99,6 +99,10 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
     if m.smr.is_some() {
         e.insert("smr");
     }
+    // Bad and slow spots: every experiment's reads meet them.
+    if !m.bad.is_empty() {
+        e.insert("bad_spots");
+    }
     e
 }
 
@@ -362,10 +366,10 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
         // serial device whose random reads run near its link's rate (its RND4K Q32/Q1 gain is not
         // measured apart from the link), a miss this matrix would report on every run.
         //
-        // Damaged and vanishing drives (`growing-*`, `many-patches`, `vanishing`) stay out too: a
-        // diagnosis still ends at its first failed read, as a lost device (exit 4, measured on
-        // each of them), with no bad-spot handling of its own; the scan maps such damage and
-        // tells a lost device from it (tests/lab_lost.rs, lab_bad_regions.rs).
+        // Damaged and vanishing drives (`growing-*`, `many-patches`, `vanishing`) stay out too:
+        // their damage grows as it is read, so what a diagnosis names depends on what it read
+        // first; lab_diagnose_damage.rs checks that one is read around with its place named and
+        // that a vanishing one ends as lost.
         .filter(|p| {
             let m = p.model();
             m.fake.is_none()

@@ -10,7 +10,7 @@ mod common;
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
-use drivescope_record::{DiagnoseRecord, Experiment, Verdict};
+use drivescope_record::{BadSpotKind, DiagnoseRecord, Experiment, FindingCode, Verdict};
 use std::collections::BTreeSet;
 
 /// The budget: long enough that every experiment starts (each gets a share), short enough that fourteen
@@ -31,8 +31,9 @@ fn models() -> Vec<Model> {
     let mut models: Vec<Model> = drivescope_lab::presets::PRESETS
         .iter()
         // Fakes differ from their twins only in what they keep of writes (`capacity` finds them, in
-        // lab_capacity.rs), the 2 TB one is sparse and costs what is written; damaged and vanishing
-        // drives end a diagnosis as lost (lab_lost.rs and the scan's tests map them).
+        // lab_capacity.rs), the 2 TB one is sparse and costs what is written; damaged drives whose
+        // damage grows as it is read and a vanishing one have their own test
+        // (lab_diagnose_damage.rs).
         .filter(|p| {
             let m = p.model();
             m.fake.is_none() && m.vanish.is_none() && !m.bad.iter().any(|b| b.marginal > 0)
@@ -84,8 +85,29 @@ fn check(m: &Model) -> Result<(), String> {
         errors.push(format!("an outcome without words: {o:?}"));
     }
     // A finding is what its experiment concluded: its claim is one outcome's text, found or
-    // inconclusive, never a skipped or not-found one.
+    // inconclusive, never a skipped or not-found one. Bad spots are what every experiment met on
+    // the way: their finding stands on the record's spots, which name places inside the device.
     for f in &d.header.findings {
+        if f.code == FindingCode::BadSpots {
+            let places = d
+                .spots
+                .as_ref()
+                .map(|s| s.places.as_slice())
+                .unwrap_or_default();
+            // A failed command is the model's doing, whatever the host's load: it lies on one of the
+            // model's bad spots (a command's extent overlaps it).
+            let stray = places.iter().find(|p| {
+                p.offset + p.length > m.size
+                    || (p.kind == BadSpotKind::Failed
+                        && !m.bad.iter().any(|b| {
+                            p.offset < b.offset + b.length && b.offset < p.offset + p.length
+                        }))
+            });
+            if places.is_empty() || stray.is_some() {
+                errors.push(format!("{:?} with places {places:?}", f.claim));
+            }
+            continue;
+        }
         let Some(o) = d.outcomes.iter().find(|o| o.text == f.claim) else {
             errors.push(format!("no outcome says {:?}", f.claim));
             continue;

@@ -123,7 +123,11 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
     // A checkpoint holds every command before its resume point, and none after, but for the
     // commands the first pass skipped after a failure (untried until trimming reads them).
     let bs = whole.block_size;
-    let untried = killed.surface.as_ref().map_or(0, |s| s.untried);
+    // Skipped inside what the first pass got over (the rest of the range, never reached, is untried too).
+    let untried = killed
+        .surface
+        .as_ref()
+        .map_or(0, |s| s.untried - s.unreached);
     eprintln!(
         "killed at {covered} bytes: {} commands, {untried} bytes skipped",
         killed.commands

@@ -99,7 +99,7 @@ fn check_killed(d: &ScreenRecord, whole: &ScreenRecord) {
         let covered = s.covered;
         assert!(covered > 0 && covered < s.length, "covered {covered}");
         let bs = s.block_size;
-        let untried = s.surface.as_ref().map_or(0, |s| s.untried);
+        let untried = s.surface.as_ref().map_or(0, |s| s.untried - s.unreached);
         assert_eq!(s.commands + untried / bs, covered / bs, "drive {i}");
         let resume = s.resume.as_ref().expect("a resume state");
         assert_eq!(resume.next_offset, s.offset + covered);

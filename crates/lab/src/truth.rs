@@ -163,6 +163,8 @@ impl Model {
                     .map(|p| p.mb_per_s)
                     .fold(f64::MAX, f64::min),
                 max: positions.iter().map(|p| p.mb_per_s).fold(0.0, f64::max),
+                without_errors: None,
+                error_ns: None,
             },
             zone_ratio,
             scan_ns: (size as f64 * 1e3 / mean) as u64,

@@ -209,6 +209,10 @@ pub struct DiagnoseRecord {
     pub smr: Option<crate::SmrData>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
+    /// Commands of the experiments that failed and reads that were slow, by place (absent when none did, and in
+    /// older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spots: Option<crate::Spots>,
     /// The drive's temperature over the run, or why it could not be read (absent in older documents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<crate::TemperatureSeries>,

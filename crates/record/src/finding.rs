@@ -42,6 +42,8 @@ pub enum FindingCode {
     CounterfeitCapacity,
     /// One member of an array reads well below the others: it holds the array back.
     SlowMember,
+    /// Places where a diagnosis's reads or writes failed, or reads were slow on every read of them.
+    BadSpots,
     /// A code this version does not know.
     #[serde(untagged)]
     Other(String),
@@ -68,6 +70,7 @@ impl FindingCode {
             FindingCode::Smr => "smr",
             FindingCode::CounterfeitCapacity => "counterfeit_capacity",
             FindingCode::SlowMember => "slow_member",
+            FindingCode::BadSpots => "bad_spots",
             FindingCode::Other(s) => s,
         }
     }

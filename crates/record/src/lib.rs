@@ -32,6 +32,7 @@ mod same_device;
 mod scan;
 mod screen;
 mod smr;
+mod spots;
 mod stamp;
 mod state;
 mod status;
@@ -78,6 +79,7 @@ pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
 pub use smr::{RandomWrites, SmrData, SmrTruth, Stall, WritePoint, STALL_LIST_CAP};
+pub use spots::{BadSpot, BadSpotKind, ExperimentSpots, Spots, SPOT_LIST_CAP};
 pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
 pub use status::RunStatus;

@@ -35,9 +35,17 @@ pub struct Region {
 /// Overall, lowest and highest rate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RateSummary {
+    /// Bytes over the whole run's wall-clock time (errors, their re-reads and the probes after them included).
     pub mean: f64,
     pub min: f64,
     pub max: f64,
+    /// A full scan that met errors: the rate of its reads without the time spent on them (failed commands, their
+    /// sector re-reads, the probes and pauses of the lost-device rule, the later passes), MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without_errors: Option<f64>,
+    /// That time, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_ns: Option<u64>,
 }
 
 /// A scan or quick-scan document.

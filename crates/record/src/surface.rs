@@ -82,8 +82,13 @@ pub struct Surface {
     pub failed: u64,
     /// Part of `failed`: bytes in failed commands that were not read sector by sector.
     pub unscraped: u64,
-    /// Bytes never read (or written): neither good nor failed.
+    /// Bytes never read (or written): neither good nor failed, including `unreached`. `good + failed + untried`
+    /// is the range's length.
     pub untried: u64,
+    /// Part of `untried`: the end of the range the first pass never got to (a scan stopped or a device gone).
+    /// Absent in older documents, whose `untried` left it out.
+    #[serde(default)]
+    pub unreached: u64,
     /// Time of the first pass over the range.
     pub first_pass_ns: u64,
     /// Time after the first pass: trimming, scraping and retries.

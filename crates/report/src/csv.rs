@@ -259,7 +259,7 @@ mod tests {
         let mut lines = text.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "offset,length,max_ns,mb_per_s,min_ns"
+            "offset,length,max_mb_per_s,max_ns,mb_per_s,min_mb_per_s,min_ns"
         );
         assert_eq!(lines.count(), 50);
         let buckets = csv(&run, Some("histogram.buckets")).unwrap();

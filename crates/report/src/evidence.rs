@@ -23,6 +23,7 @@ pub(crate) fn finding_name(code: &FindingCode) -> String {
         FindingCode::Smr => "SMR".into(),
         FindingCode::CounterfeitCapacity => "counterfeit capacity".into(),
         FindingCode::SlowMember => "slow member".into(),
+        FindingCode::BadSpots => "bad spots".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }
 }

@@ -145,6 +145,8 @@ fn scan_record(kind: Kind, seed: u64, size: u64, write: bool) -> ScanRecord {
             mean: 0.0,
             min: 0.0,
             max: 0.0,
+            without_errors: None,
+            error_ns: None,
         },
         zone_ratio: None,
         curve: Vec::new(),
@@ -214,6 +216,8 @@ pub fn scan(
             mb_per_s: (rate * 10.0).round() / 10.0,
             min_ns,
             max_ns: min_ns * (3 + (rng.next() * 40.0) as u64),
+            min_mb_per_s: rate * 0.97,
+            max_mb_per_s: rate * 1.03,
         });
     }
     let rates: Vec<f64> = curve.iter().map(|c| c.mb_per_s).collect();
@@ -273,6 +277,8 @@ pub fn scan(
         mean: size as f64 / busy_ns * 1e3,
         min: rates.iter().cloned().fold(f64::MAX, f64::min),
         max: rates.iter().cloned().fold(0.0, f64::max),
+        without_errors: None,
+        error_ns: None,
     };
     r.zone_ratio = Some(tail / head);
     r.curve = curve;

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Accumulator of one bin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CurveBin {
     pub bytes: u64,
     pub commands: u64,
@@ -25,6 +25,10 @@ pub struct CurveBin {
     /// when it has no paced bytes.
     pub unpaced_bytes: u64,
     pub unpaced_ns: u64,
+    /// The slowest and fastest rate of the stretches of [`WINDOW_NS`] or more that ended in the bin, MB/s (0 while
+    /// none has).
+    pub window_min: f64,
+    pub window_max: f64,
 }
 
 impl CurveBin {
@@ -49,7 +53,7 @@ impl CurveBin {
 }
 
 /// What an interrupted run leaves of a bin, to be continued by a resumed run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BinState {
     pub index: usize,
     pub bytes: u64,
@@ -61,6 +65,11 @@ pub struct BinState {
     pub unpaced_bytes: u64,
     #[serde(default)]
     pub unpaced_ns: u64,
+    /// The whisker rates of the stretches that ended in the bin (0 when none did, and in older documents).
+    #[serde(default)]
+    pub window_min: f64,
+    #[serde(default)]
+    pub window_max: f64,
 }
 
 impl Default for CurveBin {
@@ -75,6 +84,8 @@ impl Default for CurveBin {
             prior_busy_ns: 0,
             unpaced_bytes: 0,
             unpaced_ns: 0,
+            window_min: 0.0,
+            window_max: 0.0,
         }
     }
 }
@@ -87,7 +98,25 @@ pub struct CurvePoint {
     pub mb_per_s: f64,
     pub min_ns: u64,
     pub max_ns: u64,
+    /// The slowest and the fastest rate the commands came at over the stretches of [`WINDOW_NS`] or more that
+    /// ended in the bin (what its whiskers show), MB/s; the bin's own rate where none did. 0 in older documents. A
+    /// command's own latency is no rate: after a host's late reply a read-ahead disk serves the next commands from
+    /// what it read meanwhile, at rates its media never reach.
+    #[serde(default)]
+    pub min_mb_per_s: f64,
+    #[serde(default)]
+    pub max_mb_per_s: f64,
 }
+
+/// The shortest stretch of completions a whisker rate is measured over.
+pub const WINDOW_NS: u64 = 20_000_000;
+/// The longest a whisker stretch grows to keep a pause at its start.
+pub const WINDOW_LONGEST: u64 = 5 * WINDOW_NS;
+/// A time between two completions this long or longer is a pause (a disk that read on during it serves what
+/// follows faster than its media).
+const PAUSE_NS: u64 = 1_000_000;
+/// The most completions a whisker stretch holds (a faster device's stretch is shorter than [`WINDOW_NS`]).
+const WINDOW_MAX: usize = 4096;
 
 /// The position curve over a range of `commands` commands of `block_size` bytes starting at
 /// `start`; the last command may be shorter (`range_len` need not be a multiple).
@@ -98,6 +127,9 @@ pub struct Curve {
     block_size: u64,
     commands: u64,
     bins: Vec<CurveBin>,
+    /// The latest completions (time, bytes), oldest first: the front's time is where the stretch starts.
+    window: std::collections::VecDeque<(u64, u64)>,
+    window_bytes: u64,
 }
 
 impl Curve {
@@ -114,6 +146,43 @@ impl Curve {
             block_size,
             commands,
             bins: vec![CurveBin::default(); n],
+            window: std::collections::VecDeque::new(),
+            window_bytes: 0,
+        }
+    }
+
+    /// A completion at `done_ns` of `bytes` (0 for a failure) of bin `i`, issued at `submit_ns`: the stretch of
+    /// completions of at least [`WINDOW_NS`] ending with it gives the bin a whisker rate.
+    fn window(&mut self, i: usize, bytes: u64, submit_ns: u64, done_ns: u64) {
+        if self.window.is_empty() {
+            // The stretch starts where the first command was issued.
+            self.window.push_back((submit_ns, 0));
+        }
+        self.window.push_back((done_ns, bytes));
+        self.window_bytes += bytes;
+        // The stretch starts at a completion. One that a pause follows (a late reply, a stall) stays its start
+        // for up to [`WINDOW_LONGEST`]: what came after the pause, quickly as a disk that read on serves it, was
+        // read during the pause, and counts over it.
+        while self.window.len() > WINDOW_MAX
+            || (self.window.len() > 2
+                && done_ns.saturating_sub(self.window[1].0) >= WINDOW_NS
+                && (self.window[1].0.saturating_sub(self.window[0].0) < PAUSE_NS
+                    || done_ns.saturating_sub(self.window[0].0) > WINDOW_LONGEST))
+        {
+            let (_, b) = self.window.pop_front().expect("a completion");
+            self.window_bytes -= b;
+        }
+        let (t0, b0) = self.window[0];
+        let span = done_ns.saturating_sub(t0);
+        if span >= WINDOW_NS || (self.window.len() >= WINDOW_MAX && span > 0) {
+            let r = rate(self.window_bytes - b0, span);
+            let bin = &mut self.bins[i];
+            bin.window_min = if bin.window_max == 0.0 {
+                r
+            } else {
+                bin.window_min.min(r)
+            };
+            bin.window_max = bin.window_max.max(r);
         }
     }
 
@@ -146,6 +215,7 @@ impl Curve {
         b.last_done_ns = b.last_done_ns.max(done_ns);
         b.min_ns = b.min_ns.min(lat);
         b.max_ns = b.max_ns.max(lat);
+        self.window(i, bytes, submit_ns, done_ns);
     }
 
     /// Record a failed command: it takes time in its bin but moves no bytes.
@@ -155,6 +225,7 @@ impl Curve {
         let b = &mut self.bins[i];
         b.first_submit_ns = b.first_submit_ns.min(submit_ns);
         b.last_done_ns = b.last_done_ns.max(done_ns);
+        self.window(i, 0, submit_ns, done_ns);
     }
 
     /// Record a command issued out of the range's order (a scan's later pass over what the
@@ -214,6 +285,8 @@ impl Curve {
             max_ns: b.max_ns,
             unpaced_bytes: b.unpaced_bytes,
             unpaced_ns: b.unpaced_ns,
+            window_min: b.window_min,
+            window_max: b.window_max,
         }
     }
 
@@ -228,6 +301,14 @@ impl Curve {
             b.max_ns = b.max_ns.max(s.max_ns);
             b.unpaced_bytes += s.unpaced_bytes;
             b.unpaced_ns += s.unpaced_ns;
+            if s.window_max > 0.0 {
+                b.window_min = if b.window_max > 0.0 {
+                    b.window_min.min(s.window_min)
+                } else {
+                    s.window_min
+                };
+                b.window_max = b.window_max.max(s.window_max);
+            }
         }
     }
 
@@ -252,12 +333,20 @@ impl Curve {
                 let b = &self.bins[i];
                 let (offset, length) = self.bin_range(i);
                 let (bytes, span) = b.rate_parts();
+                let mb_per_s = rate(bytes, span);
+                let (lo, hi) = if b.window_max > 0.0 {
+                    (b.window_min, b.window_max)
+                } else {
+                    (mb_per_s, mb_per_s)
+                };
                 CurvePoint {
                     offset,
                     length,
-                    mb_per_s: rate(bytes, span),
+                    mb_per_s,
                     min_ns: if b.commands > 0 { b.min_ns } else { 0 },
                     max_ns: b.max_ns,
+                    min_mb_per_s: lo,
+                    max_mb_per_s: hi,
                 }
             })
             .collect()
@@ -275,11 +364,13 @@ impl Curve {
         self.rate_where(|off, len| off + len > limit)
     }
 
-    /// Mean rate of the last `frac` of the range over the first: < 1 when the inner zone is slower.
+    /// The rate of the last `frac` of the range over the first's: < 1 when the inner zone is slower. Each end's
+    /// rate is the median of its bins' rates (at least [`ZONE_BINS`] bins each, where the curve has them), so a
+    /// few slow commands, or a host's late replies and the burst after them, do not move it as they move the bytes
+    /// over the time of a short end.
     pub fn zone_ratio(&self, frac: f64) -> Option<f64> {
-        let head = self.head_rate(frac)?;
-        let tail = self.tail_rate(frac)?;
-        (head > 0.0).then_some(tail / head)
+        let points = self.points();
+        zone_ratio_of(&points, self.start, self.range_len, frac)
     }
 
     fn rate_where(&self, keep: impl Fn(u64, u64) -> bool) -> Option<f64> {
@@ -295,6 +386,48 @@ impl Curve {
         }
         (span > 0).then(|| rate(bytes, span))
     }
+}
+
+/// The fewest bins an end of the range takes its median rate over (fewer only where the curve has fewer than
+/// twice as many).
+pub const ZONE_BINS: usize = 8;
+
+/// [`Curve::zone_ratio`] over curve points (bins no command reached left out) of the range `[start, start + len)`:
+/// the median rate of the points in its last `frac` over that of the points in its first, each end widened to
+/// [`ZONE_BINS`] points where there are fewer.
+pub fn zone_ratio_of(points: &[CurvePoint], start: u64, len: u64, frac: f64) -> Option<f64> {
+    let mut pts: Vec<&CurvePoint> = points.iter().filter(|p| p.mb_per_s > 0.0).collect();
+    pts.sort_by_key(|p| p.offset);
+    if pts.len() < 2 {
+        return None;
+    }
+    let edge = (len as f64 * frac).ceil() as u64;
+    let widest = (pts.len() / 2).max(1);
+    let head_n = pts
+        .iter()
+        .filter(|p| p.offset < start + edge)
+        .count()
+        .max(ZONE_BINS)
+        .min(widest);
+    let tail_n = pts
+        .iter()
+        .filter(|p| p.offset.saturating_add(p.length) > start + len - edge)
+        .count()
+        .max(ZONE_BINS)
+        .min(widest);
+    let median = |v: &[&CurvePoint]| {
+        let mut r: Vec<f64> = v.iter().map(|p| p.mb_per_s).collect();
+        r.sort_by(f64::total_cmp);
+        let n = r.len();
+        if n % 2 == 1 {
+            r[n / 2]
+        } else {
+            (r[n / 2 - 1] + r[n / 2]) / 2.0
+        }
+    };
+    let head = median(&pts[..head_n]);
+    let tail = median(&pts[pts.len() - tail_n..]);
+    (head > 0.0).then_some(tail / head)
 }
 
 fn rate(bytes: u64, ns: u64) -> f64 {

@@ -15,7 +15,7 @@ mod series;
 
 pub use bands::{BandCount, Bands, BAND_LABELS, BAND_LIMITS_NS};
 pub use capped::Capped;
-pub use curve::{BinState, Curve, CurveBin, CurvePoint};
+pub use curve::{zone_ratio_of, BinState, Curve, CurveBin, CurvePoint, ZONE_BINS};
 pub use histogram::{
     AtomicHistogram, BucketOut, Histogram, HistogramOut, LatencySummary, PERCENTILES,
 };

@@ -1,6 +1,7 @@
 //! The findings of a diagnosis, computed from the measurements it keeps.
 
 pub mod smr;
+pub mod spots;
 pub mod stream;
 pub mod throttle;
 pub mod working_set;
@@ -393,6 +394,7 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
             }
         }
     }
+    found.extend(spots::assess(d));
     crate::temperature::annotate_with_outcomes(&mut found, &mut outcomes, d.temperature.as_ref());
     (found, outcomes)
 }

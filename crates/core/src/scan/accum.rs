@@ -193,6 +193,11 @@ pub struct Accum {
     pub bytes: u64,
     pub commands: u64,
     pub failed_commands: u64,
+    /// Time spent on errors: failed commands over the range, sector re-reads, probes and the pauses before them,
+    /// later passes (latencies summed; the caller bounds it by the run's time).
+    pub error_ns: u64,
+    /// Bytes the error handling read (a later pass's reads next to failures).
+    pub error_bytes: u64,
     pub slow_ns: u64,
     pub sector: u64,
     pub retries: Retries,
@@ -227,6 +232,8 @@ impl Accum {
             bytes: 0,
             commands: 0,
             failed_commands: 0,
+            error_ns: 0,
+            error_bytes: 0,
             slow_ns,
             sector,
             retries: Retries::new(start, block_size, sector),
@@ -301,7 +308,10 @@ impl Accum {
         }
         match self.prober.next(now_ns) {
             Ask::Issue(c) => Some(Next::Issue(c)),
-            Ask::Later(ns) if in_flight == 0 => Some(Next::Pause(ns)),
+            Ask::Later(ns) if in_flight == 0 => {
+                self.error_ns = self.error_ns.saturating_add(ns);
+                Some(Next::Pause(ns))
+            }
             Ask::Later(_) => Some(Next::Wait),
             Ask::Nothing => None,
         }

@@ -12,6 +12,8 @@ mod checkpoint_tests;
 #[cfg(test)]
 mod damage_space_tests;
 #[cfg(test)]
+mod error_time_tests;
+#[cfg(test)]
 mod extent_tests;
 mod extents;
 pub mod live;
@@ -20,6 +22,7 @@ mod live_tests;
 pub mod lost;
 #[cfg(test)]
 mod lost_tests;
+pub mod lost_watch;
 mod passes;
 #[cfg(test)]
 mod passes_tests;
@@ -28,8 +31,12 @@ mod record;
 #[cfg(test)]
 mod scripted_tests;
 mod sequential;
+#[cfg(test)]
+mod stopped_tests;
 mod surface;
 pub mod verify;
+#[cfg(test)]
+mod zone_ratio_tests;
 
 pub use accum::{Event, FailedSink, Progress, LIST_CAP};
 pub use checkpoint::Checkpoints;
@@ -671,7 +678,7 @@ fn sequential_record(
             merged.append(&mut curve);
             curve = merged;
             if complete {
-                zone_ratio = points_zone_ratio(&curve, plan.start, plan.length, 0.05);
+                zone_ratio = drivescope_stats::zone_ratio_of(&curve, plan.start, plan.length, 0.05);
             }
         }
         prior_duration = p.duration_ns;
@@ -689,6 +696,21 @@ fn sequential_record(
         rec.header.started_at = p.header.started_at.clone();
     }
     rec.zone_ratio = zone_ratio;
+    // The rate without the time spent on errors, beside the wall-clock one (at QD > 1 latencies overlap: the sum
+    // is bounded by the run's time).
+    let prior_error_ns = prior.and_then(|(p, _)| p.mb_per_s.error_ns).unwrap_or(0);
+    let error_ns = job
+        .acc
+        .error_ns
+        .saturating_add(prior_error_ns)
+        .min(rec.duration_ns);
+    if error_ns > 0 && rec.duration_ns > error_ns {
+        rec.mb_per_s.error_ns = Some(error_ns);
+        rec.mb_per_s.without_errors = Some(crate::units::mb_per_s(
+            rec.bytes.saturating_sub(job.acc.error_bytes),
+            rec.duration_ns - error_ns,
+        ));
+    }
     rec.covered = covered;
     rec.lost_inconclusive = job
         .acc
@@ -714,29 +736,6 @@ fn min_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
-}
-
-/// Zone ratio from curve points (a resumed scan, whose first part is known only as points):
-/// the rate over the points in the last `frac` of the range over those in the first, each
-/// point weighted by its length.
-fn points_zone_ratio(
-    points: &[drivescope_stats::CurvePoint],
-    start: u64,
-    len: u64,
-    frac: f64,
-) -> Option<f64> {
-    let edge = (len as f64 * frac).ceil() as u64;
-    let rate = |keep: &dyn Fn(&drivescope_stats::CurvePoint) -> bool| {
-        let (mut bytes, mut secs) = (0f64, 0f64);
-        for p in points.iter().filter(|p| keep(p) && p.mb_per_s > 0.0) {
-            bytes += p.length as f64;
-            secs += p.length as f64 / (p.mb_per_s * 1e6);
-        }
-        (secs > 0.0).then(|| bytes / secs / 1e6)
-    };
-    let head = rate(&|p| p.offset < start + edge)?;
-    let tail = rate(&|p| p.offset.saturating_add(p.length) > start + len - edge)?;
-    (head > 0.0).then_some(tail / head)
 }
 
 /// What a record says about how the run was made.
@@ -785,6 +784,8 @@ fn finish(
             mean: crate::units::mb_per_s(acc.bytes, duration_ns),
             min: if min.is_finite() { min } else { 0.0 },
             max,
+            without_errors: None,
+            error_ns: None,
         },
         zone_ratio: None,
         curve,

@@ -627,11 +627,14 @@ impl Passes {
         let t = self.map.totals();
         let covered = self.next_off - self.p.start;
         let failed = t.failed + t.bad + self.cut_failed;
+        // What the first pass never got to (a stop, a device gone) was never read either.
+        let unreached = self.p.end.saturating_sub(self.next_off);
         Surface {
             good: covered.saturating_sub(failed + t.untried),
             failed,
             unscraped: t.failed + self.cut_failed,
-            untried: t.untried,
+            untried: t.untried + unreached,
+            unreached,
             first_pass_ns: self.first_pass_ns(now_ns),
             error_handling_ns: self.error_ns(now_ns),
             budget_ns: self.budget_ns,

@@ -42,6 +42,16 @@ pub(super) fn scan<F: FnMut(&Call) -> Reply + Send>(
     .unwrap()
 }
 
+/// [`scan`], stopped when `stop` is set.
+pub(super) fn scan_stopped<F: FnMut(&Call) -> Reply + Send>(
+    dev: &Scripted<F>,
+    t: &Target,
+    cfg: &ScanConfig,
+    stop: &AtomicBool,
+) -> ScanRecord {
+    run_inner(dev, t, cfg, None, Arc::new(Progress::default()), stop, None).unwrap()
+}
+
 fn band(rec: &ScanRecord, label: &str) -> u64 {
     rec.bands.iter().find(|b| b.label == label).unwrap().count
 }
@@ -337,7 +347,12 @@ fn a_device_that_fails_everywhere_is_told_from_a_bad_spot_by_its_probe() {
         assert_eq!(rec.covered, (main + 1) * BS, "QD{qd}");
         let s = rec.surface.as_ref().unwrap();
         assert_eq!((s.good, s.failed), (rec.bytes, 0), "QD{qd}");
-        assert_eq!(s.untried, (rec.failed_commands + 1) * BS, "QD{qd}");
+        assert_eq!(
+            s.untried - s.unreached,
+            (rec.failed_commands + 1) * BS,
+            "QD{qd}"
+        );
+        assert_eq!(s.unreached, rec.length - rec.covered, "QD{qd}");
         assert_eq!(rec.untried_extents.len(), 1, "QD{qd}");
         assert_eq!(rec.untried_extents[0].offset, first_bad, "QD{qd}");
         assert!(rec.failed_extents.is_empty(), "QD{qd}");

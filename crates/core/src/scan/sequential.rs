@@ -148,6 +148,13 @@ impl Job for SequentialScan {
     #[inline]
     fn complete(&mut self, c: &Completion) {
         self.now_ns = self.now_ns.max(c.done_ns);
+        if c.cmd.tag != TAG_MAIN || c.result.is_err() {
+            // Time on errors: everything but the first pass's good reads.
+            self.acc.error_ns = self.acc.error_ns.saturating_add(c.latency_ns());
+            if let (TAG_GAP, Ok(n)) = (c.cmd.tag, c.result) {
+                self.acc.error_bytes += u64::from(n);
+            }
+        }
         match c.cmd.tag {
             TAG_MAIN => {
                 if self.acc.command(c) {

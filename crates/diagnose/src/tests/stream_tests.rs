@@ -17,6 +17,17 @@ fn run<F: FnMut(&Call) -> Reply + Send>(
     max_bytes: u64,
     enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
 ) -> Streamed {
+    try_run(dev, region, max_ns, max_bytes, enough).unwrap()
+}
+
+/// [`run`], or the error that ended the stream.
+fn try_run<F: FnMut(&Call) -> Reply + Send>(
+    dev: &Scripted<F>,
+    region: u64,
+    max_ns: u64,
+    max_bytes: u64,
+    enough: &mut dyn FnMut(&[StreamPoint]) -> bool,
+) -> Result<Streamed, drivescope_core::engine::EngineError> {
     let spec = StreamSpec {
         region,
         start: 0,
@@ -39,7 +50,6 @@ fn run<F: FnMut(&Call) -> Reply + Send>(
         1_000_000,
         enough,
     )
-    .unwrap()
 }
 
 /// Every command takes 1 ms.
@@ -63,8 +73,8 @@ fn stretches_close_at_the_next_stretch_s_first_completion_with_exact_times() {
     assert_eq!(s.points[1].mb_per_s, rate);
     assert_eq!(s.points[2].mb_per_s, rate);
     assert_eq!(
-        (s.bytes, s.duration_ns, s.errors, s.errno),
-        (16 * MIB, 16_000_000, 0, None)
+        (s.bytes, s.duration_ns, s.errors),
+        (16 * MIB, 16_000_000, 0)
     );
 }
 
@@ -89,13 +99,13 @@ fn a_bad_block_is_counted_and_read_around() {
         }
     });
     let s = run(&dev, 16 * MIB, u64::MAX, 16 * MIB, &mut |_| false);
-    assert_eq!((s.errors, s.errno, s.bytes), (1, None, 15 * MIB));
+    assert_eq!((s.errors, s.bytes), (1, 15 * MIB));
     assert_eq!(s.points[0].bytes, 3 * MIB);
 }
 
 #[test]
-fn sixteen_failures_in_a_row_end_the_stream_as_a_failed_device() {
-    // Fine for 4 MiB, then every command fails.
+fn an_errno_that_means_gone_ends_the_stream_at_once() {
+    // Fine for 4 MiB, then every command fails as a device gone does.
     let dev = Scripted::new(|c: &Call| {
         if c.offset < 4 * MIB {
             Reply::ok(1_000_000)
@@ -103,10 +113,31 @@ fn sixteen_failures_in_a_row_end_the_stream_as_a_failed_device() {
             Reply::err(1_000_000, libc::ENODEV)
         }
     });
+    let err = try_run(&dev, 1 << 30, u64::MAX, 1 << 30, &mut |_| false).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the device is gone (No such device"),
+        "{err}"
+    );
+    // One command at a time: the first that failed is the last issued.
+    assert_eq!(dev.calls().len(), 5);
+}
+
+#[test]
+fn failures_in_a_row_are_bad_spots_while_far_places_read() {
+    // 64 MiB from 256 MiB fail (a bad area far larger than a stream's patience ever was); the rest reads.
+    let dev = Scripted::new(|c: &Call| {
+        if (256 * MIB..320 * MIB).contains(&c.offset) {
+            Reply::err(1_000_000, libc::EIO)
+        } else {
+            Reply::ok(1_000_000)
+        }
+    });
     let s = run(&dev, 1 << 30, u64::MAX, 1 << 30, &mut |_| false);
-    assert_eq!(s.errno, Some(libc::ENODEV));
-    assert_eq!((s.errors, s.bytes), (16, 4 * MIB));
-    assert_eq!(dev.calls().len(), 20);
+    assert_eq!((s.errors, s.bytes), (64, (1 << 30) - 64 * MIB));
+    // The first failure was probed far away (one sector); the others in its stretches stood without one.
+    let probes = dev.calls().iter().filter(|c| c.len < MIB as u32).count();
+    assert!((1..=64).contains(&probes), "{probes}");
 }
 
 #[test]

@@ -25,6 +25,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         | FindingCode::SlowRank
         | FindingCode::CounterfeitCapacity
         | FindingCode::SlowMember
+        | FindingCode::BadSpots
         | FindingCode::Other(_) => return None,
     })
 }
@@ -80,6 +81,7 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
             writeln!(out, "  {m} {:<12} {prefix}{}", e.label(), o.text)?;
         }
     }
+    super::diagnose_spots::lines(r, out)?;
     if let Some(t) = super::temperature::line(r.temperature.as_ref()) {
         writeln!(out, "  {t}")?;
     }

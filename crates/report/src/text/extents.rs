@@ -77,10 +77,11 @@ pub fn untried(r: &ScanRecord, max: usize, hint: Hint) -> (String, Vec<String>) 
     if list.is_empty() {
         return (String::new(), Vec::new());
     }
-    let bytes = r
-        .surface
-        .as_ref()
-        .map_or_else(|| list.iter().map(|u| u.length).sum(), |s| s.untried);
+    let bytes = r.surface.as_ref().map_or_else(
+        || list.iter().map(|u| u.length).sum(),
+        // The stretches listed lie where the first pass went; what it never reached is not among them.
+        |s| s.untried - s.unreached,
+    );
     let mut lines: Vec<String> = list
         .iter()
         .take(max)

@@ -6,6 +6,7 @@ mod bench;
 mod capacity;
 mod compare;
 mod diagnose;
+mod diagnose_spots;
 mod extents;
 mod findings;
 mod fingerprint;
@@ -16,6 +17,10 @@ mod params_tests;
 mod prediction;
 mod runs;
 mod scan;
+#[cfg(test)]
+mod scan_rate_tests;
+#[cfg(test)]
+mod scan_stopped_tests;
 mod screen;
 mod show;
 mod soak;

@@ -59,10 +59,23 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
         .filter(|_| r.header.positions().is_ok())
         .map(|z| format!("; zone ratio {z:.3} (last 5 % / first 5 %)"))
         .unwrap_or_default();
+    // Which mean this is: bytes over the wall clock, and beside it the reads without the time errors took.
+    let mean = match (r.mb_per_s.without_errors, r.mb_per_s.error_ns) {
+        (Some(clean), Some(ns)) => format!(
+            "mean {} over the wall clock ({} without the {} spent on errors)",
+            format_rate(r.mb_per_s.mean),
+            format_rate(clean),
+            format_elapsed(ns)
+        ),
+        _ if r.regions.is_some() => format!(
+            "mean {} over the wall clock (the moves between regions included)",
+            format_rate(r.mb_per_s.mean)
+        ),
+        _ => format!("mean {}", format_rate(r.mb_per_s.mean)),
+    };
     writeln!(
         out,
-        "  rate      mean {}, min {}, max {}{zone}",
-        format_rate(r.mb_per_s.mean),
+        "  rate      {mean}, min {}, max {}{zone}",
         format_rate(r.mb_per_s.min),
         format_rate(r.mb_per_s.max)
     )?;
@@ -195,6 +208,14 @@ pub fn print_scan(r: &ScanRecord, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// How much of the range is good, failed and untried, and what the error handling took.
 fn surface(r: &ScanRecord, s: &Surface, out: &mut dyn Write) -> std::io::Result<()> {
+    // What the first pass never got to is untried (older documents left it out of `untried`): percentages are of
+    // the range.
+    let unreached = r.length.saturating_sub(r.covered).max(s.unreached);
+    let s = &Surface {
+        untried: s.untried + unreached.saturating_sub(s.unreached),
+        unreached,
+        ..s.clone()
+    };
     let all = s.good + s.failed + s.untried;
     let pct = |n: u64| {
         if all == 0 {
@@ -216,9 +237,17 @@ fn surface(r: &ScanRecord, s: &Surface, out: &mut dyn Write) -> std::io::Result<
     } else {
         String::new()
     };
+    let never = if s.unreached > 0 {
+        format!(
+            ", {} of it never reached (the scan stopped first)",
+            format_size(s.unreached)
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "  surface   {good} {}{}, {bad} {}{}{unscraped}, untried {}{}",
+        "  surface   {good} {}{}, {bad} {}{}{unscraped}, untried {}{}{never}",
         format_size(s.good),
         pct(s.good),
         format_size(s.failed),
@@ -349,6 +378,7 @@ mod tests {
             failed: (10 << 20) + 1024 - 1024,
             unscraped: (10 << 20) - 1024,
             untried: 6 << 20,
+            unreached: 0,
             first_pass_ns: 12_300_000_000,
             error_handling_ns: 64_000_000_000,
             budget_ns: Some(60_000_000_000),
