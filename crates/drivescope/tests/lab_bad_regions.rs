@@ -4,9 +4,10 @@
 //! without them.
 
 mod common;
+use common::lab::{one_at_a_time, start};
 use common::typed::record_of;
 use common::*;
-use drivescope_lab::{check_environment, LabDevice, Model, Truth};
+use drivescope_lab::{Model, Truth};
 use drivescope_record::{Pass, ScanRecord};
 use std::collections::BTreeSet;
 use std::process::{Command, Output};
@@ -14,18 +15,6 @@ use std::time::{Duration, Instant};
 
 const MIB: u64 = 1 << 20;
 const SECTOR: u64 = 512;
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn start(model: &Model) -> LabDevice {
-    if let Err(e) = check_environment(true) {
-        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
-    }
-    LabDevice::start_temp(model, true).expect("start lab device")
-}
 
 /// `drivescope ARGS`, under `chrt -f 10` when available, so that other processes on a small
 /// machine do not stall the scanner between commands.

@@ -4,6 +4,7 @@
 //! Needs root and FUSE (fails loudly without them).
 
 mod common;
+use common::lab::PLAIN;
 use common::typed::{record_in, record_of};
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::truth::expected_range_mb_s;
@@ -333,15 +334,6 @@ fn emulable(mut m: Model) -> Model {
     }
     m
 }
-
-/// Models with no special behaviour at all: a flat device and a plain zoned disk with NCQ.
-const PLAIN: &[&str] = &[
-    "name = 'plain-flat'\nsize = '256M'\nzones = { rates_mb_s = [250] }\noverhead = '50us'\n\
-     queue = { mode = 'parallel', depth = 32 }\n",
-    "name = 'plain-zoned'\nsize = '256M'\nzones = { count = 8, outer_mb_s = 160, inner_mb_s = 80 }\n\
-     overhead = '20us'\nseek = { min = '1ms', max = '14ms' }\nrotation = { rpm = 7200 }\n\
-     queue = { mode = 'parallel', depth = 32 }\n",
-];
 
 /// Every preset and the plain models: each behaviour found with its numbers, nothing else, within the default
 /// budget with the write experiments. (How long each takes is in docs/performance.md: 55–83 s on an idle 2-vCPU VM,

@@ -4,24 +4,13 @@
 //! without them.
 
 mod common;
+use common::lab::{one_at_a_time, start};
 use common::typed::record_of;
 use common::*;
-use drivescope_lab::{check_environment, LabDevice, Model};
+use drivescope_lab::{LabDevice, Model};
 use drivescope_record::{BadSpotKind, DiagnoseRecord, FindingCode};
 
 const MIB: u64 = 1 << 20;
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn start(model: &Model) -> LabDevice {
-    if let Err(e) = check_environment(true) {
-        panic!("lab tests need root, /dev/fuse (Debian fuse3) and losetup: {e}");
-    }
-    LabDevice::start_temp(model, true).expect("start lab device")
-}
 
 /// A read-only diagnosis of `dev` in 10 s: its exit code, stderr and record.
 fn diagnose(dev: &LabDevice) -> (Option<i32>, String, DiagnoseRecord) {

@@ -7,6 +7,7 @@
 //! checked over a thousand drawn models in-process (`drivescope-diagnose`'s fixed sample). Needs root and FUSE.
 
 mod common;
+use common::lab::PLAIN;
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
@@ -17,15 +18,6 @@ use std::collections::BTreeSet;
 /// models take about two minutes.
 const BUDGET: &str = "6s";
 const BUDGET_NS: u64 = 6_000_000_000;
-
-/// Models with no special behaviour at all: a flat device and a plain zoned disk with NCQ.
-const PLAIN: &[&str] = &[
-    "name = 'plain-flat'\nsize = '256M'\nzones = { rates_mb_s = [250] }\noverhead = '50us'\n\
-     queue = { mode = 'parallel', depth = 32 }\n",
-    "name = 'plain-zoned'\nsize = '256M'\nzones = { count = 8, outer_mb_s = 160, inner_mb_s = 80 }\n\
-     overhead = '20us'\nseek = { min = '1ms', max = '14ms' }\nrotation = { rpm = 7200 }\n\
-     queue = { mode = 'parallel', depth = 32 }\n",
-];
 
 fn models() -> Vec<Model> {
     let mut models: Vec<Model> = drivescope_lab::presets::PRESETS

@@ -131,10 +131,10 @@ struct Committed {
     flushes: u64,
 }
 
-fn io_err(file: &TestFile, source: std::io::Error) -> TargetError {
+fn io_err(file: &TestFile, error: std::io::Error) -> TargetError {
     TargetError::Io {
         path: file.path().display().to_string(),
-        source,
+        error,
     }
 }
 

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 pub mod busy;
 pub mod kill9;
+pub mod lab;
 mod root;
 pub mod scratch;
 pub mod serve;
