@@ -101,7 +101,7 @@ fn expected(m: &Model) -> BTreeSet<&'static str> {
         e.insert("smr");
     }
     // Bad and slow spots: every experiment's reads meet them.
-    if !m.bad.is_empty() {
+    if !m.bad.is_empty() || !m.slow.is_empty() {
         e.insert("bad_spots");
     }
     e
