@@ -4,6 +4,7 @@
 # them on an otherwise idle machine, one at a time, and record the result in docs/accuracy.md.
 #
 #   sudo bench/timed_tests.sh [cargo test filter...]
+#   sudo DRIVESCOPE_MATRIX_MODELS=hdd-7200,raid-cache bench/timed_tests.sh diagnose_finds   (some models of the matrix)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "needs root (FUSE and loop devices)" >&2; exit 1; }

@@ -376,6 +376,11 @@ fn diagnose_finds_what_each_model_has_and_nothing_else() {
             .iter()
             .map(|t| Model::from_toml_str(t, "test").unwrap()),
     );
+    // DRIVESCOPE_MATRIX_MODELS=name,name runs those models alone (bench/timed_tests.sh passes it on).
+    if let Ok(only) = std::env::var("DRIVESCOPE_MATRIX_MODELS") {
+        models.retain(|m| only.split(',').any(|n| n == m.name));
+        assert!(!models.is_empty(), "no model named in {only:?}");
+    }
     let mut failures = Vec::new();
     for m in &models {
         // Timing on a loaded host can stray once; a model passes on one of two tries, and a try
