@@ -4,6 +4,7 @@
 //! take turns reach no more together than one member alone. A member that reads well below the others alone
 //! holds a stripe back and leaves a mirror's reads uneven: it is named.
 
+use crate::middle::middle;
 use crate::screen::SHARED_BELOW;
 use drivescope_record::{ArrayReads, Confidence, Finding, FindingCode};
 
@@ -55,16 +56,6 @@ fn usable(v: f64) -> bool {
     v > 0.0 && v.is_finite()
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// The verdict over the members that were read (a member read as 0 failed and is left out).
 pub fn assess(r: &ArrayReads) -> Verdict {
     let n = r
@@ -101,13 +92,12 @@ pub fn assess(r: &ArrayReads) -> Verdict {
     let slow = (alone.len() >= 2)
         .then(|| {
             let &(index, mb) = alone.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
-            let others = median(
-                alone
-                    .iter()
-                    .filter(|(i, _)| *i != index)
-                    .map(|(_, a)| *a)
-                    .collect(),
-            );
+            let others: Vec<f64> = alone
+                .iter()
+                .filter(|(i, _)| *i != index)
+                .map(|(_, a)| *a)
+                .collect();
+            let others = middle(&others);
             let share = mb / others;
             (share < SLOW_BELOW).then(|| Slow {
                 index,

@@ -20,6 +20,7 @@
 //! (`queue/write_cache` = "write through") it sends no flush to the device at all, so an early return is
 //! the kernel's doing, not the device's, and the verdict says so.
 
+use crate::middle::middle;
 use drivescope_record::durability::{
     EarlyFlushBy, FlushHonesty, FlushHonestyVerdict, FlushSizeRow,
 };
@@ -127,18 +128,6 @@ pub enum FlushVerdict {
     Inconclusive { reason: String },
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// The bound for one sample at measured media rate `r` (bytes/s), in ns.
 pub fn bound_ns(s: &FlushSample, r: f64) -> f64 {
     (s.bytes as f64 / (r * RATE_MARGIN) * 1e9 - s.write_ns as f64).max(0.0)
@@ -184,9 +173,9 @@ pub fn judge(input: &FlushInput) -> FlushVerdict {
         .map(|(bytes, v)| SizeEvidence {
             bytes,
             repeats: v.len(),
-            write_ns: median(v.iter().map(|s| s.write_ns as f64).collect()),
-            flush_ns: median(v.iter().map(|s| s.flush_ns as f64).collect()),
-            bound_ns: median(v.iter().map(|s| bound_ns(s, r)).collect()),
+            write_ns: middle(&v.iter().map(|s| s.write_ns as f64).collect::<Vec<_>>()),
+            flush_ns: middle(&v.iter().map(|s| s.flush_ns as f64).collect::<Vec<_>>()),
+            bound_ns: middle(&v.iter().map(|s| bound_ns(s, r)).collect::<Vec<_>>()),
             below: v
                 .iter()
                 .filter(|s| {

@@ -12,6 +12,7 @@ pub mod diagnose;
 pub mod fingerprint;
 pub mod flush_honesty;
 mod link;
+mod middle;
 pub mod multi;
 pub mod predict;
 mod queueing;

@@ -2,6 +2,7 @@
 //! held the aggregate back. Pure code: the MPI glue in the binary gathers the ranks' records
 //! and hands them here.
 
+use crate::middle::middle;
 use drivescope_record::{
     Confidence, Finding, FindingCode, MultiRecord, MultiRun, MultiTest, RankRate, RankResult,
     RunWindow,
@@ -41,15 +42,6 @@ pub fn merge_run(windows: &[RunWindow]) -> Option<MultiRun> {
         },
         start_spread_ns: last_start - start,
     })
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }
 
 /// Bands summed label by label (the first rank's order).
@@ -132,7 +124,7 @@ pub fn aggregate(ranks: &[RankResult]) -> Vec<MultiTest> {
             histogram: whole.then(|| hist.to_out()),
             bands,
             slow_commands: slow,
-            median_mb_per_s: median(rates.iter().map(|r| r.mb_per_s).collect()),
+            median_mb_per_s: middle(&rates.iter().map(|r| r.mb_per_s).collect::<Vec<_>>()),
             slowest,
             fastest,
             runs,

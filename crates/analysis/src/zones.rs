@@ -1,5 +1,6 @@
 //! Transfer rate by position: a hard disk's outer zones are faster than its inner ones.
 
+use crate::middle::middle;
 use drivescope_record::{Confidence, Finding, FindingCode, Identity, ScanRecord};
 
 /// The inner/outer ratios a hard disk shows: zoned recording puts fewer sectors on the inner tracks.
@@ -25,18 +26,6 @@ pub(crate) fn rotational(id: Option<&Identity>) -> Option<bool> {
 /// curve's noise falls half its steps by chance, a hard disk's zones fall at least 2 % a tenth.
 const STEP: f64 = 0.01;
 
-/// The middle value (the mean of the two middle ones of an even count).
-fn median(v: &[f64]) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// The steps between ten equal stretches of the curve, each stretch its median (a few positions read through a
 /// cache, or slowed by a busy host, do not make it): how many fall, and how many rise.
 fn steps(rates: &[f64]) -> Option<(usize, usize, usize)> {
@@ -45,7 +34,7 @@ fn steps(rates: &[f64]) -> Option<(usize, usize, usize)> {
     if n == 0 {
         return None;
     }
-    let mids: Vec<f64> = rates.chunks(n).take(STRETCHES).map(median).collect();
+    let mids: Vec<f64> = rates.chunks(n).take(STRETCHES).map(middle).collect();
     let falls = mids
         .windows(2)
         .filter(|w| w[1] < w[0] * (1.0 - STEP))
@@ -99,14 +88,14 @@ const CACHED: f64 = 1.3;
 
 /// The middle of the first `n` rates of `fifth` that are not read through a cache.
 fn uncached_median(fifth: &[f64], n: usize) -> f64 {
-    let mid = median(fifth);
+    let mid = middle(fifth);
     let kept: Vec<f64> = fifth
         .iter()
         .copied()
         .filter(|r| *r <= CACHED * mid)
         .take(n)
         .collect();
-    median(&kept)
+    middle(&kept)
 }
 
 /// Inner/outer of a rate-by-position curve: the median of its last 5 % over the median of its first 5 %. A
