@@ -282,6 +282,27 @@ impl Margins {
     }
 }
 
+/// A directory standing in for a vanishing device's sysfs one (its `size` reads 1000 until the script
+/// removes it), removed on drop.
+pub struct StandInSysfs(pub PathBuf);
+
+impl StandInSysfs {
+    /// A fresh one under the temporary directory, named by `tag`, the process and `n`.
+    pub fn new(tag: &str, n: usize) -> StandInSysfs {
+        let p = std::env::temp_dir().join(format!("drivescope-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        std::fs::write(p.join("size"), "1000\n").unwrap();
+        StandInSysfs(p)
+    }
+}
+
+impl Drop for StandInSysfs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 use super::scripted_tests::{scan, target};
 use super::ScanConfig;
 use crate::engine::scripted::Scripted;
+use crate::engine::scripted_damage::StandInSysfs as Sysfs;
 use crate::engine::scripted_damage::{DamageModel, Vanish};
 use crate::rng::Rng;
 use std::sync::atomic::Ordering;
@@ -34,25 +35,6 @@ struct Tally {
     growing: usize,
 }
 
-/// A directory standing in for a device's sysfs one, removed on drop.
-struct Sysfs(std::path::PathBuf);
-
-impl Sysfs {
-    fn new(n: usize) -> Sysfs {
-        let p = std::env::temp_dir().join(format!("drivescope-space-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        std::fs::write(p.join("size"), "1000\n").unwrap();
-        Sysfs(p)
-    }
-}
-
-impl Drop for Sysfs {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Merged `[start, end)` spans.
 fn merged(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
     v.sort();
@@ -74,7 +56,7 @@ fn inside(span: (u64, u64), of: &[(u64, u64)]) -> bool {
 /// `small`: the range may be too small for a verdict, and a device gone may be said to be
 /// inconclusive instead of lost.
 fn check(m: &DamageModel, n: usize, small: bool, t: &mut Tally) {
-    let sysfs = matches!(m.vanish, Some(Vanish::Kernel { .. })).then(|| Sysfs::new(n));
+    let sysfs = matches!(m.vanish, Some(Vanish::Kernel { .. })).then(|| Sysfs::new("space", n));
     let (script, seen) = m.script(sysfs.as_ref().map(|s| s.0.clone()));
     let mut dev = Scripted::new(script).unlogged();
     if let Some(s) = &sysfs {

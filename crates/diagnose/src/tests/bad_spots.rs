@@ -7,6 +7,7 @@
 use super::model::*;
 use super::support::*;
 use drivescope_core::engine::scripted::{Call, Reply, Scripted};
+use drivescope_core::engine::scripted_damage::StandInSysfs as Sysfs;
 use drivescope_core::engine::scripted_damage::{DamageModel, Script, Vanish};
 use drivescope_core::rng::Rng;
 use drivescope_core::target::Target;
@@ -27,31 +28,10 @@ fn one_at_a_time(mut script: Script) -> impl FnMut(&Call) -> Reply + Send {
     }
 }
 
-/// A directory standing in for a device's sysfs one, removed on drop.
-struct Sysfs(std::path::PathBuf);
-
-impl Sysfs {
-    fn new(n: usize) -> Sysfs {
-        let p = std::env::temp_dir().join(format!(
-            "drivescope-diagnose-damage-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        std::fs::write(p.join("size"), "1000\n").unwrap();
-        Sysfs(p)
-    }
-}
-
-impl Drop for Sysfs {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// A read-only diagnosis of the whole of `m` in `budget_s`, and how many commands came after it went away.
 fn diagnose_damaged(m: &DamageModel, n: usize, budget_s: u64) -> (DiagnoseRecord, u64) {
-    let sysfs = matches!(m.vanish, Some(Vanish::Kernel { .. })).then(|| Sysfs::new(n));
+    let sysfs =
+        matches!(m.vanish, Some(Vanish::Kernel { .. })).then(|| Sysfs::new("diagnose-damage", n));
     let (script, seen) = m.script(sysfs.as_ref().map(|s| s.0.clone()));
     let mut dev = Scripted::new(one_at_a_time(script)).unlogged();
     if let Some(s) = &sysfs {
