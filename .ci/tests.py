@@ -105,6 +105,21 @@ def run_one(binary, target_dir):
     return binary, rc, took, text
 
 
+def why_failed(text, limit=2500):
+    """A failed binary's panic messages without the backtraces: each `panicked at` line and the
+    message lines after it, up to `limit` characters per binary."""
+    kept, taking = [], False
+    for line in text.splitlines():
+        if "panicked at" in line:
+            taking = True
+        elif line.startswith(("stack backtrace:", "note: ", "failures:")) or line.startswith("---- "):
+            taking = False
+        if taking:
+            kept.append(line)
+    why = "\n".join(kept) or "\n".join(text.splitlines()[-20:])
+    return why if len(why) <= limit else why[:limit] + " …"
+
+
 def doc_examples(root="crates"):
     """Rust code blocks in doc comments (doctests), which the binaries above do not run."""
     found = []
@@ -151,6 +166,7 @@ def main():
     shared = [b for b in binaries if b[0] not in EXCLUSIVE]
     alone = [b for b in binaries if b[0] in EXCLUSIVE]
     results = []
+    failures = []
 
     def report(binary, rc, took, text):
         name, kind = binary[0], binary[1]
@@ -166,6 +182,8 @@ def main():
         if rc != 0 and failed == 0:
             failed = 1  # a binary that died without a result line still failed
         results.append((name, kind, rc, took, passed, failed, ignored))
+        if rc != 0:
+            failures.append((name, kind, why_failed(text)))
 
     began = time.monotonic()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -189,6 +207,9 @@ def main():
           f"{shared_wall:.1f} s, {len(alone)} alone in {wall - shared_wall:.1f} s")
     if bad:
         print("failed binaries: " + ", ".join(bad))
+    # Last, where the end of a long log is what a reader sees: why each binary failed.
+    for name, kind, why in failures:
+        print(f"\n== why {name} ({kind}) failed\n{why}")
     total_ignored = sum(r[6] for r in results)
     print(f"tests: {total_passed} passed, {total_failed} failed")
     if total_ignored:

@@ -2,7 +2,9 @@
 //! at three random moments, each time continued with `screen --resume last`, ends with both
 //! drives covered whole and the totals of one uninterrupted screen: every command counted once.
 //! The last kill falls after the smaller disk has finished, so a checkpoint keeps a finished
-//! drive beside an unfinished one. Needs root (the lab disks); fails loudly without it.
+//! drive beside an unfinished one (or, when the larger disk's last commands beat the kill, two
+//! finished scans of a screen that had not saved its result yet). Needs root (the lab disks);
+//! fails loudly without it.
 
 mod common;
 use common::kill9::*;
@@ -76,8 +78,8 @@ fn finished(d: &ScreenRecord, i: usize) -> bool {
 
 /// A killed screen's checkpoint: interrupted, each drive's scan a settled snapshot (its
 /// commands exactly those before its resume point) or its finished result, at least one
-/// unfinished.
-fn check_killed(d: &ScreenRecord, whole: &ScreenRecord) {
+/// unfinished unless `all_may_end` (a checkpoint after the last scan ended, before the result).
+fn check_killed(d: &ScreenRecord, whole: &ScreenRecord, all_may_end: bool) {
     assert!(d.interrupted);
     assert!(d.shared_path.is_some(), "measured before the scans");
     let mut unfinished = 0;
@@ -111,7 +113,7 @@ fn check_killed(d: &ScreenRecord, whole: &ScreenRecord) {
         );
     }
     assert!(
-        unfinished > 0,
+        unfinished > 0 || all_may_end,
         "a checkpoint of a screen that was still going"
     );
 }
@@ -246,7 +248,7 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
             scan(&doc, 0).covered,
             scan(&doc, 1).covered
         );
-        check_killed(&doc, &whole);
+        check_killed(&doc, &whole, k == 2);
         if k > 0 {
             assert_eq!(doc.resumed_from, Some(killed[k - 1].0));
             assert_eq!(doc.shared_path, killed[0].1.shared_path, "kept");
@@ -254,7 +256,10 @@ fn a_screen_killed_three_times_resumes_to_the_totals_of_one_uninterrupted_screen
         assert_eq!(store.listed_state(id), RunStatus::Interrupted);
         killed.push((id, doc));
     }
-    assert!(finished(&killed[2].1, 0) && !finished(&killed[2].1, 1));
+    assert!(finished(&killed[2].1, 0));
+    if finished(&killed[2].1, 1) {
+        eprintln!("the last kill came after both scans ended, before the screen's result");
+    }
 
     let out = drivescope_cmd()
         .args(["screen", "--resume", "last"])

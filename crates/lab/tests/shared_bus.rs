@@ -123,11 +123,17 @@ fn four_disks_share_the_bus_one_alone_keeps_its_rate() {
         let mut report = vec![format!("together: {each:.1?} = {sum:.1} vs {together:.1}")];
         let mut ok = within(sum, together, 0.10);
         for (d, p) in devs.iter().zip(&paths) {
+            // What the bus still holds for the others (their drives' read-ahead reaches 50 ms
+            // past their last command) is carried before this disk reads alone.
+            std::thread::sleep(Duration::from_millis(200));
             let waits = d.stats().bus_waits;
             let r = read_together(std::slice::from_ref(p), base + (40 << 20), 1.0)[0];
-            report.push(format!("{} alone: {r:.1} vs {alone:.1}", p.display()));
-            ok &= within(r, alone, 0.10);
-            assert_eq!(d.stats().bus_waits, waits, "alone, no one held it up");
+            let waited = d.stats().bus_waits - waits;
+            report.push(format!(
+                "{} alone: {r:.1} vs {alone:.1}, {waited} bus waits",
+                p.display()
+            ));
+            ok &= within(r, alone, 0.10) && waited == 0;
         }
         host_kept_up(&devs)?;
         eprintln!("{report:#?}");
