@@ -48,13 +48,19 @@ impl DeviceMatch {
         }
     }
 
-    /// Whether two runs ran on one device: by the serial numbers when the earlier run's device
-    /// had any, else by the target path.
+    /// Whether two runs ran on one device, so that one's finding may speak for the other: by the
+    /// serial numbers when the earlier run's device had any; else by the target path and at least
+    /// one fact both identities know (and agree on). Where nothing is known of either device, a
+    /// path alone says nothing: not the same device when unsure.
     pub fn same_runs(then: &Header, now: &Header) -> bool {
-        match DeviceMatch::of(then.device.as_ref(), now.device.as_ref()) {
+        let (a, b) = (then.device.as_ref(), now.device.as_ref());
+        match DeviceMatch::of(a, b) {
             DeviceMatch::Same => true,
             DeviceMatch::Different { .. } | DeviceMatch::Unlike(_) => false,
-            DeviceMatch::Untold => then.target.path == now.target.path,
+            DeviceMatch::Untold => {
+                let known: Vec<&str> = facts(a).into_iter().map(|f| f.0).collect();
+                then.target.path == now.target.path && facts(b).iter().any(|f| known.contains(&f.0))
+            }
         }
     }
 }
@@ -309,7 +315,7 @@ mod tests {
     }
 
     #[test]
-    fn runs_without_serial_numbers_compare_their_target_paths() {
+    fn runs_without_serial_numbers_compare_their_target_paths_and_facts() {
         let s1 = || Some(disk("sdb", Some("S1")));
         // Serial numbers decide, wherever the device was found.
         assert!(DeviceMatch::same_runs(
@@ -320,11 +326,15 @@ mod tests {
             &header("/dev/sdb", s1()),
             &header("/dev/sdb", Some(disk("sdb", Some("S2"))))
         ));
-        // Without them, the path does.
-        let lo = || Some(disk("loop3", None));
+        // Without them, the path and the facts both know do.
+        let lo = || Some(looped("loop3", "/a.img", 1 << 30));
         assert!(DeviceMatch::same_runs(
             &header("/dev/loop3", lo()),
             &header("/dev/loop3", lo())
+        ));
+        assert!(!DeviceMatch::same_runs(
+            &header("/dev/loop3", lo()),
+            &header("/dev/loop3", Some(looped("loop3", "/b.img", 1 << 30)))
         ));
         assert!(!DeviceMatch::same_runs(
             &header("/dev/loop3", lo()),
@@ -334,9 +344,14 @@ mod tests {
             &header("/dev/loop3", lo()),
             &header("/dev/loop4", lo())
         ));
-        assert!(DeviceMatch::same_runs(
+        // Nothing known of either device: a path alone is not the same device.
+        assert!(!DeviceMatch::same_runs(
             &header("/mnt/f", None),
             &header("/mnt/f", None)
+        ));
+        assert!(!DeviceMatch::same_runs(
+            &header("/dev/loop3", Some(disk("loop3", None))),
+            &header("/dev/loop3", Some(disk("loop3", None)))
         ));
     }
 

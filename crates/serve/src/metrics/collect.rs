@@ -1,12 +1,14 @@
 //! What `/metrics` says, read from the store: per drive the latest scan (and quick scan), bench,
 //! capacity probe and diagnosis, and the verdict of the latest screen that scanned it. A drive is known by its
-//! serial number, or by the target's path when it has none (a file, a loop device, `null:`).
+//! serial number, or by the target's path when it has none (a file, a loop device, `null:`); such a
+//! path's series are all of the device its newest run was on, never another device's older runs.
 
 use super::families::*;
 use crate::exposition::Exposition;
 use drivescope_record::{
-    BenchRecord, CapacityClass, CapacityRecord, Confidence, DeviceSummary, DiagnoseRecord,
-    Document, FromDocument, Grade, Header, Kind, RunState, ScanRecord, ScreenRecord,
+    drive_key, BenchRecord, CapacityClass, CapacityRecord, Confidence, DeviceSummary,
+    DiagnoseRecord, Document, FromDocument, Grade, Header, Kind, RunState, ScanRecord,
+    ScreenRecord,
 };
 use drivescope_store::{ListFilter, RunId, RunInfo, Store};
 use std::any::Any;
@@ -124,6 +126,34 @@ impl Reader<'_> {
         info: &RunInfo,
     ) -> Option<Arc<T>> {
         self.get(info, |doc| T::from_document(doc).ok())
+    }
+}
+
+/// A drive's latest run of a kind `/metrics` has series for.
+enum Latest {
+    Scan(Arc<ScanRecord>),
+    Bench(Arc<BenchRecord>),
+    Capacity(Arc<CapacityRecord>),
+    Diagnose(Arc<DiagnoseRecord>),
+}
+
+impl Latest {
+    fn read(reader: &mut Reader, kind: Kind, info: &RunInfo) -> Option<Latest> {
+        Some(match kind {
+            Kind::Scan | Kind::QuickScan => Latest::Scan(reader.record(info)?),
+            Kind::Bench => Latest::Bench(reader.record(info)?),
+            Kind::Capacity => Latest::Capacity(reader.record(info)?),
+            _ => Latest::Diagnose(reader.record(info)?),
+        })
+    }
+
+    fn header(&self) -> &Header {
+        match self {
+            Latest::Scan(r) => &r.header,
+            Latest::Bench(r) => &r.header,
+            Latest::Capacity(r) => &r.header,
+            Latest::Diagnose(r) => &r.header,
+        }
     }
 }
 
@@ -250,9 +280,12 @@ fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
     };
     c.out.set(&STORE_RUNS, &[], runs.len() as f64);
     // The list is newest first: the first run of each (kind, drive) is its latest. A checkpoint
-    // (a run still going, or killed) is passed over.
+    // (a run still going, or killed) is passed over. A target without serial numbers is whatever
+    // device it last named (`/dev/loop0` holds what was attached last): its newest run says which,
+    // and runs of other devices under that name are passed over.
     let mut seen: HashSet<(String, String)> = HashSet::new();
     let mut drives: HashSet<String> = HashSet::new();
+    let mut current: HashMap<String, String> = HashMap::new();
     let mut screens = Vec::new();
     for info in runs {
         if info.state == Some(RunState::Checkpoint) {
@@ -263,38 +296,35 @@ fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
             screens.push(info);
             continue;
         }
+        let key = key(info);
         if !matches!(
             kind,
             Kind::Scan | Kind::QuickScan | Kind::Bench | Kind::Diagnose | Kind::Capacity
-        ) || !seen.insert((info.kind.clone(), key(info)))
+        ) || seen.contains(&(info.kind.clone(), key.clone()))
         {
             continue;
         }
-        match kind {
-            Kind::Scan | Kind::QuickScan => {
-                drives.insert(key(info));
-                if let Some(r) = reader.record::<ScanRecord>(info) {
-                    c.scan(info.id, &r);
-                }
-            }
-            Kind::Bench => {
-                if let Some(r) = reader.record::<BenchRecord>(info) {
-                    c.bench(info.id, &r);
-                }
-            }
-            Kind::Capacity => {
-                if let Some(r) = reader.record::<CapacityRecord>(info) {
-                    c.capacity(info.id, &r);
-                }
-            }
-            _ => {
-                if let Some(r) = reader.record::<DiagnoseRecord>(info) {
-                    c.diagnose(info.id, &r);
-                }
+        let Some(run) = Latest::read(reader, kind, info) else {
+            continue;
+        };
+        if key.starts_with("path:") {
+            let device = drive_key(run.header());
+            if *current.entry(key.clone()).or_insert_with(|| device.clone()) != device {
+                continue;
             }
         }
+        seen.insert((info.kind.clone(), key.clone()));
+        match run {
+            Latest::Scan(r) => {
+                drives.insert(key);
+                c.scan(info.id, &r);
+            }
+            Latest::Bench(r) => c.bench(info.id, &r),
+            Latest::Capacity(r) => c.capacity(info.id, &r),
+            Latest::Diagnose(r) => c.diagnose(info.id, &r),
+        }
     }
-    verdicts(reader, &screens, &drives, &mut c);
+    verdicts(reader, &screens, &drives, &current, &mut c);
     Snapshot {
         exposition: c.out,
         ended: c.ended,
@@ -304,7 +334,8 @@ fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
 /// What `/metrics` keeps of a screen: each judged drive's labels and grade, and when it ended (a
 /// screen's document holds its drives' whole scans, which are not kept).
 struct Judged {
-    drives: Vec<([String; 3], Grade)>,
+    /// Labels, grade, and which device ([`drive_key`]) the drive's scan ran on.
+    drives: Vec<([String; 3], Grade, Option<String>)>,
     ended: Option<f64>,
 }
 
@@ -314,11 +345,11 @@ fn judged(r: ScreenRecord) -> Judged {
         .iter()
         .filter_map(|m| {
             let v = m.verdict.as_ref()?;
-            let d = match &m.scan {
-                Some(s) => drive(&s.header),
-                None => [String::new(), String::new(), m.target.clone()],
+            let (d, device) = match &m.scan {
+                Some(s) => (drive(&s.header), Some(drive_key(&s.header))),
+                None => ([String::new(), String::new(), m.target.clone()], None),
             };
-            Some((d, v.grade))
+            Some((d, v.grade, device))
         })
         .collect();
     Judged {
@@ -328,11 +359,13 @@ fn judged(r: ScreenRecord) -> Judged {
 }
 
 /// The verdict of each drive's latest screen: screens newest first, until every scanned drive has
-/// one or [`SCREENS`] were read.
+/// one or [`SCREENS`] were read. A target without serial numbers takes only a verdict of the
+/// device its newest run was on (`current`, by target key).
 fn verdicts(
     reader: &mut Reader,
     screens: &[&RunInfo],
     drives: &HashSet<String>,
+    current: &HashMap<String, String>,
     c: &mut Collector,
 ) {
     let mut given: HashSet<String> = HashSet::new();
@@ -346,13 +379,17 @@ fn verdicts(
         let Some(r) = made else {
             continue;
         };
-        for (d, g) in &r.drives {
+        for (d, g, device) in &r.drives {
             let key = if d[0].is_empty() {
                 format!("path:{}", d[2])
             } else {
                 format!("serial:{}", d[0])
             };
-            if !given.insert(key) {
+            let other = match (current.get(&key), device) {
+                (Some(now), Some(then)) => now != then,
+                _ => false,
+            };
+            if other || !given.insert(key) {
                 continue;
             }
             let l = [d[0].as_str(), &d[1], &d[2], g.as_str()];

@@ -276,3 +276,52 @@ fn capacity_probes_have_their_series() {
         Some(fake_id.0 as f64)
     );
 }
+
+/// The raid-cache diagnosis as if it had run on /dev/loop0 over `backing`.
+fn diagnosis_over(backing: &str) -> Document {
+    let text = include_str!("../../../analysis/tests/fixtures/diagnose-raid-cache.json")
+        .replace("/tmp/lab-raid-cache/disk.img", backing);
+    Document::from_value(serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+/// A later scan of /dev/loop0 over `backing` (no serial number, as a loop device has none).
+fn scan_over(backing: &str) -> Document {
+    let Document::Diagnose(d) = diagnosis_over(backing) else {
+        unreachable!()
+    };
+    let mut scan = sample::scan(9, 1 << 28, 50, 0, 0, Direction::Read);
+    scan.header.target = d.header.target.clone();
+    scan.header.device = d.header.device.clone();
+    scan.header.started_at = "2026-11-24T10:00:00Z".into();
+    scan.header.ended_at = "2026-11-24T10:05:00Z".into();
+    scan.into()
+}
+
+#[test]
+fn a_kernel_name_s_series_are_of_the_device_it_last_named() {
+    let finding = ["target=\"/dev/loop0\"", "code=\"read_cache\""];
+    let scanned = ["target=\"/dev/loop0\"", "kind=\"scan\""];
+    for (later, same) in [
+        ("/tmp/lab-b/disk.img", false),
+        ("/tmp/lab-a/disk.img", true),
+    ] {
+        let d = dir(if same { "same-device" } else { "other-device" });
+        let path = d.0.join("runs.sqlite");
+        let mut store = Store::open(Location::Sqlite(path.clone())).unwrap();
+        store.save(&diagnosis_over("/tmp/lab-a/disk.img")).unwrap();
+        store.save(&scan_over(later)).unwrap();
+        drop(store);
+        let store = Store::open_read_only(Location::Sqlite(path)).unwrap();
+        let text = document(&store, &Cache::default(), 1_795_000_000.0).unwrap();
+        assert!(
+            value(&text, "drivescope_run_id", &scanned).is_some(),
+            "{text}"
+        );
+        let cache = value(&text, "drivescope_diagnose_finding", &finding);
+        if same {
+            assert_eq!(cache, Some(3.0), "the device's own diagnosis:\n{text}");
+        } else {
+            assert_eq!(cache, None, "another device's diagnosis:\n{text}");
+        }
+    }
+}
