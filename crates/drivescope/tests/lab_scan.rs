@@ -360,3 +360,62 @@ fn polling_backs_off_on_a_slow_disk() {
         }
     });
 }
+
+/// A zoned disk (16 zones, 200 down to 100 MB/s, paced to 60 at the outer edge) with `extra`
+/// TOML lines, 256 MiB.
+fn zoned(extra: &str) -> Model {
+    let text = format!(
+        "name = 'zoned'\nsize = '256M'\nzones = {{ count = 16, outer_mb_s = 200, inner_mb_s = 100 }}\n\
+         overhead = '15us'\nlookahead = '50ms'\n{extra}"
+    );
+    Model::from_toml_str(&text, "test")
+        .unwrap()
+        .paced(60.0)
+        .unwrap()
+}
+
+/// The full scan's zone ratio is the media's, and no curve whisker runs faster than the media
+/// at its fastest, on a disk whose first command is slow (a positioning, a retry: 18.7 ms) and
+/// on one whose replies come late now and then (15 ms) while it reads on, so that a burst
+/// follows each. The pooled bytes over time of a short end said 0.56 for 0.50 on the first, and
+/// a command's own rate drew whiskers of many times the media's on the second.
+#[test]
+fn one_slow_command_or_late_replies_leave_the_zone_ratio_and_whiskers_at_the_media_s() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
+    let _one = one_at_a_time();
+    let truth = zoned("").truth_with(BS, 256);
+    let outer = truth.zones[0].media_mb_per_s;
+    for (what, extra) in [
+        (
+            "a slow first command",
+            "slow = [{ offset = 0, length = '64K', latency = '18.7ms' }]\n",
+        ),
+        (
+            "late replies",
+            "late_replies = { every = 300, by = '15ms' }\n",
+        ),
+    ] {
+        let model = zoned(extra);
+        retried(|| {
+            let dev = start(&model);
+            let path = dev.loop_device().unwrap().to_path_buf();
+            let doc = scan(&path, &["--points", "256"]);
+            let zr = doc.zone_ratio.expect("a zone ratio");
+            let top = doc.curve.iter().map(|p| p.max_mb_per_s).fold(0.0, f64::max);
+            let mut e = vec![];
+            if (zr / truth.zone_ratio - 1.0).abs() > 0.03 {
+                e.push(format!("zone ratio {zr:.4} vs {:.4}", truth.zone_ratio));
+            }
+            if top > outer * 1.10 {
+                e.push(format!("a whisker at {top:.1} MB/s, media {outer:.1}"));
+            }
+            if e.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{what}: {}", e.join("; ")))
+            }
+        });
+    }
+}

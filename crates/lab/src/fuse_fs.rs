@@ -137,6 +137,10 @@ struct ClockState {
     parked: HashMap<u64, Action>,
     /// Deadlines of commands decided before their reply was handed over, by ticket.
     early: HashMap<u64, u64>,
+    /// Replies the host sees late (the model's `late_replies`), and how many commands the
+    /// device has completed.
+    late: Option<crate::late::LateReplies>,
+    decided: u64,
 }
 
 /// Sends replies at their deadlines, measured from a common epoch, and makes the device's
@@ -167,6 +171,7 @@ impl ReplyClock {
         epoch: Instant,
         counters: Arc<Counters>,
     ) -> std::io::Result<(Arc<ReplyClock>, std::thread::JoinHandle<()>)> {
+        let late = timeline.model().late_replies.clone();
         let clock = Arc::new(ReplyClock {
             epoch,
             state: Mutex::new(ClockState {
@@ -176,6 +181,8 @@ impl ReplyClock {
                 timeline,
                 parked: HashMap::new(),
                 early: HashMap::new(),
+                late,
+                decided: 0,
             }),
             wake: Condvar::new(),
             counters,
@@ -261,12 +268,15 @@ impl ReplyClock {
             if d.outcome.done_ns <= d.arrival {
                 self.counters.host_bound.fetch_add(1, Ordering::Relaxed);
             }
+            s.decided += 1;
+            let late = s.late.as_ref().map_or(0, |l| l.delay_ns(s.decided));
+            let due = d.outcome.done_ns + late;
             match s.parked.remove(&d.id) {
                 Some(action) => {
-                    Self::queue(s, d.outcome.done_ns, action);
+                    Self::queue(s, due, action);
                 }
                 None => {
-                    s.early.insert(d.id, d.outcome.done_ns);
+                    s.early.insert(d.id, due);
                 }
             }
         }

@@ -13,6 +13,7 @@ pub mod fake;
 pub mod flash;
 pub mod fuse_fs;
 pub mod group;
+pub mod late;
 pub mod marginal;
 pub mod model;
 pub mod presets;

@@ -222,6 +222,9 @@ pub struct Model {
     /// A disk that goes away mid-run (see [`crate::vanish`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vanish: Option<crate::vanish::Vanish>,
+    /// Replies the host sees late while the disk goes on (see [`crate::late`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late_replies: Option<crate::late::LateReplies>,
 }
 
 fn default_spot_len() -> u64 {
@@ -486,6 +489,9 @@ impl Model {
         }
         if let Some(v) = &self.vanish {
             v.check(self.size).map_err(|m| self.invalid(m))?;
+        }
+        if let Some(l) = &self.late_replies {
+            l.check().map_err(|m| self.invalid(m))?;
         }
         Ok(())
     }

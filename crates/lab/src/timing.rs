@@ -198,6 +198,11 @@ fn overlaps(a_off: u64, a_len: u64, b_off: u64, b_len: u64) -> bool {
 }
 
 impl Timeline {
+    /// The model the device follows.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
     /// A fresh device: idle, caches empty, head at offset 0.
     pub fn new(model: &Model) -> Self {
         let depth = match model.queue.mode {
