@@ -108,6 +108,7 @@ fn ws_data(points: Vec<WorkingSetPoint>) -> WorkingSetData {
         block_size: MIB,
         queue_depth: 4,
         limit: 256 * MIB,
+        start: 0,
         points,
     }
 }

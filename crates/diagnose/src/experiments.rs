@@ -37,6 +37,24 @@ pub(crate) struct Run<'a, 'b, E: Engine> {
     pub say: &'b mut dyn FnMut(Experiment, &str),
     /// The lost-device rule and what failed or was slow, over every experiment.
     pub watch: RefCell<Watch>,
+    /// Where the link's shapes stopped reading (0 before them): what a read cache may still hold
+    /// lies before it, so the working sets begin here.
+    pub fresh: u64,
+}
+
+/// The media rate over `size` bytes from `start` of a `region`, wrapping to its head.
+fn wrapped_media_rate(
+    curve: &[PositionRate],
+    (region, start, size): (u64, u64, u64),
+) -> Option<f64> {
+    let tail = size.min(region.saturating_sub(start));
+    let parts = [(start, tail), (0, size - tail)];
+    let secs: Option<f64> = parts
+        .iter()
+        .filter(|(_, len)| *len > 0)
+        .map(|&(from, len)| Some(len as f64 / stream_rules::media_rate_in(curve, from, len)?))
+        .sum();
+    secs.filter(|s| *s > 0.0).map(|s| size as f64 / s)
 }
 
 fn secs(d: Duration) -> String {
@@ -291,6 +309,7 @@ impl<E: Engine> Run<'_, '_, E> {
                     &mut |_| false,
                 )?;
                 start = (start + s.bytes) % region;
+                self.fresh = start;
                 // The median stretch after the first: neither the start-up (a seek from where the last experiment
                 // left the head, the queue filling) nor a stall of the host is the link's.
                 let rates = s.points.iter().skip(1).map(|p| p.mb_per_s).collect();
@@ -339,11 +358,12 @@ impl<E: Engine> Run<'_, '_, E> {
         Ok(())
     }
 
-    /// Read `[0, size)` once and again: the point, or None when the time ran out first.
+    /// Read `size` bytes from `start` of the `region` (wrapping to its head) once and again: the point, or
+    /// None when the time ran out first.
     fn working_set(
         &mut self,
         bs: u64,
-        size: u64,
+        (region, start, size): (u64, u64, u64),
         curve: &[PositionRate],
         until: Duration,
     ) -> Result<Option<WorkingSetPoint>, EngineError> {
@@ -352,8 +372,8 @@ impl<E: Engine> Run<'_, '_, E> {
             let left = self.budget.left().saturating_sub(until);
             let s = self.stream(
                 StreamSpec {
-                    region: size,
-                    start: 0,
+                    region,
+                    start,
                     block_size: bs,
                     queue_depth: 4,
                     write: false,
@@ -372,7 +392,7 @@ impl<E: Engine> Run<'_, '_, E> {
             size,
             first_mb_per_s: rates[0],
             again_mb_per_s: rates[1],
-            media_mb_per_s: stream_rules::media_rate(curve, size),
+            media_mb_per_s: wrapped_media_rate(curve, (region, start, size)),
         }))
     }
 
@@ -384,10 +404,15 @@ impl<E: Engine> Run<'_, '_, E> {
     ) -> Result<(), EngineError> {
         let curve = media_curve(rec);
         let until = self.write_reserve();
+        // Past what the link's shapes read last (a read cache may hold it: the first read of a working set
+        // there would be the cache's too), wrapping to the region's head.
+        let start = self.fresh / bs * bs % region;
+        let limit = region;
         let mut data = WorkingSetData {
             block_size: bs,
             queue_depth: 4,
-            limit: region,
+            limit,
+            start,
             points: Vec::new(),
         };
         (self.say)(Experiment::ReadCache, "working sets read twice, doubling");
@@ -396,14 +421,14 @@ impl<E: Engine> Run<'_, '_, E> {
         let result = (|| -> Result<(), EngineError> {
             // Double until a working set is not cached (or the region is reached)...
             loop {
-                let Some(p) = self.working_set(bs, size, &curve, until)? else {
+                let Some(p) = self.working_set(bs, (region, start, size), &curve, until)? else {
                     return Ok(());
                 };
                 data.points.push(p);
-                if !working_set::cached(&p, &data.points) || size >= region {
+                if !working_set::cached(&p, &data.points) || size >= limit {
                     break;
                 }
-                size = (size * 2).min(region);
+                size = (size * 2).min(limit);
             }
             // ...then narrow the step between the last cached and the first uncached one.
             loop {
@@ -417,7 +442,7 @@ impl<E: Engine> Run<'_, '_, E> {
                 if mid <= lo.size || mid >= hi.size {
                     return Ok(());
                 }
-                let Some(p) = self.working_set(bs, mid, &curve, until)? else {
+                let Some(p) = self.working_set(bs, (region, start, mid), &curve, until)? else {
                     return Ok(());
                 };
                 data.points.push(p);

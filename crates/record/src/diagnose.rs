@@ -160,6 +160,11 @@ pub struct WorkingSetData {
     pub queue_depth: u32,
     /// The largest working set the experiment could use (the region).
     pub limit: u64,
+    /// Where each working set begins, reading on to the region's end and then from its head: past
+    /// what the experiment before read last, whose data a read cache may still hold (0 in
+    /// documents before it was recorded).
+    #[serde(default)]
+    pub start: u64,
     /// In the order measured.
     pub points: Vec<WorkingSetPoint>,
 }

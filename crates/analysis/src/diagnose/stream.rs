@@ -55,28 +55,36 @@ pub fn curve(s: &StreamData) -> Vec<PositionRate> {
 
 /// The media rate of `[0, size)` from the curve: the time-weighted (harmonic) mean over the slots it covers.
 pub fn media_rate(curve: &[PositionRate], size: u64) -> Option<f64> {
+    media_rate_in(curve, 0, size)
+}
+
+/// [`media_rate`] of the `size` bytes from `from`.
+pub fn media_rate_in(curve: &[PositionRate], from: u64, size: u64) -> Option<f64> {
+    let end = from.saturating_add(size);
     let mut bytes = 0.0;
     let mut secs = 0.0;
     for p in curve {
-        if p.offset >= size {
+        if p.offset >= end {
             break;
         }
-        let b = (size - p.offset).min(p.length) as f64;
-        bytes += b;
-        secs += b / (p.mb_per_s * 1e6);
+        let b = (end.min(p.offset + p.length)).saturating_sub(from.max(p.offset)) as f64;
+        if b > 0.0 {
+            bytes += b;
+            secs += b / (p.mb_per_s * 1e6);
+        }
     }
     (secs > 0.0).then(|| bytes / secs / 1e6)
 }
 
 /// One time bin: its end, its length, and its rate relative to the settled rate at the same positions.
-pub(crate) struct Bin {
+pub struct Bin {
     pub end_ns: u64,
     pub len_ns: u64,
     pub norm: f64,
 }
 
 /// The stream cut into [`BINS`] time bins, each's rate relative to `curve` at the positions it read.
-pub(crate) fn bins(s: &StreamData, curve: &[PositionRate]) -> Vec<Bin> {
+pub fn bins(s: &StreamData, curve: &[PositionRate]) -> Vec<Bin> {
     let rate_at = |offset: u64| {
         let i = slot(s.region, offset);
         curve

@@ -117,28 +117,44 @@ fn levels(b: &[Bin]) -> Vec<Level> {
 /// stream's first seconds, over slots read fast since, then looked as slow as the throttled pass.
 pub fn fastest_curve(s: &StreamData) -> Vec<PositionRate> {
     let width = s.region / super::stream::SLOTS;
-    let fastest: Vec<PositionRate> = (0..super::stream::SLOTS)
-        .filter_map(|i| {
-            let rate = s
-                .points
-                .iter()
-                .filter(|p| {
-                    let slot =
-                        p.offset as u128 * super::stream::SLOTS as u128 / s.region.max(1) as u128;
-                    (slot as u64).min(super::stream::SLOTS - 1) == i
-                })
-                .map(|p| p.mb_per_s)
-                .filter(|r| r.is_finite() && *r > 0.0)
-                .reduce(f64::max)?;
-            Some(PositionRate {
-                offset: i * width,
-                length: width,
-                mb_per_s: rate,
-            })
+    let slot_of = |offset: u64| {
+        let slot = offset as u128 * super::stream::SLOTS as u128 / s.region.max(1) as u128;
+        (slot as u64).min(super::stream::SLOTS - 1) as usize
+    };
+    // A busy host's late completion makes a stretch slow and the next ones fast, as the commands the device had
+    // finished meanwhile complete at once: each stretch's rate is taken over it and the stretches before it in
+    // the same pass, back to [`CATCH_UP_NS`] of reading (a pass's first stretches over what there is).
+    let ns = |p: &drivescope_record::StreamPoint| p.bytes as f64 * 1e3 / p.mb_per_s;
+    let usable: Vec<&drivescope_record::StreamPoint> = s
+        .points
+        .iter()
+        .filter(|p| p.mb_per_s.is_finite() && p.mb_per_s > 0.0)
+        .collect();
+    let mut best = vec![0.0f64; super::stream::SLOTS as usize];
+    for (k, p) in usable.iter().enumerate() {
+        let (mut bytes, mut time) = (0u64, 0.0);
+        for q in usable[..=k].iter().rev().take_while(|q| q.pass == p.pass) {
+            bytes += q.bytes;
+            time += ns(q);
+            if time >= CATCH_UP_NS {
+                break;
+            }
+        }
+        let i = slot_of(p.offset);
+        best[i] = best[i].max(bytes as f64 * 1e3 / time);
+    }
+    let fastest: Vec<PositionRate> = best
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| **r > 0.0)
+        .map(|(i, r)| PositionRate {
+            offset: i as u64 * width,
+            length: width,
+            mb_per_s: *r,
         })
         .collect();
-    // A busy host's late completion leaves a stretch that caught up, faster than the media: each slot takes the
-    // median of its own and its two neighbours' on each side (zones change slowly with position).
+    // What is left of a catch-up (one longer than a stretch): each slot takes the median of its own and its two
+    // neighbours' on each side (zones change slowly with position).
     (0..fastest.len())
         .map(|i| {
             let near = &fastest[i.saturating_sub(2)..(i + 3).min(fastest.len())];
@@ -198,6 +214,10 @@ pub fn recovery(t: &ThrottleData, curve: &[PositionRate], fall: &Fall) -> Option
         fell_after_ns: again.map(|f| f.step_ns).or(ends_slow.then_some(0)),
     })
 }
+
+/// How long a rate is taken over in [`fastest_curve`]: longer than a busy host holds a completion (the space of
+/// devices tested draws up to 50 ms), so the catch-up after a late one is averaged with it.
+const CATCH_UP_NS: f64 = 60e6;
 
 /// A start back at this share of the fast rate is a recovery.
 const RECOVERED: f64 = 0.9;
