@@ -56,6 +56,8 @@ fn reads(alone: Vec<f64>, together: Vec<f64>) -> ArrayReads {
         alone_mb_per_s: alone,
         together_mb_per_s: together,
         array_mb_per_s: None,
+        readers: 0,
+        readers_mb_per_s: None,
     }
 }
 

@@ -16,15 +16,15 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::WarmUp => Experiment::WarmUp,
         FindingCode::ThermalThrottle => Experiment::Throttle,
         FindingCode::Smr => Experiment::Smr,
-        FindingCode::SharedPath
-        | FindingCode::StorageBound
+        // In a diagnosis these come from its array's members only.
+        FindingCode::SharedPath | FindingCode::SlowMember => Experiment::Array,
+        FindingCode::StorageBound
         | FindingCode::CpuBound
         | FindingCode::MixedBound
         | FindingCode::LatencyBound
         | FindingCode::ThroughputBound
         | FindingCode::SlowRank
         | FindingCode::CounterfeitCapacity
-        | FindingCode::SlowMember
         | FindingCode::BadSpots
         | FindingCode::Other(_) => return None,
     })
@@ -47,7 +47,8 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
     if let Some(n) = r.header.memory_note() {
         writeln!(out, "  note: {n}")?;
     }
-    for e in Experiment::ALL {
+    // The array's reads ran first; their rates are the evidence of its findings and are always shown.
+    for e in std::iter::once(Experiment::Array).chain(Experiment::ALL) {
         let findings: Vec<_> = r
             .header
             .findings
@@ -68,7 +69,7 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
                 f.claim
             )?;
         }
-        if !findings.is_empty() {
+        if !findings.is_empty() && e != Experiment::Array {
             continue;
         }
         if let Some(o) = r.outcomes.iter().find(|o| o.experiment == e) {
