@@ -124,7 +124,9 @@ fn reads(d: &mut Draw, t: &ArrayTruth, layout: Layout) -> ArrayReads {
         together_mb_per_s: together,
         array_mb_per_s: Some(one),
         readers: n as u32,
-        readers_mb_per_s: Some(t.readers_mb_per_s * d.range(0.92, 1.02)),
+        readers_mb_per_s: Some(
+            d.range(t.readers_mb_per_s.0, t.readers_mb_per_s.1) * d.range(0.92, 1.02),
+        ),
     }
 }
 

@@ -9,9 +9,11 @@
 //!   more through than the fastest member alone, and share a **cap** in between;
 //! - a **stripe** moves every stream over all members in step, so the slowest sets the pace: `n ×` the
 //!   slowest member, capped as all members at once are; one reader or several alike;
-//! - a **mirror** serves one reader from one copy at a time (btrfs chooses the copy by the reader's process
-//!   id), so one reader reads one member's rate: between the slowest and the fastest member's; several readers
-//!   spread over the copies and read what all members at once read.
+//! - a **mirror** keeps [`ArrayPreset::copies`] copies of each block (two, as btrfs `raid1` does whatever the
+//!   member count) and serves one reader from one copy at a time (btrfs chooses the copy by the reader's process
+//!   id), so one reader reads one member's rate: between the slowest and the fastest member's; as many readers
+//!   as members spread over the copies of what they read and read what those members read at once: between
+//!   the slowest and the fastest `copies` members' sum, capped by the bus.
 //!
 //! The slow member is named when it reads alone under [`SLOW_SHARE`] of the others (the preset makes it far
 //! slower); a bus that caps every member to the same rate hides a slow member, and the truth says so.
@@ -50,6 +52,8 @@ pub struct ArrayPreset {
     pub members: Vec<Model>,
     /// The shared bus rate, MB/s: `None` for members on independent paths.
     pub bus_mb_s: Option<f64>,
+    /// Copies of each block: two for a mirror of two or more members (btrfs `raid1`), one for a stripe.
+    pub copies: usize,
 }
 
 /// How the members' paths let them read together.
@@ -77,14 +81,15 @@ pub struct ArrayTruth {
     /// The array by one reader: the least and the most it may read (a mirror's reader gets the copy it
     /// is given; a stripe's is one rate).
     pub one_reader_mb_per_s: (f64, f64),
-    /// The array by as many readers as members, their sum.
-    pub readers_mb_per_s: f64,
+    /// The array by as many readers as members, their sum: the least and the most it may read (which members
+    /// hold a mirror's copies of what is read is the file system's choice).
+    pub readers_mb_per_s: (f64, f64),
 }
 
 /// A flat model of `mb_s` and `size` bytes, no cache, answering at once: the member disk.
 pub fn member_model(name: &str, mb_s: f64, size: u64) -> Result<Model, ModelError> {
     let text = format!(
-        "name = '{name}'\nsize = {size}\nzones = {{ rates_mb_s = [{mb_s}] }}\nlookahead = '50ms'\n"
+        "name = '{name}'\nsize = {size}\nzones = {{ rates_mb_s = [{mb_s}] }}\nlookahead = '20ms'\n"
     );
     Model::from_toml_str(&text, "array preset")
 }
@@ -121,6 +126,10 @@ pub fn preset(
         layout,
         members,
         bus_mb_s,
+        copies: match layout {
+            Layout::Mirror => n.min(2),
+            Layout::Stripe => 1,
+        },
     })
 }
 
@@ -176,9 +185,16 @@ impl ArrayPreset {
         let (one_reader, readers) = match self.layout {
             Layout::Stripe => {
                 let r = (n * slowest).min(together);
-                ((r, r), r)
+                ((r, r), (r, r))
             }
-            Layout::Mirror => ((slowest, fastest), together),
+            Layout::Mirror => {
+                let mut sorted = alone.clone();
+                sorted.sort_by(f64::total_cmp);
+                let c = self.copies.min(sorted.len());
+                let least = bus_aggregate_mb_s(&sorted[..c], cap);
+                let most = bus_aggregate_mb_s(&sorted[sorted.len() - c..], cap);
+                ((slowest, fastest), (least, most))
+            }
         };
         ArrayTruth {
             layout: self.layout,
@@ -230,7 +246,8 @@ mod tests {
         assert_eq!(t.paths, Paths::Parallel);
         assert_eq!(t.slow_member, None);
         assert_eq!(t.one_reader_mb_per_s, (40.0, 40.0));
-        assert!(close(t.readers_mb_per_s, 120.0));
+        // Two copies of each block: readers spread over the two members that hold what they read.
+        assert_eq!(t.readers_mb_per_s, (80.0, 80.0));
         // A stripe: one reader moves over all members in step.
         let s = preset(Layout::Stripe, 3, 40.0, 256 << 20, None, None)
             .unwrap()
@@ -247,13 +264,13 @@ mod tests {
                 .truth();
             assert_eq!(t.paths, Paths::Serialized);
             assert!(close(t.together_mb_per_s, 40.0));
-            assert!(close(t.readers_mb_per_s, 40.0));
+            assert!(close(t.readers_mb_per_s.1, 40.0));
             let t = preset(layout, 3, 40.0, 256 << 20, Some(70.0), None)
                 .unwrap()
                 .truth();
             assert_eq!(t.paths, Paths::Capped);
             assert!(close(t.together_mb_per_s, 70.0));
-            assert!(close(t.readers_mb_per_s, 70.0));
+            assert!(close(t.readers_mb_per_s.1, 70.0));
         }
         // A bus wider than the sum is no cap.
         let t = preset(Layout::Stripe, 2, 40.0, 128 << 20, Some(100.0), None)
@@ -275,6 +292,9 @@ mod tests {
             .truth();
         assert_eq!(m.slow_member, Some(0));
         assert_eq!(m.one_reader_mb_per_s, (15.0, 60.0));
+        // The copies may lie on the slow member and one other, or on two fast ones.
+        assert_eq!(m.readers_mb_per_s, (75.0, 120.0));
+        assert_eq!(t.readers_mb_per_s, t.one_reader_mb_per_s);
         // A bus at the slow member's rate caps every member to it: none is slower alone.
         let hidden = preset(
             Layout::Mirror,
