@@ -196,8 +196,16 @@ fn judge(rig: &Rig, r: &ArrayReads, t: &ArrayTruth) -> Result<(), String> {
             t.slow_member
         ));
     }
-    between("the array by one reader", r.array_mb_per_s, t.one_reader_mb_per_s)?;
-    between("the array by several readers", r.readers_mb_per_s, t.readers_mb_per_s)
+    between(
+        "the array by one reader",
+        r.array_mb_per_s,
+        t.one_reader_mb_per_s,
+    )?;
+    between(
+        "the array by several readers",
+        r.readers_mb_per_s,
+        t.readers_mb_per_s,
+    )
 }
 
 /// `got` within 10 % of the truth's range.

@@ -12,8 +12,9 @@
 //! - a **mirror** keeps [`ArrayPreset::copies`] copies of each block (two, as btrfs `raid1` does whatever the
 //!   member count) and serves one reader from one copy at a time (btrfs chooses the copy by the reader's process
 //!   id), so one reader reads one member's rate: between the slowest and the fastest member's; as many readers
-//!   as members spread over the copies of what they read and read what those members read at once: between
-//!   the slowest and the fastest `copies` members' sum, capped by the bus.
+//!   as members spread over the copies of what they read: at least the slowest `copies` members' sum (what
+//!   they read lies on the same members) and at most all members at once (it lies in chunks on every member),
+//!   capped by the bus.
 //!
 //! The slow member is named when it reads alone under [`SLOW_SHARE`] of the others (the preset makes it far
 //! slower); a bus that caps every member to the same rate hides a slow member, and the truth says so.
@@ -192,8 +193,7 @@ impl ArrayPreset {
                 sorted.sort_by(f64::total_cmp);
                 let c = self.copies.min(sorted.len());
                 let least = bus_aggregate_mb_s(&sorted[..c], cap);
-                let most = bus_aggregate_mb_s(&sorted[sorted.len() - c..], cap);
-                ((slowest, fastest), (least, most))
+                ((slowest, fastest), (least, together))
             }
         };
         ArrayTruth {
@@ -246,8 +246,8 @@ mod tests {
         assert_eq!(t.paths, Paths::Parallel);
         assert_eq!(t.slow_member, None);
         assert_eq!(t.one_reader_mb_per_s, (40.0, 40.0));
-        // Two copies of each block: readers spread over the two members that hold what they read.
-        assert_eq!(t.readers_mb_per_s, (80.0, 80.0));
+        // Two copies of each block: readers spread over at least the two members that hold what they read.
+        assert_eq!(t.readers_mb_per_s, (80.0, 120.0));
         // A stripe: one reader moves over all members in step.
         let s = preset(Layout::Stripe, 3, 40.0, 256 << 20, None, None)
             .unwrap()
@@ -292,8 +292,8 @@ mod tests {
             .truth();
         assert_eq!(m.slow_member, Some(0));
         assert_eq!(m.one_reader_mb_per_s, (15.0, 60.0));
-        // The copies may lie on the slow member and one other, or on two fast ones.
-        assert_eq!(m.readers_mb_per_s, (75.0, 120.0));
+        // The copies may lie on the slow member and one other, or on every member.
+        assert_eq!(m.readers_mb_per_s, (75.0, 135.0));
         assert_eq!(t.readers_mb_per_s, t.one_reader_mb_per_s);
         // A bus at the slow member's rate caps every member to it: none is slower alone.
         let hidden = preset(
