@@ -143,6 +143,64 @@ mod tests {
         assert_eq!(window(Duration::from_secs(2), 8), MIN_WINDOW);
     }
 
+    /// A sysfs tree with a hardware RAID logical drive (sda under megaraid_sas), an md mirror that shows one of
+    /// its two members (md0 over sdb), and a plain disk (sdc).
+    fn fixture(dir: &Path) -> Roots {
+        use std::os::unix::fs::symlink;
+        let sys = dir.join("sys");
+        for d in ["class/block", "dev/block"] {
+            std::fs::create_dir_all(sys.join(d)).unwrap();
+        }
+        std::fs::create_dir_all(dir.join("dev")).unwrap();
+        let node = |name: &str, mm: &str, d: &Path| {
+            std::fs::create_dir_all(d.join("slaves")).unwrap();
+            std::fs::write(d.join("dev"), format!("{mm}\n")).unwrap();
+            symlink(d, sys.join("class/block").join(name)).unwrap();
+            symlink(d, sys.join("dev/block").join(mm)).unwrap();
+            std::fs::write(dir.join("dev").join(name), "").unwrap();
+        };
+        let host = sys.join("devices/pci0000:00/0000:00:01.0/host0");
+        std::fs::create_dir_all(host.join("scsi_host/host0")).unwrap();
+        std::fs::write(host.join("scsi_host/host0/proc_name"), "megaraid_sas\n").unwrap();
+        node("sda", "8:0", &host.join("target0:2:0/0:2:0:0/block/sda"));
+        let virt = sys.join("devices/virtual/block");
+        node("sdb", "8:16", &virt.join("sdb"));
+        node("sdc", "8:32", &virt.join("sdc"));
+        let md = virt.join("md0");
+        node("md0", "9:0", &md);
+        std::fs::create_dir_all(md.join("md")).unwrap();
+        std::fs::write(md.join("md/level"), "raid1\n").unwrap();
+        std::fs::write(md.join("md/raid_disks"), "2\n").unwrap();
+        symlink(virt.join("sdb"), md.join("slaves/sdb")).unwrap();
+        Roots::under(dir)
+    }
+
+    #[test]
+    fn an_array_that_hides_its_members_is_said_in_one_sentence_and_a_plain_disk_is_no_array() {
+        let dir =
+            std::env::temp_dir().join(format!("drivescope-array-step-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let roots = fixture(&dir);
+        let said = |name: &str| match find(&roots.dev.join(name).to_string_lossy(), &[], &roots) {
+            Ok(Some(Found::NoMembers(why))) => why,
+            other => panic!("{name}: {other:?}"),
+        };
+        let why = said("sda");
+        assert!(
+            why.contains("hardware RAID controller (megaraid_sas)"),
+            "{why}"
+        );
+        assert!(
+            why.ends_with("name the member devices with --members to read them"),
+            "{why}"
+        );
+        let why = said("md0");
+        assert!(why.contains("md0 shows 1 of its 2 members"), "{why}");
+        let plain = find(&roots.dev.join("sdc").to_string_lossy(), &[], &roots);
+        assert_eq!(plain, Ok(None));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn named_members_must_be_two_and_exist() {
         let roots = Roots::default();
