@@ -149,11 +149,13 @@ pub fn findings(r: &ArrayReads) -> Vec<Finding> {
         } else {
             Confidence::Low
         };
+        let members: Vec<&str> = r.array.members.iter().map(|m| m.name.as_str()).collect();
         out.push(Finding::new(
             FindingCode::SharedPath,
             confidence,
             format!(
-                "the members of {name} read {} together, {:.0} % of the {} they read alone: {how}",
+                "the members of {name} ({}) read {} together, {:.0} % of the {} they read alone: {how}",
+                members.join(", "),
                 rate(cap_mb_per_s),
                 ratio * 100.0,
                 rate(alone)

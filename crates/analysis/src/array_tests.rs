@@ -56,6 +56,8 @@ fn reads(alone: Vec<f64>, together: Vec<f64>) -> ArrayReads {
         alone_mb_per_s: alone,
         together_mb_per_s: together,
         array_mb_per_s: None,
+        readers: 0,
+        readers_mb_per_s: None,
     }
 }
 
@@ -149,6 +151,8 @@ fn members_that_take_turns_read_no_more_together_than_one() {
         assert_eq!(f.len(), 1, "case {case}: {f:?}");
         assert_eq!(f[0].code, FindingCode::SharedPath);
         assert!(f[0].claim.contains("take turns"), "{}", f[0].claim);
+        // Which members: every one, by name.
+        assert!(f[0].claim.contains("(sdb, sdc"), "{}", f[0].claim);
         assert_eq!(f[0].number("serialized"), Some(1.0));
     }
 }

@@ -1,5 +1,5 @@
 //! The array read experiment: the same sequential read on each member alone, then on all members at once, then
-//! on the array itself, each for one window. The analysis rule (`drivescope_analysis::array`) reads the rates:
+//! on the array itself by one reader and by several at once, each for one window. The analysis rule (`drivescope_analysis::array`) reads the rates:
 //! members in parallel, capped by a path they share, or taking turns, and a member well below the others.
 //!
 //! Members are read at their own devices; the array through its device (md, dm) or a file on it (btrfs).
@@ -22,12 +22,14 @@ pub fn open_members(array: &Array) -> Result<Vec<Target>, TargetError> {
         .collect()
 }
 
-/// The members alone and together (`members` in the array's member order), then `whole`, the array, alone;
-/// `None` when stopped before the reads were done. A member that could not be read reads as 0.
+/// The members alone and together (`members` in the array's member order), then `whole`, the array, by one
+/// reader and (when `readers` is 2 or more) by `readers` readers at once; `None` when stopped before the reads
+/// were done. A member that could not be read reads as 0.
 pub fn array_reads(
     array: &Array,
     members: &[&Target],
     whole: Option<&Target>,
+    readers: u32,
     o: &SharedOptions,
     stop: &AtomicBool,
 ) -> Option<ArrayReads> {
@@ -35,7 +37,15 @@ pub fn array_reads(
     if stop.load(Ordering::Relaxed) || shared.alone.len() != members.len() {
         return None;
     }
-    let array_mb_per_s = whole.map(|t| read_alone(t, o, stop).unwrap_or(0.0));
+    let array_mb_per_s = whole.map(|t| read_whole(t, 1, o, stop).unwrap_or(0.0));
+    let readers = if whole.is_some() && readers >= 2 {
+        readers
+    } else {
+        0
+    };
+    let readers_mb_per_s = whole
+        .filter(|_| readers >= 2)
+        .map(|t| read_whole(t, readers, o, stop).unwrap_or(0.0));
     if stop.load(Ordering::Relaxed) {
         return None;
     }
@@ -47,21 +57,30 @@ pub fn array_reads(
         alone_mb_per_s: shared.alone,
         together_mb_per_s: shared.together,
         array_mb_per_s,
+        readers,
+        readers_mb_per_s,
     })
 }
 
-/// The first half of `target` read in order for the window, as each member alone is read.
-fn read_alone(target: &Target, o: &SharedOptions, stop: &AtomicBool) -> Result<f64, EngineError> {
+/// `target` read in order for the window: by one reader over its first half, as each member alone is read,
+/// or by `readers` readers at once, each over its own slice of the whole.
+fn read_whole(
+    target: &Target,
+    readers: u32,
+    o: &SharedOptions,
+    stop: &AtomicBool,
+) -> Result<f64, EngineError> {
     let bs = o.block_size.max(4096);
-    let region = target.size / 2 / bs * bs;
-    if region < bs {
+    let share = if readers > 1 { 1 } else { 2 };
+    let region = target.size / share / bs * bs;
+    if region < bs * u64::from(readers.max(1)) {
         return Ok(0.0);
     }
     let spec = TestSpec {
         access: Access::Seq,
         block_size: bs,
         queue_depth: o.queue_depth.max(1),
-        threads: 1,
+        threads: readers.max(1),
     };
     let opts = RunOptions {
         engine: EngineKind::Auto,
@@ -116,7 +135,7 @@ mod tests {
         let refs: Vec<&Target> = members.iter().collect();
         let whole = Target::open_read("null:3G").unwrap();
         let stop = AtomicBool::new(false);
-        let r = array_reads(&a, &refs, Some(&whole), &quick(), &stop).unwrap();
+        let r = array_reads(&a, &refs, Some(&whole), 3, &quick(), &stop).unwrap();
         assert_eq!(r.alone_mb_per_s.len(), 3);
         assert_eq!(r.together_mb_per_s.len(), 3);
         assert!(
@@ -127,11 +146,17 @@ mod tests {
             "{r:?}"
         );
         assert!(r.array_mb_per_s.is_some_and(|x| x > 0.0), "{r:?}");
+        assert_eq!(r.readers, 3);
+        assert!(r.readers_mb_per_s.is_some_and(|x| x > 0.0), "{r:?}");
         assert_eq!(r.duration_ns, 30_000_000);
         assert_eq!(r.array, a);
+        // One reader asked for: the array is read once.
+        let r = array_reads(&a, &refs, Some(&whole), 1, &quick(), &stop).unwrap();
+        assert_eq!((r.readers, r.readers_mb_per_s), (0, None));
         // Without the array's own device, only the members are read.
-        let r = array_reads(&a, &refs, None, &quick(), &stop).unwrap();
+        let r = array_reads(&a, &refs, None, 3, &quick(), &stop).unwrap();
         assert_eq!(r.array_mb_per_s, None);
+        assert_eq!((r.readers, r.readers_mb_per_s), (0, None));
     }
 
     #[test]
@@ -140,7 +165,7 @@ mod tests {
         let members = open_members(&a).unwrap();
         let refs: Vec<&Target> = members.iter().collect();
         let stop = AtomicBool::new(true);
-        assert_eq!(array_reads(&a, &refs, None, &quick(), &stop), None);
+        assert_eq!(array_reads(&a, &refs, None, 2, &quick(), &stop), None);
     }
 
     #[test]

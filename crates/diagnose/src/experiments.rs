@@ -115,6 +115,8 @@ impl<E: Engine> Run<'_, '_, E> {
             Experiment::ReadCache => self.read_cache(rec, bs, region),
             Experiment::WriteCache => self.write_cache(rec, bs, region),
             Experiment::Smr => self.smr(rec),
+            // Run on its own, before these (`array_step`).
+            Experiment::Array => Ok(()),
         }
     }
 

@@ -15,6 +15,7 @@
 //! virtual clock).
 
 pub mod array;
+pub mod array_step;
 mod experiments;
 mod random_reads;
 mod resume;
@@ -112,6 +113,8 @@ pub struct DiagnoseRun {
     pub directory: Option<String>,
     /// That test file, named in the snapshots.
     pub test_file: Option<OwnFile>,
+    /// The target is an array ([`array_step::find`]): its members are read first.
+    pub array: Option<array_step::Found>,
 }
 
 /// Run the experiments on `target` (those `run.prior` has not finished, when it continues one). A device
@@ -190,6 +193,12 @@ pub fn measure_on<E: Engine>(
         }
     };
     snapshot(&rec, &progress);
+    if let Some(found) = &run.array {
+        array_step::run(found, target, &budget, &mut rec, stop, say);
+        if rec.array.is_some() {
+            snapshot(&rec, &progress);
+        }
+    }
     let mut run = experiments::Run {
         dev,
         target,
@@ -279,6 +288,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         write_cache: None,
         throttle: None,
         smr: None,
+        array: None,
         skipped: Vec::new(),
         spots: None,
         temperature: None,

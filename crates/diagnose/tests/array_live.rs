@@ -112,7 +112,7 @@ fn a_btrfs_stripe_is_read_member_by_member_together_and_whole() {
         duration_ns: 100_000_000,
         ..SharedOptions::default()
     };
-    let r = array_reads(&array, &refs, Some(&whole), &o, &AtomicBool::new(false))
+    let r = array_reads(&array, &refs, Some(&whole), 2, &o, &AtomicBool::new(false))
         .expect("the reads ran to the end");
     assert_eq!(r.alone_mb_per_s.len(), 2, "{r:?}");
     assert_eq!(r.together_mb_per_s.len(), 2, "{r:?}");
@@ -124,6 +124,7 @@ fn a_btrfs_stripe_is_read_member_by_member_together_and_whole() {
         "{r:?}"
     );
     assert!(r.array_mb_per_s.is_some_and(|x| x > 0.0), "{r:?}");
+    assert!(r.readers_mb_per_s.is_some_and(|x| x > 0.0), "{r:?}");
     assert_eq!(r.array, array);
     drop(whole);
     drop(targets);

@@ -106,3 +106,47 @@ fn a_null_target_is_refused_in_one_line() {
         "{err}"
     );
 }
+
+/// `--members` names an array's members where the system cannot: each is read alone and together before the
+/// array, and the record says which were read. One member is no array: refused in one line.
+#[test]
+fn named_members_are_read_before_the_array_and_one_is_refused() {
+    let dir = common::scratch::TestDir::new("diagnose-members", "files");
+    let (target, a, b) = (dir.file("array.bin"), dir.file("a.bin"), dir.file("b.bin"));
+    for f in [&target, &a, &b] {
+        std::fs::write(f, vec![3u8; 16 << 20]).unwrap();
+    }
+    let members = format!("{a},{b}");
+    let (d, out) = diagnose(&[&target, "--members", &members, "--budget", "6s"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = d.array.as_ref().expect("the array's reads");
+    assert_eq!(r.array.kind, drivescope_record::ArrayKind::Named);
+    let paths: Vec<String> = r
+        .array
+        .members
+        .iter()
+        .map(|m| m.dev_path.display().to_string())
+        .collect();
+    assert_eq!(paths, [a.clone(), b.clone()]);
+    assert_eq!((r.alone_mb_per_s.len(), r.together_mb_per_s.len()), (2, 2));
+    assert_eq!(r.readers, 2);
+    assert_eq!(d.outcomes[0].experiment, Experiment::Array);
+    // One member is refused before anything runs.
+    let (code, stdout, err) = common::scratch::run(&[
+        "diagnose",
+        &target,
+        "--members",
+        &a,
+        "--budget",
+        "6s",
+        "--no-store",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(err.contains("an array needs two or more"), "{err}");
+}

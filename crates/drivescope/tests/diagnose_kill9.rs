@@ -100,6 +100,7 @@ fn same_data(a: &DiagnoseRecord, b: &DiagnoseRecord, e: Experiment) -> bool {
         Experiment::WriteCache => a.write_cache == b.write_cache,
         Experiment::Throttle => a.throttle == b.throttle,
         Experiment::Smr => a.smr == b.smr,
+        Experiment::Array => a.array == b.array,
     }
 }
 
@@ -115,6 +116,7 @@ fn measured(d: &DiagnoseRecord, e: Experiment) -> bool {
         // Measured only after a fall in the warm-up stream; else it ends at once with nothing to keep.
         Experiment::Throttle => d.throttle.is_some() || d.warm_up.is_some(),
         Experiment::Smr => d.smr.is_some(),
+        Experiment::Array => d.array.is_some(),
     }
 }
 

@@ -7,6 +7,7 @@
 //! tool sees a real block device. Several devices may share one [`Bus`] (an HBA, a hub): together
 //! they move no more than its rate ([`LabDevice::start_on`]).
 
+pub mod array;
 pub mod bus;
 pub mod cache;
 pub mod fake;

@@ -31,6 +31,8 @@ pub enum ArrayKind {
     Btrfs,
     /// A device the system shows no members of.
     Device,
+    /// Members named by the user (`--members`), where the system cannot say them.
+    Named,
 }
 
 /// One member as the kernel names it.
@@ -340,6 +342,40 @@ fn btrfs(target: &Path, m: &MountEntry, roots: &Roots) -> Result<Array> {
     );
     a.profiles = profiles;
     Ok(a)
+}
+
+/// An array of the members the user names (`/dev/sdb` or `sdb`), where the system cannot say them (a
+/// hardware RAID's disks on another path, a ZFS pool): each must be a block device or a readable file.
+pub fn named(target: &Path, names: &[String], roots: &Roots) -> Result<Array> {
+    let mut members = Vec::new();
+    for n in names {
+        let path = Path::new(n);
+        let (name, dev_path) = if path.components().count() == 1 && !path.exists() {
+            (n.clone(), roots.dev.join(n))
+        } else {
+            let name = crate::kernel_name(path, roots).unwrap_or_else(|| sysfs::name_of(path));
+            (name, path.to_path_buf())
+        };
+        fs::metadata(&dev_path).map_err(|error| ProbeError::Unreadable {
+            path: dev_path.clone(),
+            error,
+        })?;
+        members.push(Member {
+            major_minor: sysfs::read(&roots.class_block(&name).join("dev")),
+            name,
+            dev_path,
+        });
+    }
+    Ok(Array {
+        target: target.to_path_buf(),
+        kind: ArrayKind::Named,
+        name: sysfs::name_of(target),
+        level: None,
+        profiles: Vec::new(),
+        members,
+        controller: None,
+        notes: Vec::new(),
+    })
 }
 
 fn array(

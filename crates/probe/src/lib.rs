@@ -27,7 +27,7 @@ pub mod temperature;
 pub mod temperature_poll;
 pub mod transport;
 
-pub use array::{members, Array, ArrayKind, Member};
+pub use array::{members, named, Array, ArrayKind, Member};
 pub use block::{BlockInfo, BlockRole, Hardware, LoopInfo, Transport};
 pub use ceiling::Link;
 pub use error::ProbeError;

@@ -16,7 +16,18 @@ pub struct ArrayReads {
     /// One per member, in member order; 0 for a member that could not be read.
     pub alone_mb_per_s: Vec<f64>,
     pub together_mb_per_s: Vec<f64>,
-    /// The array read through its own device or file system; `None` when it was not read.
+    /// The array read through its own device or file system by one reader; `None` when it was not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array_mb_per_s: Option<f64>,
+    /// How many readers read the array at once for [`ArrayReads::readers_mb_per_s`] (each its own part);
+    /// 0 when it was not read so (absent in older documents).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub readers: u32,
+    /// The array read by [`ArrayReads::readers`] readers at once, their sum; `None` when not read so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readers_mb_per_s: Option<f64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -29,6 +29,9 @@ pub enum Experiment {
     WriteCache,
     /// Random writes until the rate falls, idle, random writes again: a drive-managed SMR disk's media cache.
     Smr,
+    /// An array's members read alone and together, and the array with one and several readers. Runs first,
+    /// and only on an array (members found, or named), so it is not in [`Experiment::ALL`].
+    Array,
 }
 
 impl Experiment {
@@ -54,6 +57,7 @@ impl Experiment {
             Experiment::ReadCache => "read cache",
             Experiment::WriteCache => "write cache",
             Experiment::Smr => "SMR",
+            Experiment::Array => "array",
         }
     }
 }
@@ -212,6 +216,10 @@ pub struct DiagnoseRecord {
     pub throttle: Option<crate::ThrottleData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smr: Option<crate::SmrData>,
+    /// An array's members alone and together and the array itself (absent when the target is no array, and in
+    /// older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array: Option<crate::ArrayReads>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
     /// Commands of the experiments that failed and reads that were slow, by place (absent when none did, and in
@@ -273,6 +281,7 @@ impl DiagnoseRecord {
             Experiment::WriteCache => self.write_cache = None,
             Experiment::Throttle => self.throttle = None,
             Experiment::Smr => self.smr = None,
+            Experiment::Array => self.array = None,
         }
         self.skipped.retain(|s| s.experiment != e);
         self.outcomes.clear();

@@ -1,5 +1,6 @@
 //! The findings of a diagnosis, computed from the measurements it keeps.
 
+pub mod array;
 pub mod smr;
 pub mod spots;
 pub mod stream;
@@ -349,6 +350,17 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
     let top = flat_top(&curve).map(|(t, _)| t);
     let mut found = Vec::new();
     let mut outcomes = Vec::new();
+    if let Some(a) = &d.array {
+        let (f, o) = array::assess(a);
+        found.extend(f);
+        outcomes.push(o);
+    } else if let Some(s) = d.skipped.iter().find(|s| s.experiment == Experiment::Array) {
+        outcomes.push(Outcome {
+            experiment: Experiment::Array,
+            verdict: Verdict::Skipped,
+            text: s.why.clone(),
+        });
+    }
     for e in Experiment::ALL {
         let r = match e {
             Experiment::WarmUp => d.warm_up.as_ref().map(|s| stream::warm_up(s, &curve)),
@@ -373,6 +385,7 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
                     flat_top(&positions).is_some_and(|(t, _)| falls_inward(&positions, t));
                 smr::assess(s, d.header.device.as_ref(), hard_disk)
             }),
+            Experiment::Array => None,
         };
         let mut take = |(f, o): (Option<Finding>, Outcome)| {
             found.extend(f);

@@ -2,6 +2,7 @@
 //! without it that must stay silent; the budget, a stop, device errors and a resumed run. Virtual time: a
 //! minute-long diagnosis runs in milliseconds, with no device and no root.
 
+mod array;
 mod bad_spots;
 mod budget;
 mod errors;

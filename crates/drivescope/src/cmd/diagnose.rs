@@ -34,6 +34,11 @@ pub struct DiagnoseArgs {
     /// directory target is removed.
     #[arg(long, value_name = "RUN", conflicts_with = "budget")]
     pub resume: Option<String>,
+    /// The member devices of the array the target is, where the system cannot say them (a hardware RAID's
+    /// disks, a ZFS pool): each is read alone and all together before the array. md, device-mapper and btrfs
+    /// members are found without it.
+    #[arg(long, value_name = "DEV,DEV,...", value_delimiter = ',')]
+    pub members: Vec<String>,
 }
 
 pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
@@ -43,6 +48,8 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
         let ran_on = ran_on(p);
         crate::resume::check_same_target(&p.header, &ran_on, &a.w.target, &device, id.0)?;
     }
+    let array = drivescope_diagnose::array_step::find(&a.w.target, &a.members, &Default::default())
+        .map_err(anyhow::Error::msg)?;
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let kind = Shape::of(&a.w.target);
@@ -82,6 +89,7 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
         checkpoints,
         directory: kind.dir.then(|| a.w.target.clone()),
         test_file: own_file(opened.test_file()),
+        array,
     };
     let test_file = opened.test_file().map(|f| f.display().to_string());
     let mut rec = measure(target, header, &o, run, &stop, &mut say);

@@ -16,15 +16,15 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::WarmUp => Experiment::WarmUp,
         FindingCode::ThermalThrottle => Experiment::Throttle,
         FindingCode::Smr => Experiment::Smr,
-        FindingCode::SharedPath
-        | FindingCode::StorageBound
+        // In a diagnosis these come from its array's members only.
+        FindingCode::SharedPath | FindingCode::SlowMember => Experiment::Array,
+        FindingCode::StorageBound
         | FindingCode::CpuBound
         | FindingCode::MixedBound
         | FindingCode::LatencyBound
         | FindingCode::ThroughputBound
         | FindingCode::SlowRank
         | FindingCode::CounterfeitCapacity
-        | FindingCode::SlowMember
         | FindingCode::BadSpots
         | FindingCode::Other(_) => return None,
     })
@@ -47,7 +47,8 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
     if let Some(n) = r.header.memory_note() {
         writeln!(out, "  note: {n}")?;
     }
-    for e in Experiment::ALL {
+    // The array's reads ran first; their rates are the evidence of its findings and are always shown.
+    for e in std::iter::once(Experiment::Array).chain(Experiment::ALL) {
         let findings: Vec<_> = r
             .header
             .findings
@@ -68,7 +69,7 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
                 f.claim
             )?;
         }
-        if !findings.is_empty() {
+        if !findings.is_empty() && e != Experiment::Array {
             continue;
         }
         if let Some(o) = r.outcomes.iter().find(|o| o.experiment == e) {
@@ -95,4 +96,40 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
         writeln!(out, "  (interrupted: the findings above are from what ran)")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use drivescope_record::{
+        Confidence, DiagnoseRecord, Experiment, Finding, FindingCode, Outcome, Verdict,
+    };
+
+    #[test]
+    fn an_arrays_findings_and_its_rates_come_first() {
+        let doc = include_str!("../../../drivescope/tests/fixtures/old/92d1a42/diagnose.json");
+        let mut r: DiagnoseRecord = serde_json::from_str(doc).expect("a diagnosis");
+        r.header.findings.push(Finding::new(
+            FindingCode::SharedPath,
+            Confidence::High,
+            "the members of md0 (sdb, sdc) read 41 MB/s together".into(),
+            &[("ratio", 0.5)],
+        ));
+        r.outcomes.insert(
+            0,
+            Outcome {
+                experiment: Experiment::Array,
+                verdict: Verdict::Found,
+                text: "2 members alone (sdb 40.0 MB/s, sdc 40.0 MB/s; 80.0 MB/s in all)".into(),
+            },
+        );
+        let mut out = Vec::new();
+        super::print_diagnose(&r, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} in:\n{text}"));
+        let finding = at("shared path  the members of md0 (sdb, sdc) read 41 MB/s together\n");
+        // The rates are shown beside the finding, not instead of it.
+        let rates = at("  ✔ array        2 members alone (sdb 40.0 MB/s");
+        assert!(finding < rates, "{text}");
+        assert_eq!(text.matches("shared path").count(), 1, "{text}");
+    }
 }
