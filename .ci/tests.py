@@ -31,6 +31,8 @@ EXCLUSIVE = {
     "lab_temperature",
     "time_predict",
     "diagnose_kill9",
+    # Arrays of lab disks (real btrfs over FUSE-served loop devices) whose rates are checked against truth.
+    "array_lab",
     # Start a multi-rank job with mpirun, which wants the machine's cores to itself.
     "mpi_runs",
 }
@@ -49,6 +51,8 @@ LONGEST_FIRST = [
     "kill9",
     "serve_prometheus",
     "diagnose_kill9",
+    # Arrays of lab disks (real btrfs over FUSE-served loop devices) whose rates are checked against truth.
+    "array_lab",
     "screen_devices",
     "scan_devices",
     "bench_devices",
