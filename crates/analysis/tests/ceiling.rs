@@ -61,6 +61,7 @@ fn diagnosis(rate: impl Fn(u64) -> f64, shapes: &[(u64, u32, f64)]) -> DiagnoseR
         } else {
             Vec::new()
         },
+        read_to: 0,
     });
     d.zones = None;
     d.queueing = None;

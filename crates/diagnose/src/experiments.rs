@@ -37,9 +37,6 @@ pub(crate) struct Run<'a, 'b, E: Engine> {
     pub say: &'b mut dyn FnMut(Experiment, &str),
     /// The lost-device rule and what failed or was slow, over every experiment.
     pub watch: RefCell<Watch>,
-    /// Where the link's shapes stopped reading (0 before them): what a read cache may still hold
-    /// lies before it, so the working sets begin here.
-    pub fresh: u64,
 }
 
 /// The media rate over `size` bytes from `start` of a `region`, wrapping to its head.
@@ -276,6 +273,7 @@ impl<E: Engine> Run<'_, '_, E> {
             top_mb_per_s: top,
             top_share: share,
             shapes: Vec::new(),
+            read_to: 0,
         };
         if share >= FLAT_SHARE {
             (self.say)(
@@ -311,7 +309,7 @@ impl<E: Engine> Run<'_, '_, E> {
                     &mut |_| false,
                 )?;
                 start = (start + s.bytes) % region;
-                self.fresh = start;
+                data.read_to = start;
                 // The median stretch after the first: neither the start-up (a seek from where the last experiment
                 // left the head, the queue filling) nor a stall of the host is the link's.
                 let rates = s.points.iter().skip(1).map(|p| p.mb_per_s).collect();
@@ -408,7 +406,8 @@ impl<E: Engine> Run<'_, '_, E> {
         let until = self.write_reserve();
         // Past what the link's shapes read last (a read cache may hold it: the first read of a working set
         // there would be the cache's too), wrapping to the region's head.
-        let start = self.fresh / bs * bs % region;
+        let read_to = rec.link.as_ref().map_or(0, |l| l.read_to);
+        let start = read_to / bs * bs % region;
         let limit = region;
         let mut data = WorkingSetData {
             block_size: bs,

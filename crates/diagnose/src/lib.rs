@@ -215,7 +215,6 @@ pub fn measure_on<E: Engine>(
             seen: spots::Seen::continuing(rec.spots.as_ref()),
             refused: None,
         }),
-        fresh: 0,
     };
     for e in Experiment::ALL {
         if progress.finished.contains(&e) {

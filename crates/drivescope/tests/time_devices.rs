@@ -71,38 +71,47 @@ fn a_cold_cat_reads_the_file_from_the_device_and_a_warm_one_does_not() {
     let fs = Ext4Mount::new(400 * MIB);
     let size = 256 * MIB;
     write_file(&fs.dir, size);
-    let d = time(&fs.dir, &["--runs", "3", "--", "cat", "big"]);
-    let dev = d.devices[0].clone();
-    assert!(
-        dev.starts_with("loop"),
-        "the file system's device first: {d:?}"
-    );
-
-    let cold = mode(&d, TimeMode::Cold);
-    for run in &cold.runs {
-        let io = run.device(&dev).unwrap();
-        let read = io.read_bytes as f64;
-        assert!(
-            (read - size as f64).abs() <= 0.02 * size as f64,
-            "cold run read {read} bytes from {dev} for a {size}-byte file"
-        );
-        assert!(io.busy_ns > 0);
-    }
-    let claims = claims(&d);
-    let verdict = d
-        .header
-        .findings
-        .iter()
-        .find(|x| x.claim.starts_with("cold:"))
-        .unwrap_or_else(|| panic!("no cold verdict: {claims:?}"));
-    assert_eq!(verdict.code, FindingCode::StorageBound, "{claims:?}");
-
-    let warm = mode(&d, TimeMode::Warm);
-    let read = warm.summary.read_bytes.max;
-    assert!(read < 0.01 * size as f64, "a warm cat read {read} bytes");
-    assert!(
-        warm.summary.wall_ns.mean < cold.summary.wall_ns.mean,
-        "warm is faster than cold"
+    // The bytes each run read are counted whatever the host does; the verdict is a timing (the disk's busy
+    // time against the wall time), which a host too busy to run `cat` at once turns into "mixed": such a try
+    // is void (common::busy).
+    common::busy::timing_tries(
+        3,
+        |_| {},
+        || {
+            let d = time(&fs.dir, &["--runs", "3", "--", "cat", "big"]);
+            let dev = d.devices[0].clone();
+            assert!(
+                dev.starts_with("loop"),
+                "the file system's device first: {d:?}"
+            );
+            let cold = mode(&d, TimeMode::Cold);
+            for run in &cold.runs {
+                let io = run.device(&dev).unwrap();
+                let read = io.read_bytes as f64;
+                assert!(
+                    (read - size as f64).abs() <= 0.02 * size as f64,
+                    "cold run read {read} bytes from {dev} for a {size}-byte file"
+                );
+                assert!(io.busy_ns > 0);
+            }
+            let warm = mode(&d, TimeMode::Warm);
+            let read = warm.summary.read_bytes.max;
+            assert!(read < 0.01 * size as f64, "a warm cat read {read} bytes");
+            let claims = claims(&d);
+            let verdict = d
+                .header
+                .findings
+                .iter()
+                .find(|x| x.claim.starts_with("cold:"))
+                .unwrap_or_else(|| panic!("no cold verdict: {claims:?}"));
+            if verdict.code != FindingCode::StorageBound {
+                return Err(format!("cold verdict {:?}: {claims:?}", verdict.code));
+            }
+            if warm.summary.wall_ns.mean >= cold.summary.wall_ns.mean {
+                return Err(format!("warm is no faster than cold: {claims:?}"));
+            }
+            Ok(())
+        },
     );
 }
 
@@ -148,22 +157,33 @@ fn a_cold_cat_on_a_lab_disk_takes_the_files_size_over_the_disks_rate() {
         .success());
     let size = 512 * MIB;
     write_file(&dir, size);
-    let d = time(&dir, &["--cold", "--runs", "2", "--", "cat", "big"]);
+    // The time is the disk's only on a host that kept up: a try on a busy host is void (common::busy).
+    let outcome = common::busy::timing_outcome(
+        2,
+        |_| {},
+        || {
+            let d = time(&dir, &["--cold", "--runs", "2", "--", "cat", "big"]);
+            let cold = mode(&d, TimeMode::Cold);
+            let expected_s = size as f64 / 100e6;
+            let took_s = cold.summary.wall_ns.median / 1e9;
+            eprintln!(
+                "a cold cat of {size} bytes at 100 MB/s: {took_s:.3} s (expected {expected_s:.3} s)"
+            );
+            if (took_s - expected_s).abs() > 0.1 * expected_s {
+                return Err(format!(
+                    "a cold cat of {size} bytes at 100 MB/s took {took_s:.2} s, expected {expected_s:.2} s ± 10 %"
+                ));
+            }
+            if d.header.findings[0].code != FindingCode::StorageBound {
+                return Err(format!("{:?}", d.header.findings));
+            }
+            Ok(())
+        },
+    );
     unmount(&dir);
     let _ = std::fs::remove_dir(&dir);
     drop(lab);
-
-    let cold = mode(&d, TimeMode::Cold);
-    let expected_s = size as f64 / 100e6;
-    let took_s = cold.summary.wall_ns.median / 1e9;
-    eprintln!("a cold cat of {size} bytes at 100 MB/s: {took_s:.3} s (expected {expected_s:.3} s)");
-    assert!(
-        (took_s - expected_s).abs() <= 0.1 * expected_s,
-        "a cold cat of {size} bytes at 100 MB/s took {took_s:.2} s, expected {expected_s:.2} s ± 10 %"
-    );
-    assert_eq!(
-        d.header.findings[0].code,
-        FindingCode::StorageBound,
-        "{d:?}"
-    );
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
 }

@@ -132,6 +132,10 @@ pub struct LinkData {
     pub top_mb_per_s: f64,
     pub top_share: f64,
     pub shapes: Vec<ShapeRate>,
+    /// Where in the region the shapes stopped reading (what a read cache may still hold lies before it;
+    /// 0 when no shape was read, and in documents before it was recorded).
+    #[serde(default)]
+    pub read_to: u64,
 }
 
 /// Random reads at queue depth 1 and deeper.
