@@ -78,7 +78,7 @@ pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeSta
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
-pub use smr::{RandomWrites, SmrData, SmrTruth, Stall, WritePoint, STALL_LIST_CAP};
+pub use smr::{FlashTruth, RandomWrites, SmrData, SmrTruth, Stall, WritePoint, STALL_LIST_CAP};
 pub use spots::{BadSpot, BadSpotKind, ExperimentSpots, Spots, SPOT_LIST_CAP};
 pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
