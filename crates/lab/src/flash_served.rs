@@ -279,13 +279,12 @@ pub fn rounds(model: &Model, p: &Procedure) -> Vec<Round> {
     while was.len() <= p.rounds {
         was.push(t.flash_counters().unwrap_or_default());
     }
-    let out = (0..p.rounds)
+    (0..p.rounds)
         .map(|r| Round {
             iops: done_in[r] as f64 * 1e9 / p.round_ns as f64,
             wa: was[r + 1].since(&was[r]).write_amplification(),
         })
-        .collect();
-    out
+        .collect()
 }
 
 #[cfg(test)]
