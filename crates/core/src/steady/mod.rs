@@ -233,6 +233,13 @@ pub fn steady_on<E: crate::engine::Engine>(
         None => {
             let mut r = fresh(target, o);
             r.purge = (run.purge)();
+            if r.purge.method.is_none() && !r.purge.skipped {
+                r.not_conformant.insert(
+                    0,
+                    "no purge: the device took none of the methods (purge.refused says why)".into(),
+                );
+                r.conformant = false;
+            }
             (run.snapshot)(&with_resume(r.clone(), o));
             r
         }

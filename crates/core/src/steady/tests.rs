@@ -59,6 +59,34 @@ fn drifts(_n: u64, at: u64) -> u64 {
     (100_000.0 * 1.04f64.powf(at as f64 / 10e6)) as u64
 }
 
+#[test]
+fn a_device_that_takes_no_purge_is_measured_and_named_not_conformant() {
+    let dev = device(Arc::new(AtomicU64::new(0)), settles);
+    let target = Target::open_read(&format!("null:{SIZE}")).unwrap();
+    let mut o = options(5, vec![TRACKED], 6);
+    o.not_conformant.clear();
+    let mut purge = || SteadyPurge {
+        method: None,
+        refused: purge::unavailable(purge::Bus::default()),
+        skipped: false,
+        duration_ns: 0,
+    };
+    let judge = |v: &[f64], max: u32| verdict(v, max);
+    let mut snapshot = |_: &SteadyRecord| {};
+    let run = SteadyRun {
+        prior: None,
+        purge: &mut purge,
+        judge: &judge,
+        snapshot: &mut snapshot,
+    };
+    let rec = steady_on(&dev, &target, &o, run, &AtomicBool::new(false)).unwrap();
+    assert!(!rec.conformant);
+    assert_eq!(rec.not_conformant.len(), 1, "{:?}", rec.not_conformant);
+    assert!(rec.not_conformant[0].starts_with("no purge"));
+    assert_eq!(rec.purge.refused.len(), 3);
+    assert!(!rec.rounds.is_empty());
+}
+
 struct Seen {
     purges: u32,
     snapshots: Vec<SteadyRecord>,

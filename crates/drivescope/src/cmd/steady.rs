@@ -11,6 +11,7 @@ use clap::{Args, ValueEnum};
 use drivescope_core::bench::Common;
 use drivescope_core::engine::{DataPattern, EngineKind, Reap};
 use drivescope_core::steady::{self, purge, Matrix, SteadyOptions, SteadyRun};
+use drivescope_probe::block::Transport;
 use drivescope_record::{Kind, SteadyRecord, SteadyTest};
 use drivescope_report::text::print_steady;
 use drivescope_store::RunId;
@@ -170,18 +171,14 @@ pub fn run(a: SteadyArgs) -> anyhow::Result<Outcome> {
         ));
     }
     let (writer, mut checkpoints) = start_checkpoints(&p, over, device.clone(), o.cell_time);
-    let bus = purge::Bus {
-        nvme: spec.contains("nvme"),
-        ata: device
+    let on = |t: &[Transport]| {
+        device
             .as_ref()
-            .and_then(|d| d.target_block())
-            .is_some_and(|b| {
-                matches!(
-                    b.transport,
-                    drivescope_probe::block::Transport::Sata
-                        | drivescope_probe::block::Transport::Ata
-                )
-            }),
+            .is_some_and(|d| d.block_devices().any(|b| t.contains(&b.transport)))
+    };
+    let bus = purge::Bus {
+        nvme: on(&[Transport::Nvme]),
+        ata: on(&[Transport::Sata, Transport::Ata]),
     };
     let no_purge = p.no_purge;
     let mut do_purge = || {
