@@ -50,11 +50,29 @@ pub fn unavailable(bus: Bus) -> Vec<PurgeRefused> {
     ]
 }
 
+/// Whether the kernel says the block device behind `file` takes discards (its queue's
+/// `discard_max_bytes`, a partition's from its disk); None when sysfs does not say.
+fn takes_discard(file: &std::fs::File) -> Option<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let rdev = file.metadata().ok()?.rdev();
+    let dir = format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev));
+    ["queue/discard_max_bytes", "../queue/discard_max_bytes"]
+        .iter()
+        .find_map(|f| std::fs::read_to_string(format!("{dir}/{f}")).ok())
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map(|n| n > 0)
+}
+
 /// Discard the whole of `target` (a block device opened for writing).
 pub fn discard_all(target: &Target) -> std::io::Result<()> {
     let file = target
         .file()
         .ok_or_else(|| std::io::Error::other("no device to discard"))?;
+    if takes_discard(file) == Some(false) {
+        return Err(std::io::Error::other(
+            "the kernel says it takes no discard (TRIM)",
+        ));
+    }
     let range: [u64; 2] = [0, target.size];
     // SAFETY: a valid descriptor and a pointer to two u64s, as BLKDISCARD takes.
     let r = unsafe { libc::ioctl(file.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) };
@@ -76,7 +94,7 @@ pub fn purge(target: &Target, bus: Bus) -> SteadyPurge {
                 0,
                 PurgeRefused {
                     method: "discard".into(),
-                    why: format!("the device refused a whole-device discard ({e})"),
+                    why: format!("no whole-device discard: {e}"),
                 },
             );
             None
