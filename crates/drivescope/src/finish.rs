@@ -155,11 +155,11 @@ impl Cmd {
         let mut all = vec![Success, Failed, Usage];
         all.extend_from_slice(match self {
             Cmd::Drivescope => &[Refused, DeviceLost, DriveFailed, Interrupted],
-            Cmd::Scan | Cmd::Bench | Cmd::Sweep | Cmd::Soak | Cmd::Diagnose | Cmd::Steady => {
+            Cmd::Scan | Cmd::Bench | Cmd::Sweep | Cmd::Soak | Cmd::Diagnose => {
                 &[Refused, DeviceLost, Interrupted]
             }
             Cmd::Screen | Cmd::Capacity => &[Refused, DeviceLost, DriveFailed, Interrupted],
-            Cmd::Time | Cmd::Replay => &[Refused, Interrupted],
+            Cmd::Time | Cmd::Replay | Cmd::Steady => &[Refused, Interrupted],
             Cmd::Serve | Cmd::Lab => &[Refused],
             Cmd::Info
             | Cmd::Runs
