@@ -170,7 +170,8 @@ pub fn run(a: SteadyArgs) -> anyhow::Result<Outcome> {
             if r.rounds.len() == 1 { "" } else { "s" }
         ));
     }
-    let (writer, mut checkpoints) = start_checkpoints(&p, over, device.clone(), o.cell_time);
+    let round = o.cell_time * o.matrix.len().max(1) as u32;
+    let (writer, mut checkpoints) = start_checkpoints(&p, over, device.clone(), round);
     let on = |t: &[Transport]| {
         device
             .as_ref()
