@@ -467,6 +467,7 @@ mod tests {
         (Cmd::Time, &[0, 1, 2, 3, 130]),
         (Cmd::Replay, &[0, 1, 2, 3, 130]),
         (Cmd::Capacity, &[0, 1, 2, 3, 4, 5, 130]),
+        (Cmd::Steady, &[0, 1, 2, 3, 130]),
         (Cmd::Info, &[0, 1, 2]),
         (Cmd::Lab, &[0, 1, 2, 3]),
         (Cmd::Runs, &[0, 1, 2]),

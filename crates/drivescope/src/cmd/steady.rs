@@ -148,16 +148,29 @@ pub fn run(a: SteadyArgs) -> anyhow::Result<Outcome> {
         Some((_, r)) => steady::options_of(r, common),
         None => {
             let matrix = p.matrix_for(target.size);
+            let mut not_conformant = p.not_conformant(matrix);
+            // A block smaller than the device's sector cannot be written.
+            let sector = target.logical_block_size as u64;
+            let (cells, small): (Vec<_>, Vec<_>) = matrix
+                .cells(p.test)
+                .into_iter()
+                .partition(|c| c.block_size >= sector);
+            if !small.is_empty() {
+                not_conformant.push(format!(
+                    "{} cells of blocks smaller than the device's {sector}-byte sectors left out",
+                    small.len()
+                ));
+            }
             SteadyOptions {
                 common,
                 test: p.test,
-                matrix: matrix.cells(p.test),
+                matrix: cells,
                 queue_depth: p.queue_depth,
                 threads: p.threads,
                 cell_time: p.cell_time,
                 precondition_passes: 2,
                 max_rounds: drivescope_analysis::steady_state::MAX_ROUNDS as u32,
-                not_conformant: p.not_conformant(matrix),
+                not_conformant,
             }
         }
     };
