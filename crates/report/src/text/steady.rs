@@ -8,7 +8,7 @@ use drivescope_units::{
 use std::io::Write;
 
 fn mix(read_pct: u8) -> String {
-    format!("{}/{}", read_pct, 100 - read_pct)
+    format!("{}/{}", read_pct, 100u8.saturating_sub(read_pct))
 }
 
 /// One line per round: its tracked value, a bar against the largest, the bytes written so far;
