@@ -29,6 +29,7 @@ EXCLUSIVE = {
     "lab_queueing",
     "lab_bench",
     "lab_temperature",
+    "lab_steady",
     "time_predict",
     "diagnose_kill9",
     # Start a multi-rank job with mpirun, which wants the machine's cores to itself.
