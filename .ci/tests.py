@@ -29,6 +29,7 @@ EXCLUSIVE = {
     "lab_queueing",
     "lab_bench",
     "lab_temperature",
+    "lab_steady",
     "time_predict",
     "diagnose_kill9",
     # Arrays of lab disks (real btrfs over FUSE-served loop devices) whose rates are checked against truth.

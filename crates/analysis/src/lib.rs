@@ -53,6 +53,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Time(t) => out.extend(time::findings(t)),
         Document::Multi(m) => out.extend(multi::findings(m)),
         Document::Capacity(c) => out.extend(capacity::findings(c)),
+        Document::Steady(_) => {}
         Document::Info(_) | Document::Unknown { .. } => {}
     }
     out

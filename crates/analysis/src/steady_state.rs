@@ -226,6 +226,94 @@ pub fn judge(values: &[f64]) -> Verdict {
     Rule::default().judge(values)
 }
 
+/// The verdict on `values` as a record states it (`max_rounds` in place of the PTS's 25 when a
+/// run asks for fewer), with its window and one sentence of why.
+pub fn verdict(values: &[f64], max_rounds: u32) -> drivescope_record::SteadyVerdict {
+    use drivescope_record::{SteadyState, SteadyVerdict};
+    let rule = Rule {
+        max_rounds: (max_rounds as usize).max(WINDOW_ROUNDS),
+        ..Rule::default()
+    };
+    let pct = |x: f64| x * 100.0;
+    match rule.judge(values) {
+        Verdict::Reached { round, window } => SteadyVerdict {
+            state: SteadyState::Reached,
+            round: Some(round as u32),
+            why: format!(
+                "steady at round {round}: over rounds {}–{} the range is {:.1} % of the average \
+                 (at most {:.0} %) and the best-fit line moves {:.1} % (at most {:.0} %)",
+                window.first_round,
+                window.last_round,
+                pct(window.range_ratio()),
+                pct(rule.range_fraction),
+                pct(window.excursion_ratio()),
+                pct(rule.excursion_fraction)
+            ),
+            window: Some(window_record(&window, &rule)),
+        },
+        Verdict::NotReached {
+            rounds,
+            window,
+            broken,
+        } => SteadyVerdict {
+            state: SteadyState::NotReached,
+            round: None,
+            why: format!(
+                "not reached in {rounds} rounds: the last window (rounds {}–{}) {}",
+                window.first_round,
+                window.last_round,
+                broken
+                    .iter()
+                    .map(|b| format!(
+                        "{} {:.1} % of the average (at most {:.0} %)",
+                        match b.limit {
+                            Limit::Range => "has a range of",
+                            Limit::Excursion => "has a best-fit line that moves",
+                        },
+                        pct(b.ratio),
+                        pct(b.allowed)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+            window: Some(window_record(&window, &rule)),
+        },
+        Verdict::Undecided { rounds, latest } => SteadyVerdict {
+            state: SteadyState::Undecided,
+            round: None,
+            why: match &latest {
+                None => format!(
+                    "{rounds} of at least {} rounds; no window yet",
+                    rule.window_rounds
+                ),
+                Some(w) => format!(
+                    "not steady yet after {rounds} rounds: the latest window's range is {:.1} % \
+                     and its line moves {:.1} %",
+                    pct(w.range_ratio()),
+                    pct(w.excursion_ratio())
+                ),
+            },
+            window: latest.map(|w| window_record(&w, &rule)),
+        },
+    }
+}
+
+fn window_record(w: &Window, rule: &Rule) -> drivescope_record::SteadyWindow {
+    drivescope_record::SteadyWindow {
+        first_round: w.first_round as u32,
+        last_round: w.last_round as u32,
+        values: w.values.clone(),
+        average: w.average,
+        range: w.range,
+        slope: w.slope,
+        excursion: w.excursion,
+        range_ratio: w.range_ratio(),
+        range_allowed: rule.range_fraction,
+        excursion_ratio: w.excursion_ratio(),
+        excursion_allowed: rule.excursion_fraction,
+    }
+}
+
 #[cfg(test)]
 #[path = "steady_state_tests.rs"]
 mod tests;

@@ -252,3 +252,34 @@ fn parameters_are_honoured() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_records_verdict_says_what_the_rule_says_with_its_window() {
+    use drivescope_record::SteadyState;
+    // Falling, then flat from round 4: steady at round 8 (window 4–8).
+    let v = [200.0, 150.0, 120.0, 100.0, 101.0, 99.0, 100.0, 100.0, 100.0];
+    let r = verdict(&v, 25);
+    assert_eq!(r.state, SteadyState::Reached);
+    assert_eq!(r.round, Some(8));
+    let w = r.window.as_ref().unwrap();
+    assert_eq!((w.first_round, w.last_round), (4, 8));
+    assert_eq!((w.range_allowed, w.excursion_allowed), (0.20, 0.10));
+    assert!(r.why.starts_with("steady at round 8"), "{}", r.why);
+    // Rising and scattered for 25 rounds: not reached, both limits named; fewer rounds: undecided.
+    let scatter: Vec<f64> = (0..25)
+        .map(|i| 100.0 + 20.0 * i as f64 + if i % 2 == 1 { 60.0 } else { 0.0 })
+        .collect();
+    let r = verdict(&scatter, 25);
+    assert_eq!(r.state, SteadyState::NotReached);
+    assert!(
+        r.why.contains("range") && r.why.contains("best-fit line"),
+        "{}",
+        r.why
+    );
+    assert_eq!(r.window.unwrap().first_round, 21);
+    let r = verdict(&scatter[..7], 25);
+    assert_eq!(r.state, SteadyState::Undecided);
+    assert_eq!(verdict(&scatter[..3], 25).window, None);
+    // A run that asks for fewer rounds ends at its own limit.
+    assert_eq!(verdict(&scatter[..10], 10).state, SteadyState::NotReached);
+}

@@ -14,6 +14,7 @@ pub mod rng;
 pub mod safety;
 pub mod scan;
 pub mod screen;
+pub mod steady;
 pub mod target;
 pub mod testfile;
 

@@ -81,6 +81,7 @@ pub enum Cmd {
     Time,
     Replay,
     Capacity,
+    Steady,
     Info,
     Lab,
     Runs,
@@ -96,7 +97,7 @@ pub enum Cmd {
 
 impl Cmd {
     /// Every subcommand (each has a help of its own that ends with its codes).
-    pub const SUBCOMMANDS: [Cmd; 20] = [
+    pub const SUBCOMMANDS: [Cmd; 21] = [
         Cmd::Scan,
         Cmd::Bench,
         Cmd::Sweep,
@@ -106,6 +107,7 @@ impl Cmd {
         Cmd::Time,
         Cmd::Replay,
         Cmd::Capacity,
+        Cmd::Steady,
         Cmd::Info,
         Cmd::Lab,
         Cmd::Runs,
@@ -132,6 +134,7 @@ impl Cmd {
             Cmd::Time => "time",
             Cmd::Replay => "replay",
             Cmd::Capacity => "capacity",
+            Cmd::Steady => "steady",
             Cmd::Info => "info",
             Cmd::Lab => "lab",
             Cmd::Runs => "runs",
@@ -156,7 +159,7 @@ impl Cmd {
                 &[Refused, DeviceLost, Interrupted]
             }
             Cmd::Screen | Cmd::Capacity => &[Refused, DeviceLost, DriveFailed, Interrupted],
-            Cmd::Time | Cmd::Replay => &[Refused, Interrupted],
+            Cmd::Time | Cmd::Replay | Cmd::Steady => &[Refused, Interrupted],
             Cmd::Serve | Cmd::Lab => &[Refused],
             Cmd::Info
             | Cmd::Runs
@@ -280,6 +283,7 @@ fn resumable(doc: &Document) -> bool {
         Document::Scan(r) => r.resume.is_some(),
         Document::Soak(r) => r.resume.is_some(),
         Document::Diagnose(r) => r.resume.is_some(),
+        Document::Steady(r) => r.resume.is_some(),
         Document::Screen(_) => true,
         _ => false,
     }
@@ -463,6 +467,7 @@ mod tests {
         (Cmd::Time, &[0, 1, 2, 3, 130]),
         (Cmd::Replay, &[0, 1, 2, 3, 130]),
         (Cmd::Capacity, &[0, 1, 2, 3, 4, 5, 130]),
+        (Cmd::Steady, &[0, 1, 2, 3, 130]),
         (Cmd::Info, &[0, 1, 2]),
         (Cmd::Lab, &[0, 1, 2, 3]),
         (Cmd::Runs, &[0, 1, 2]),

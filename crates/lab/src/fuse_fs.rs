@@ -51,6 +51,8 @@ pub struct Counters {
     pub bytes_written: AtomicU64,
     pub errors: AtomicU64,
     pub flushes: AtomicU64,
+    /// Discards (holes punched) a flash model took.
+    pub discards: AtomicU64,
     /// Request size → count, for reads and writes together.
     pub sizes: Mutex<BTreeMap<u32, u64>>,
     /// Largest lateness of a reply behind its deadline, ns.
@@ -72,6 +74,7 @@ pub struct Stats {
     pub bytes_written: u64,
     pub errors: u64,
     pub flushes: u64,
+    pub discards: u64,
     pub request_sizes: BTreeMap<u32, u64>,
     pub max_late_ns: u64,
     pub host_bound: u64,
@@ -87,6 +90,7 @@ impl Counters {
             bytes_written: self.bytes_written.load(Ordering::Relaxed),
             errors: self.errors.load(Ordering::Relaxed),
             flushes: self.flushes.load(Ordering::Relaxed),
+            discards: self.discards.load(Ordering::Relaxed),
             request_sizes: self.sizes.lock().expect("sizes").clone(),
             max_late_ns: self.max_late_ns.load(Ordering::Relaxed),
             host_bound: self.host_bound.load(Ordering::Relaxed),
@@ -250,6 +254,20 @@ impl ReplyClock {
         if earliest {
             self.wake.notify_one();
         }
+    }
+
+    /// A discard arriving now: a flash drive unmaps the pages (it takes no media time).
+    fn discard(&self, offset: u64, len: u64) {
+        self.state
+            .lock()
+            .expect("clock")
+            .timeline
+            .discard(offset, len);
+    }
+
+    /// A flash drive's page counters so far (None for a model without a `flash` section).
+    pub fn flash_counters(&self) -> Option<crate::flash::Counters> {
+        self.state.lock().expect("clock").timeline.flash_counters()
     }
 
     /// A flush arriving now: when the device has written its cache out.
@@ -683,6 +701,60 @@ impl Filesystem for LabFs {
             self.counters.errors.fetch_add(1, Ordering::Relaxed);
             self.clock.park(id, Action::WriteError(reply, Errno::EIO));
         }
+    }
+
+    /// Discard, for a flash model: a hole punched into the image (what a loop device sends for
+    /// `blkdiscard`) unmaps its pages and reads back zeros. Other models refuse it, as a disk
+    /// without TRIM does.
+    fn fallocate(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        if ino.0 == TEMP {
+            reply.error(Errno::EACCES);
+            return;
+        }
+        if self.model.flash.is_none() || self.fake.is_some() {
+            reply.error(Errno::ENOSYS);
+            return;
+        }
+        let punch = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+        if mode == 0 || mode == libc::FALLOC_FL_KEEP_SIZE {
+            reply.ok();
+            return;
+        }
+        if mode != punch && mode != libc::FALLOC_FL_ZERO_RANGE | libc::FALLOC_FL_KEEP_SIZE {
+            reply.error(Errno::EOPNOTSUPP);
+            return;
+        }
+        let end = offset.saturating_add(length).min(self.model.size);
+        if end <= offset {
+            reply.ok();
+            return;
+        }
+        use std::os::fd::AsRawFd;
+        // SAFETY: a valid descriptor and plain integers.
+        let r = unsafe {
+            libc::fallocate(
+                self.backing.as_raw_fd(),
+                punch,
+                offset as libc::off_t,
+                (end - offset) as libc::off_t,
+            )
+        };
+        if r != 0 {
+            reply.error(Errno::EIO);
+            return;
+        }
+        self.clock.discard(offset, end - offset);
+        self.counters.discards.fetch_add(1, Ordering::Relaxed);
+        reply.ok();
     }
 
     fn flush(

@@ -12,6 +12,7 @@ pub mod bus;
 pub mod cache;
 pub mod fake;
 pub mod flash;
+pub mod flash_served;
 pub mod fuse_fs;
 pub mod group;
 pub mod late;

@@ -214,6 +214,10 @@ pub struct Model {
     /// A drive-managed SMR disk's media cache (see [`crate::smr`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smr: Option<crate::smr::Smr>,
+    /// A flash drive's pages, blocks, spare area and garbage collection (see
+    /// [`crate::flash_served`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flash: Option<crate::flash_served::FlashSpec>,
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// A disk that reports `size` but keeps less (see [`crate::fake`]).
@@ -482,6 +486,12 @@ impl Model {
             s.check().map_err(|m| self.invalid(m))?;
             if self.write_cache.is_some() {
                 return Err(self.invalid("smr and write_cache exclude each other"));
+            }
+        }
+        if let Some(f) = &self.flash {
+            f.check(self.size).map_err(|m| self.invalid(m))?;
+            if self.write_cache.is_some() || self.smr.is_some() || self.fake.is_some() {
+                return Err(self.invalid("flash excludes write_cache, smr and fake"));
             }
         }
         if let Some(f) = &self.fake {

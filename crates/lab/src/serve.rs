@@ -256,6 +256,12 @@ impl LabDevice {
         self.counters.snapshot()
     }
 
+    /// A flash model's page counters so far: host pages, media programs, erases (None for a
+    /// model without a `flash` section).
+    pub fn flash_counters(&self) -> Option<crate::flash::Counters> {
+        self.clock.flash_counters()
+    }
+
     /// The shared bus the device is on, if any ([`Bus::rate_mb_s`], [`Bus::stats`]).
     pub fn bus(&self) -> Option<&Arc<Bus>> {
         self.bus.as_ref()

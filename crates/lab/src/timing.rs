@@ -142,6 +142,8 @@ pub struct Timeline {
     bus_waits: u64,
     /// The media's heat, for a model that throttles.
     heat: crate::throttle::Heat,
+    /// A flash drive's translation layer (a model with a `flash` section).
+    flash: Option<crate::flash_served::FlashDrive>,
 }
 
 /// Recent write streams a DM-SMR disk follows.
@@ -234,6 +236,10 @@ impl Timeline {
             bus_end: 0,
             bus_waits: 0,
             heat: Default::default(),
+            flash: model
+                .flash
+                .as_ref()
+                .map(|f| crate::flash_served::FlashDrive::new(f, model.size, model.seed)),
             model: model.clone(),
         }
     }
@@ -257,6 +263,18 @@ impl Timeline {
     /// for it).
     pub fn bus_waits(&self) -> u64 {
         self.bus_waits
+    }
+
+    /// A flash drive's page counters since it was served (None without a `flash` section).
+    pub fn flash_counters(&self) -> Option<crate::flash::Counters> {
+        self.flash.as_ref().map(|f| f.counters())
+    }
+
+    /// Discard (TRIM) `[offset, offset + len)`: a flash drive unmaps the whole pages inside it.
+    pub fn discard(&mut self, offset: u64, len: u64) {
+        if let Some(f) = self.flash.as_mut() {
+            f.discard(offset, len);
+        }
     }
 
     /// Seek time over `distance` bytes.
@@ -381,6 +399,10 @@ impl Timeline {
         if let (Some(c), Some(s)) = (self.mcache.as_mut(), self.model.smr.as_ref()) {
             c.settle(s, start);
         }
+        if let Some(f) = self.flash.as_mut() {
+            let page_ns = crate::flash_served::page_program_ns(&self.model, f.page(), offset);
+            f.idle(start.saturating_sub(self.media_free), page_ns);
+        }
         let m = &self.model;
         let end = offset + len;
 
@@ -452,7 +474,15 @@ impl Timeline {
                 } else {
                     1.0
                 };
-            (media_ns(&self.model, &self.layout, offset, len) / factor) as u64
+            match self.flash.as_mut().filter(|_| op == Op::Write) {
+                // Every page programmed while the write waits: its own and the collector's copies.
+                Some(f) => {
+                    let pages = f.write(offset, len);
+                    let page = media_ns(&self.model, &self.layout, offset, f.page());
+                    (pages as f64 * page / factor) as u64
+                }
+                None => (media_ns(&self.model, &self.layout, offset, len) / factor) as u64,
+            }
         };
         let media_done = xfer_start + xfer;
         if !read_hit && !write_cached {

@@ -217,6 +217,10 @@ impl Model {
                 cooling_ns: t.cooling_ns,
             }),
             smr: self.smr.as_ref().map(|s| crate::smr::truth(self, s)),
+            flash: self
+                .flash
+                .as_ref()
+                .map(|f| crate::flash_served::truth(self, f)),
             capacity: self.fake.as_ref().map(|f| f.truth(size)),
             vanish: self.vanish.as_ref().map(|v| v.truth()),
         }

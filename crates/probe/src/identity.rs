@@ -151,6 +151,34 @@ impl Identity {
         })
     }
 
+    /// Why the target is not flash storage whose steady state can be measured, when that is
+    /// known: memory (zram, a RAM disk, tmpfs), a loop device over a plain file (its writes land
+    /// in that file's file system), or a rotating disk. A loop device over an emulated lab disk
+    /// is the lab's model, and may be flash.
+    pub fn not_flash(&self) -> Option<String> {
+        let lab = self.layers.iter().any(
+            |l| matches!(&l.node, Node::Filesystem { source, .. } if source == crate::LAB_FS_NAME),
+        );
+        if let Some(m) = self.memory().filter(|_| !lab) {
+            return Some(format!("memory ({m})"));
+        }
+        for b in self.block_devices() {
+            match b.transport {
+                Transport::Loop if !lab => {
+                    return Some(
+                        "a loop device over a file (its writes land in a file system)".into(),
+                    )
+                }
+                Transport::Zram | Transport::Ram => return Some("memory (a RAM disk)".into()),
+                _ if b.rotational == Some(true) && b.hardware.is_some() => {
+                    return Some("a rotating disk".into())
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// Whether an offset on the target is a position on a medium, so that the rate by position can show a
     /// disk's zones; else why not. A file's offsets lie wherever its extents do; a loop device's are its
     /// file's (except over an emulated lab disk, whose file is the model's medium); memory has no zones;

@@ -128,6 +128,9 @@ pub struct Truth {
     /// A drive-managed SMR disk's media cache (models with an `[smr]` section).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub smr: Option<crate::SmrTruth>,
+    /// A flash drive with garbage collection (models with a `flash` section).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub flash: Option<crate::FlashTruth>,
     /// A disk that fakes its capacity: how much it really keeps and what it does past that.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub capacity: Option<crate::CapacityTruth>,

@@ -36,6 +36,7 @@ mod spots;
 mod stamp;
 mod state;
 mod status;
+mod steady;
 mod surface;
 mod temperature;
 mod throttle;
@@ -78,11 +79,15 @@ pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeSta
 pub use screen::{
     Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
 };
-pub use smr::{RandomWrites, SmrData, SmrTruth, Stall, WritePoint, STALL_LIST_CAP};
+pub use smr::{FlashTruth, RandomWrites, SmrData, SmrTruth, Stall, WritePoint, STALL_LIST_CAP};
 pub use spots::{BadSpot, BadSpotKind, ExperimentSpots, Spots, SPOT_LIST_CAP};
 pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
 pub use status::RunStatus;
+pub use steady::{
+    PurgeRefused, SteadyCell, SteadyCellSpec, SteadyPrecondition, SteadyPurge, SteadyRecord,
+    SteadyResume, SteadyRound, SteadyState, SteadyTest, SteadyVerdict, SteadyWindow,
+};
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use temperature::{TemperaturePoint, TemperatureSeries, TruthTemperature};
 pub use throttle::{ThrottleData, ThrottleTruth};

@@ -80,3 +80,30 @@ pub struct SmrTruth {
     /// The same once it is full: a stall per band (MB/s).
     pub full_mb_per_s: f64,
 }
+
+/// What a lab flash drive (a model with a `flash` section) is known to do under random writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlashTruth {
+    /// The mapping unit: a write programs whole pages (a smaller one still programs a page).
+    pub page: u64,
+    /// The erase block.
+    pub block: u64,
+    /// Spare blocks as a fraction of user blocks (over-provisioning).
+    pub spare: f64,
+    /// Physical over user capacity.
+    pub alpha: f64,
+    /// Steady-state write amplification of uniform random writes, greedy collection, in the
+    /// large-block limit (analytic).
+    pub wa_analytic: f64,
+    /// The same on this drive's own geometry: its simulation after a sequential precondition of
+    /// twice the capacity and random page writes until it settles.
+    pub wa_random: f64,
+    /// Time to program one page at the outer rate, ns.
+    pub page_program_ns: u64,
+    /// Random 4 KiB writes per second a fresh (purged) drive takes, the queue kept full.
+    pub rnd4k_fresh_write_iops: f64,
+    /// The same in the garbage-collection steady state (`wa_random` programs per page written).
+    pub rnd4k_steady_write_iops: f64,
+    /// Idle time before the collector cleans in the background, ns.
+    pub idle_after_ns: u64,
+}

@@ -59,6 +59,7 @@ impl crate::Document {
             D::Screen(r) => r.interrupted,
             D::Time(r) => r.interrupted,
             D::Capacity(r) => r.interrupted,
+            D::Steady(r) => r.workload.interrupted,
             D::Multi(r) => r.interrupted,
             D::Info(_) | D::Unknown { .. } => return None,
         };
@@ -78,6 +79,7 @@ impl crate::Document {
             crate::Document::Soak(r) => r.checkpoint.as_ref(),
             crate::Document::Screen(r) => r.checkpoint.as_ref(),
             crate::Document::Diagnose(r) => r.checkpoint.as_ref(),
+            crate::Document::Steady(r) => r.checkpoint.as_ref(),
             _ => None,
         }
     }

@@ -3,7 +3,7 @@
 
 use crate::{
     BenchRecord, CapacityRecord, DiagnoseRecord, Document, Kind, MultiRecord, ScanRecord,
-    ScreenRecord, SoakRecord, SweepRecord, TimeRecord,
+    ScreenRecord, SoakRecord, SteadyRecord, SweepRecord, TimeRecord,
 };
 
 /// What a typed read of stored runs returns: a record type, or any [`Document`].
@@ -57,4 +57,5 @@ from_document!(
     TimeRecord => Time, Kind::Time;
     MultiRecord => Multi, Kind::Multi;
     CapacityRecord => Capacity, Kind::Capacity;
+    SteadyRecord => Steady, Kind::Steady;
 );

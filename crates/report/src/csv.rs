@@ -62,6 +62,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Time(_) => vec!["runs", "devices"],
         Document::Multi(_) => vec!["tests"],
         Document::Capacity(_) => vec!["evidence"],
+        Document::Steady(_) => vec!["rounds"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -115,6 +116,7 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
             "shared_path" => Some(crate::screen::shared_rows(r.shared_path.as_ref()?, r)),
             _ => None,
         },
+        Document::Steady(r) if name == "rounds" => rows(&r.rounds),
         Document::Capacity(r) => match name {
             "evidence" => rows(&r.evidence),
             _ => None,

@@ -85,6 +85,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Time(r) => time::rows(r, &mut out),
         Document::Multi(r) => multi(r, &mut out),
         Document::Capacity(c) => capacity(c, &mut out),
+        Document::Steady(s) => steady(s, &mut out),
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
@@ -371,6 +372,26 @@ fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
         Unit::Count,
         Better::Lower,
         Some(d.steps.len() as f64),
+    );
+}
+
+/// A steady-state run: the tracked variable's steady value, and the rounds it took.
+fn steady(s: &drivescope_record::SteadyRecord, out: &mut Vec<Metric>) {
+    push(
+        out,
+        "steady.iops".into(),
+        "Steady-state IOPS".into(),
+        Unit::Iops,
+        Better::Higher,
+        s.steady_value,
+    );
+    push(
+        out,
+        "steady.rounds".into(),
+        "Rounds".into(),
+        Unit::Count,
+        Better::Lower,
+        Some(s.rounds.len() as f64),
     );
 }
 

@@ -80,6 +80,18 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             p.push(("below stretch", percent(c.below_stretch_pct)));
             p.push(("below history", percent(c.below_history_pct)));
         }
+        Document::Steady(r) => {
+            p.push(("test", r.test.as_str().to_string()));
+            p.push(("cell time", format_duration(r.round_time_ns)));
+            p.push(("cells a round", r.matrix.len().to_string()));
+            p.push(("queue depth", r.queue_depth.to_string()));
+            p.push(("threads", r.threads.to_string()));
+            p.push((
+                "purge",
+                r.purge.method.clone().unwrap_or_else(|| "none".into()),
+            ));
+            p.push(("conformant", yes_no(r.conformant)));
+        }
         Document::Capacity(r) => {
             p.push(("probe block", format_size(r.block_size)));
             p.push(("flush", format_size(r.flush_bytes)));

@@ -433,6 +433,103 @@ pub fn capacity(seed: u64, nominal: u64, real: u64) -> drivescope_record::Capaci
     }
 }
 
+/// A steady-state run of the tracked cell whose rounds measured `values` (IOPS), steady over its
+/// last five rounds.
+pub fn steady(seed: u64, values: &[f64]) -> drivescope_record::SteadyRecord {
+    use drivescope_record::{
+        SteadyCell, SteadyCellSpec, SteadyPrecondition, SteadyPurge, SteadyRound, SteadyState,
+        SteadyTest, SteadyVerdict, SteadyWindow,
+    };
+    let size = 64u64 << 20;
+    let mut written = 2 * size;
+    let rounds: Vec<SteadyRound> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let bytes = (v * 0.5) as u64 * 4096;
+            written += bytes;
+            SteadyRound {
+                round: i as u32 + 1,
+                cells: vec![SteadyCell {
+                    read_pct: 0,
+                    block_size: 4096,
+                    iops: v,
+                    mb_per_s: v * 4096.0 / 1e6,
+                    mean_ns: 32e9 / v,
+                    p99_ns: (64e9 / v) as u64,
+                    max_ns: (90e9 / v) as u64,
+                    bytes_written: bytes,
+                    errors: 0,
+                }],
+                tracked: v,
+                total_bytes_written: written,
+                duration_ns: 500_000_000,
+            }
+        })
+        .collect();
+    let n = values.len();
+    let w = &values[n.saturating_sub(5)..];
+    let average = w.iter().sum::<f64>() / w.len() as f64;
+    let range =
+        w.iter().cloned().fold(f64::MIN, f64::max) - w.iter().cloned().fold(f64::MAX, f64::min);
+    drivescope_record::SteadyRecord {
+        header: header(Kind::Steady, seed, size),
+        workload: Workload {
+            size,
+            data: DataPattern::Random,
+            direct: true,
+            interrupted: false,
+            test_file: None,
+        },
+        test: SteadyTest::Iops,
+        conformant: false,
+        not_conformant: vec!["a tracked-cell-only matrix".into()],
+        purge: SteadyPurge {
+            method: Some("discard".into()),
+            ..SteadyPurge::default()
+        },
+        precondition: SteadyPrecondition {
+            planned_bytes: 2 * size,
+            written_bytes: 2 * size,
+            block_size: 128 << 10,
+            duration_ns: 2_000_000_000,
+            mb_per_s: 67.1,
+        },
+        matrix: vec![SteadyCellSpec {
+            read_pct: 0,
+            block_size: 4096,
+        }],
+        tracked: "RND4K write IOPS".into(),
+        round_time_ns: 500_000_000,
+        queue_depth: 32,
+        threads: 1,
+        engine: drivescope_record::EngineKind::Auto,
+        rounds,
+        verdict: SteadyVerdict {
+            state: SteadyState::Reached,
+            round: Some(n as u32),
+            window: Some(SteadyWindow {
+                first_round: (n - w.len()) as u32 + 1,
+                last_round: n as u32,
+                values: w.to_vec(),
+                average,
+                range,
+                slope: 0.0,
+                excursion: 0.0,
+                range_ratio: range / average,
+                range_allowed: 0.2,
+                excursion_ratio: 0.0,
+                excursion_allowed: 0.1,
+            }),
+            why: format!("steady at round {n}"),
+        },
+        steady_value: Some(average),
+        duration_ns: 5_000_000_000,
+        resume: None,
+        checkpoint: None,
+    }
+}
+
 /// A queue-depth × threads sweep of RND4K reads.
 pub fn sweep(seed: u64) -> SweepRecord {
     let mut rng = Rng::new(seed);

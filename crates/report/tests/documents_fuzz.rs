@@ -32,6 +32,7 @@ fn originals() -> &'static [Value] {
             sample::bench(4).into(),
             sample::sweep(5).into(),
             sample::soak(6, 12).into(),
+            sample::steady(8, &[5000.0, 2700.0, 2800.0, 2750.0, 2820.0, 2790.0]).into(),
             InfoRecord::of_target(sample::device(7, 1 << 30)).into(),
         ];
         docs.iter().map(Document::to_value).collect()

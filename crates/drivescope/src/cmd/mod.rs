@@ -18,6 +18,7 @@ pub mod screen;
 pub mod serve;
 pub mod show;
 pub mod soak;
+pub mod steady;
 pub mod store;
 pub mod sweep;
 pub mod time;

@@ -107,7 +107,7 @@ mod tests {
     fn help_shows_the_gates_example() {
         use clap::CommandFactory;
         let mut cli = crate::Cli::command();
-        for sub in ["scan", "screen", "bench", "sweep", "soak"] {
+        for sub in ["scan", "screen", "bench", "sweep", "soak", "steady"] {
             let help = cli
                 .find_subcommand_mut(sub)
                 .unwrap_or_else(|| panic!("no {sub}"))

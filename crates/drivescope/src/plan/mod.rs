@@ -6,4 +6,5 @@ pub mod bench;
 pub mod capacity;
 pub mod scan;
 pub mod soak;
+pub mod steady;
 pub mod sweep;

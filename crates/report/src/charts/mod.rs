@@ -13,6 +13,7 @@ mod overlay;
 mod regions;
 mod screen;
 mod series;
+mod steady;
 mod sweep;
 mod temperature;
 mod time;
@@ -51,6 +52,9 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(series::chart(r, i));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        out.extend(steady::chart(r, i));
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(diagnose::charts(r, i));

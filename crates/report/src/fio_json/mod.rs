@@ -149,6 +149,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Steady(_) => {
+            return Err(Unsupported {
+                kind: Kind::Steady,
+                why: None,
+            })
+        }
         Document::Multi(_) => {
             return Err(Unsupported {
                 kind: Kind::Multi,

@@ -25,6 +25,7 @@ mod screen;
 mod show;
 mod soak;
 mod sparkline;
+mod steady;
 mod sweep;
 mod temperature;
 mod time;
@@ -44,6 +45,7 @@ pub use screen::print_screen;
 pub use show::show;
 pub use soak::print_soak;
 pub use sparkline::sparkline;
+pub use steady::print_steady;
 pub use sweep::{print_sweep, sweep_line};
 pub use time::{print_time, sentence as time_sentence};
 
@@ -100,6 +102,7 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
         Document::Time(r) => print_time(r, out)?,
         Document::Multi(r) => print_multi(r, out)?,
         Document::Capacity(r) => print_capacity(r, out)?,
+        Document::Steady(r) => print_steady(r, out)?,
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {

@@ -72,6 +72,10 @@ pub fn headline(doc: &Document) -> Option<String> {
             format!("{} {} {}", format_rate(t.mb_per_s), t.name, t.rw)
         }
         Document::Capacity(r) => r.class?.as_str().replace('_', " "),
+        Document::Steady(r) => match r.steady_value {
+            Some(v) => format!("{} steady", format_iops(v)),
+            None => r.verdict.state_label().to_string(),
+        },
         Document::Info(_) | Document::Unknown { .. } => return None,
     })
 }

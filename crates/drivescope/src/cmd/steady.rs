@@ -1,0 +1,309 @@
+//! `drivescope steady`: an SSD's steady state by the SNIA PTS method. The work is
+//! `drivescope_core::steady` (purge, precondition, rounds, checkpoints) and
+//! `drivescope_analysis::steady_state` (the rule); this maps arguments to a plan and finishes.
+
+use crate::finish::{finish, Finish, Outcome, Refused};
+use crate::opts::args::parse_positive_duration;
+use crate::opts::destructive::{self, DestructiveOpts};
+use crate::opts::store::StoreOpts;
+use crate::plan::steady::SteadyPlan;
+use clap::{Args, ValueEnum};
+use drivescope_core::bench::Common;
+use drivescope_core::engine::{DataPattern, EngineKind, Reap};
+use drivescope_core::steady::{self, purge, Matrix, SteadyOptions, SteadyRun};
+use drivescope_probe::block::Transport;
+use drivescope_record::{Kind, SteadyRecord, SteadyTest};
+use drivescope_report::text::print_steady;
+use drivescope_store::RunId;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TestArg {
+    /// Rounds of the IOPS matrix; tracks RND4K 100 % write IOPS.
+    Iops,
+    /// Rounds of random 4 KiB writes only; IOPS against the bytes written.
+    WriteSaturation,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum MatrixArg {
+    /// Every R/W mix (100/0 … 0/100) × block size (1 MiB … 512 B): 56 cells a round.
+    Full,
+    /// 100/0, 65/35, 0/100 × 64 KiB, 4 KiB: 6 cells a round.
+    Reduced,
+    /// RND4K 0/100 alone (the tracked cell).
+    Tracked,
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    drivescope steady /dev/nvme1n1 --destructive --confirm SERIAL\n  \
+    drivescope steady /dev/sdX --destructive --confirm SERIAL --test write-saturation\n  \
+    drivescope steady --resume last --destructive --confirm SERIAL\n\n\
+    It writes the whole device many times over (its data is lost): a purge (a discard of the \
+    whole device), twice its capacity in 128 KiB sequential writes, then rounds of the test until \
+    the SNIA PTS steady-state rule holds over five rounds, or 25 rounds end it as not reached. \
+    Each round is saved as a checkpoint: after kill -9 or a crash, --resume continues it.")]
+pub struct SteadyArgs {
+    /// The SSD (a block device) to measure.
+    #[arg(value_name = "DEVICE", required_unless_present = "resume")]
+    pub target: Option<String>,
+    #[command(flatten)]
+    pub gate: DestructiveOpts,
+    /// The PTS test the rounds run.
+    #[arg(long, value_enum, default_value = "iops")]
+    pub test: TestArg,
+    /// The cells of each IOPS round. Default: full on devices of 64 GiB or more, else reduced
+    /// (named in the result as not conformant).
+    #[arg(long, value_enum)]
+    pub matrix: Option<MatrixArg>,
+    /// Time per cell. The specification's is 60s; a shorter one is named in the result as not
+    /// conformant.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_positive_duration)]
+    pub round_time: Duration,
+    /// Commands in flight per thread.
+    #[arg(long, default_value = "32", value_parser = crate::opts::args::parse_count)]
+    pub queue_depth: u32,
+    /// Worker threads.
+    #[arg(long, default_value = "1", value_parser = crate::opts::args::parse_count)]
+    pub threads: u32,
+    /// Start without purging the drive (the result says it is not conformant).
+    #[arg(long)]
+    pub no_purge: bool,
+    /// Continue the stopped steady run RUN (a stored run number, or `last`) on its device, from
+    /// its last checkpoint (the end of its last round), with its settings.
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["test", "matrix", "round_time", "queue_depth", "threads", "no_purge"])]
+    pub resume: Option<String>,
+    /// Print the run's JSON document on stdout instead of the text; stderr then carries only
+    /// warnings and errors.
+    #[arg(long)]
+    pub json: bool,
+    /// Only warnings and errors on stderr (no progress lines, no `saved as run N`).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+pub fn plan(a: SteadyArgs) -> anyhow::Result<SteadyPlan> {
+    Ok(SteadyPlan {
+        target: a.target.unwrap_or_default(),
+        test: match a.test {
+            TestArg::Iops => SteadyTest::Iops,
+            TestArg::WriteSaturation => SteadyTest::WriteSaturation,
+        },
+        matrix: a.matrix.map(|m| match m {
+            MatrixArg::Full => Matrix::Full,
+            MatrixArg::Reduced => Matrix::Reduced,
+            MatrixArg::Tracked => Matrix::Tracked,
+        }),
+        cell_time: a.round_time,
+        queue_depth: a.queue_depth,
+        threads: a.threads,
+        no_purge: a.no_purge,
+        resume: a.resume,
+        gate: a.gate,
+        store: a.store,
+        json: a.json,
+    })
+}
+
+pub fn run(a: SteadyArgs) -> anyhow::Result<Outcome> {
+    let mut p = plan(a)?;
+    let prior = match &p.resume {
+        Some(run) => Some(load_resumable(&p, run)?),
+        None => None,
+    };
+    if let Some((_, r)) = &prior {
+        if p.target.is_empty() {
+            p.target = r.header.target.path.clone();
+        }
+    }
+    let spec = p.target.clone();
+    block_device(&spec)?;
+    let device = crate::identity::of(&spec);
+    if let Some((id, r)) = &prior {
+        crate::resume::check_same_target(&r.header, &r.header.target.path, &spec, &device, id.0)?;
+    }
+    if let Some(why) = device.as_ref().and_then(|d| d.not_flash()) {
+        return Err(Refused(format!(
+            "{spec} is not flash: {why}; it has no garbage collection to reach a steady state"
+        ))
+        .into());
+    }
+    let target = destructive::open(&spec, &p.gate, &p.protected())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let common = Common {
+        engine: EngineKind::Auto,
+        reap: Reap::Auto,
+        data: DataPattern::Random,
+        size: target.size,
+        seed: 0x0057_EAD1,
+        watch: None,
+    };
+    let o = match &prior {
+        Some((_, r)) => steady::options_of(r, common),
+        None => {
+            let matrix = p.matrix_for(target.size);
+            let mut not_conformant = p.not_conformant(matrix);
+            // A block smaller than the device's sector cannot be written.
+            let sector = target.logical_block_size as u64;
+            let (cells, small): (Vec<_>, Vec<_>) = matrix
+                .cells(p.test)
+                .into_iter()
+                .partition(|c| c.block_size >= sector);
+            if !small.is_empty() {
+                not_conformant.push(format!(
+                    "{} cells of blocks smaller than the device's {sector}-byte sectors left out",
+                    small.len()
+                ));
+            }
+            SteadyOptions {
+                common,
+                test: p.test,
+                matrix: cells,
+                queue_depth: p.queue_depth,
+                threads: p.threads,
+                cell_time: p.cell_time,
+                precondition_passes: 2,
+                max_rounds: drivescope_analysis::steady_state::MAX_ROUNDS as u32,
+                not_conformant,
+            }
+        }
+    };
+    let over = prior.as_ref().map(|(id, _)| *id);
+    if let Some((id, r)) = &prior {
+        say(format!(
+            "resuming steady run {} after {} round{}",
+            id.0,
+            r.rounds.len(),
+            if r.rounds.len() == 1 { "" } else { "s" }
+        ));
+    }
+    let round = o.cell_time * o.matrix.len().max(1) as u32;
+    let (writer, mut checkpoints) = start_checkpoints(&p, over, device.clone(), round);
+    let on = |t: &[Transport]| {
+        device
+            .as_ref()
+            .is_some_and(|d| d.block_devices().any(|b| t.contains(&b.transport)))
+    };
+    let bus = purge::Bus {
+        nvme: on(&[Transport::Nvme]),
+        ata: on(&[Transport::Sata, Transport::Ata]),
+    };
+    let no_purge = p.no_purge;
+    let mut do_purge = || {
+        if no_purge {
+            purge::skipped()
+        } else {
+            say("purging: a discard of the whole device".into());
+            purge::purge(&target, bus)
+        }
+    };
+    let judge = |v: &[f64], max: u32| drivescope_analysis::steady_state::verdict(v, max);
+    let mut snapshot = |r: &SteadyRecord| {
+        progress(r);
+        if let Some(c) = checkpoints.as_mut() {
+            (c.save)(r.clone());
+        }
+    };
+    let run = SteadyRun {
+        prior: prior.map(|(_, r)| r),
+        purge: &mut do_purge,
+        judge: &judge,
+        snapshot: &mut snapshot,
+    };
+    let result = steady::steady(&target, &o, run, &stop);
+    drop(checkpoints);
+    let written = writer.map(|w| w.finish()).unwrap_or_default();
+    let mut rec = result?;
+    rec.header.device = device;
+    let how = Finish {
+        json: p.json,
+        store: &p.store,
+        replace: written.run.or(over),
+        resume_with: Some("steady"),
+    };
+    finish(rec, &print_steady, how)
+}
+
+fn say(line: String) {
+    if !crate::say::quiet() {
+        eprintln!("drivescope: {line}");
+    }
+}
+
+/// One line per checkpoint: where the run stands.
+fn progress(r: &SteadyRecord) {
+    match r.rounds.last() {
+        None if r.precondition.written_bytes > 0 => say(format!(
+            "preconditioned {} of {}",
+            drivescope_units::format_size(r.precondition.written_bytes),
+            drivescope_units::format_size(r.precondition.planned_bytes)
+        )),
+        None => {}
+        Some(x) => say(format!(
+            "round {}: {} ({})",
+            x.round,
+            drivescope_units::format_iops(x.tracked),
+            r.verdict.why
+        )),
+    }
+}
+
+/// The device must exist and be a block device before the gate looks at it.
+fn block_device(spec: &str) -> anyhow::Result<()> {
+    let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such file or device"),
+        _ => anyhow::anyhow!("{spec}: {e}"),
+    })?;
+    if !std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
+        return Err(Refused(format!(
+            "{spec}: steady writes only to block devices (drivescope never writes to an existing file)"
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The run's checkpoints saved in the store (in place of the run it continues), when it has one.
+fn start_checkpoints(
+    p: &SteadyPlan,
+    over: Option<RunId>,
+    device: Option<drivescope_probe::Identity>,
+    every: Duration,
+) -> (
+    Option<crate::checkpoints::Writer>,
+    Option<drivescope_core::checkpoint::Checkpoints<SteadyRecord>>,
+) {
+    match p.store.location() {
+        Ok(Some(path)) => {
+            let stamp = move |mut rec: SteadyRecord, me| {
+                rec.header.device = device.clone();
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            let (w, c) = crate::checkpoints::start(path, every, over, "steady", stamp);
+            (Some(w), Some(c))
+        }
+        _ => (None, None),
+    }
+}
+
+/// The stored steady run to continue, checked to have stopped before its verdict.
+fn load_resumable(p: &SteadyPlan, run: &str) -> anyhow::Result<(RunId, SteadyRecord)> {
+    crate::resume::load(
+        &p.store,
+        run,
+        Some(Kind::Steady),
+        "a steady run",
+        |r: &SteadyRecord| {
+            r.resume
+                .is_none()
+                .then(|| "ran to its verdict; nothing to resume".into())
+        },
+    )
+}

@@ -1,0 +1,105 @@
+//! A steady-state run's plan: the device, the PTS test and its matrix, the cell time, the purge,
+//! and where the record goes (or the stored run it continues).
+
+use crate::opts::destructive::DestructiveOpts;
+use crate::opts::store::StoreOpts;
+use drivescope_core::steady::Matrix;
+use drivescope_record::SteadyTest;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Devices at least this large run the full IOPS matrix by default; smaller ones the reduced.
+pub const FULL_MATRIX_FROM: u64 = 64 << 30;
+
+pub struct SteadyPlan {
+    /// The device (empty with `--resume` until the stored run names it).
+    pub target: String,
+    pub test: SteadyTest,
+    /// None: by the device's size.
+    pub matrix: Option<Matrix>,
+    pub cell_time: Duration,
+    pub queue_depth: u32,
+    pub threads: u32,
+    pub no_purge: bool,
+    pub resume: Option<String>,
+    pub gate: DestructiveOpts,
+    pub store: StoreOpts,
+    pub json: bool,
+}
+
+impl SteadyPlan {
+    pub fn protected(&self) -> Vec<PathBuf> {
+        self.store.protected()
+    }
+
+    /// The matrix for a device of `size` bytes.
+    pub fn matrix_for(&self, size: u64) -> Matrix {
+        self.matrix.unwrap_or(if size >= FULL_MATRIX_FROM {
+            Matrix::Full
+        } else {
+            Matrix::Reduced
+        })
+    }
+
+    /// Where the run departs from the specification, one line each.
+    pub fn not_conformant(&self, matrix: Matrix) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.no_purge {
+            out.push("no purge (--no-purge): the drive did not start fresh".to_string());
+        }
+        if self.cell_time < drivescope_core::steady::SPEC_CELL_TIME {
+            out.push(format!(
+                "--round-time {} per cell, shorter than the specification's 60 s",
+                humantime::format_duration(self.cell_time)
+            ));
+        }
+        if self.test == SteadyTest::Iops && matrix != Matrix::Full {
+            out.push(format!(
+                "a {} matrix: not every R/W mix × block size of the IOPS test",
+                match matrix {
+                    Matrix::Tracked => "tracked-cell-only",
+                    _ => "reduced",
+                }
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(no_purge: bool, secs: u64, test: SteadyTest, matrix: Option<Matrix>) -> SteadyPlan {
+        SteadyPlan {
+            target: "/dev/null".into(),
+            test,
+            matrix,
+            cell_time: Duration::from_secs(secs),
+            queue_depth: 32,
+            threads: 1,
+            no_purge,
+            resume: None,
+            gate: DestructiveOpts::default(),
+            store: StoreOpts::default(),
+            json: false,
+        }
+    }
+
+    #[test]
+    fn each_departure_from_the_specification_is_named_and_a_conformant_run_has_none() {
+        let full = plan(false, 60, SteadyTest::Iops, None);
+        assert_eq!(full.matrix_for(FULL_MATRIX_FROM), Matrix::Full);
+        assert_eq!(full.matrix_for(FULL_MATRIX_FROM - 1), Matrix::Reduced);
+        assert!(full.not_conformant(Matrix::Full).is_empty());
+        let short = plan(true, 2, SteadyTest::Iops, Some(Matrix::Tracked));
+        let said = short.not_conformant(short.matrix_for(1 << 40));
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(said[0].contains("--no-purge"));
+        assert!(said[1].contains("--round-time 2s"));
+        assert!(said[2].contains("tracked-cell-only"));
+        // Write saturation has one cell by definition: no matrix to reduce.
+        let wsat = plan(false, 60, SteadyTest::WriteSaturation, None);
+        assert!(wsat.not_conformant(Matrix::Reduced).is_empty());
+    }
+}
