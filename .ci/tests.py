@@ -52,8 +52,6 @@ LONGEST_FIRST = [
     "kill9",
     "serve_prometheus",
     "diagnose_kill9",
-    # Arrays of lab disks (real btrfs over FUSE-served loop devices) whose rates are checked against truth.
-    "array_lab",
     "screen_devices",
     "scan_devices",
     "bench_devices",
