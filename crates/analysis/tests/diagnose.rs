@@ -152,6 +152,40 @@ fn no_step_is_no_cache_and_a_cut_short_one_is_inconclusive() {
     );
 }
 
+/// The whole region re-read fast while the first reads, half of each set read before, run at under twice the media
+/// rate: a cache of at least the region. The same re-reads where a first read ran at 4.9× the media rate measured
+/// before (a throttle that cooled since the stream measured 107 MB/s of a 290 MB/s disk) say nothing of a cache;
+/// the rule said "a read cache of at least 256 MiB" there.
+#[test]
+fn a_media_rate_that_changed_since_it_was_measured_is_no_cache_of_the_whole_region() {
+    let doubling = |first: &[f64]| {
+        let sizes = [8u64, 16, 32, 64, 128, 256];
+        ws_data(
+            sizes
+                .iter()
+                .zip(first)
+                .map(|(&s, &f)| WorkingSetPoint {
+                    size: s * MIB,
+                    first_mb_per_s: f,
+                    again_mb_per_s: 2000.0,
+                    media_mb_per_s: Some(107.0),
+                })
+                .collect(),
+        )
+    };
+    let cached = doubling(&[107.0, 200.0, 200.0, 200.0, 200.0, 200.0]);
+    let (f, o) = working_set::assess(&cached);
+    assert_eq!(f.expect("a cache").confidence, Confidence::Low);
+    assert_eq!(o.verdict, Verdict::Found);
+    let changed = doubling(&[107.0, 528.8, 290.0, 290.0, 290.0, 290.0]);
+    let (f, o) = working_set::assess(&changed);
+    let f = f.expect("said");
+    assert_eq!(f.confidence, Confidence::Inconclusive, "{}", f.claim);
+    assert_eq!(o.verdict, Verdict::Inconclusive);
+    assert!(f.claim.contains("the media's rate changed"), "{}", f.claim);
+    assert!(f.number("lower_bytes").is_none());
+}
+
 /// A sustained write over 256 MiB, wrapping, where the rate at `written` bytes and position `offset` is given.
 fn write_of(secs: f64, rate: impl Fn(u64, u64) -> f64) -> WriteData {
     let region = 256 * MIB;

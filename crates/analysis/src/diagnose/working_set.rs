@@ -25,6 +25,26 @@ pub fn cached(p: &WorkingSetPoint, all: &[WorkingSetPoint]) -> bool {
     base > 0.0 && p.again_mb_per_s >= CACHED * base
 }
 
+/// A first read this many times the media rate, while the working sets still double, says the media's rate
+/// changed since it was measured (each set's first read is at most half cached: the set before it, half its size,
+/// so it runs at under twice the media's rate whatever the cache's).
+const STALE: f64 = 2.2;
+
+/// A working set, while they still double, whose first read ran far faster than the media can have served it: the
+/// media rate the re-reads are judged against is stale (a warm-up that ended, a throttle that cooled since the
+/// stream), and a fast re-read says nothing of a cache.
+pub fn stale_media(all: &[WorkingSetPoint]) -> Option<&WorkingSetPoint> {
+    let first = all
+        .iter()
+        .min_by_key(|q| q.size)
+        .map_or(0.0, |q| q.first_mb_per_s);
+    let doubling = 1 + all.windows(2).take_while(|w| w[1].size > w[0].size).count();
+    all.iter().take(doubling).find(|p| {
+        let base = p.media_mb_per_s.unwrap_or(p.first_mb_per_s).max(first);
+        base > 0.0 && p.first_mb_per_s >= STALE * base
+    })
+}
+
 /// The largest working set that was cached and the smallest larger one that was not.
 pub fn bracket(points: &[WorkingSetPoint]) -> (Option<&WorkingSetPoint>, Option<&WorkingSetPoint>) {
     let lo = points
@@ -53,6 +73,29 @@ pub fn assess(d: &WorkingSetData) -> (Option<Finding>, Outcome) {
             .collect(),
     )
     .unwrap_or(0.0);
+    // Where every set up to the whole region looked cached, a stale media rate is the likelier reason.
+    let whole = lo.is_some_and(|l| l.size >= d.limit) && hi.is_none();
+    if let (Some(p), true) = (stale_media(&d.points), whole) {
+        let base = p.media_mb_per_s.unwrap_or(0.0);
+        let f = Finding::new(
+            FindingCode::ReadCache,
+            Confidence::Inconclusive,
+            format!(
+                "the first read of {} ran at {}, {:.1}× the media rate measured before ({}): the media's rate \
+                 changed (a warm-up that ended, a throttle that cooled), so fast re-reads say nothing of a cache",
+                format_size(p.size),
+                format_rate(p.first_mb_per_s),
+                p.first_mb_per_s / base.max(1e-9),
+                format_rate(base)
+            ),
+            &[
+                ("first_mb_per_s", p.first_mb_per_s),
+                ("media_mb_per_s", base),
+            ],
+        );
+        let text = f.claim.clone();
+        return (Some(f), outcome(Verdict::Inconclusive, text));
+    }
     match (lo, hi) {
         (None, None) => (
             None,

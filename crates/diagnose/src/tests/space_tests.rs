@@ -156,7 +156,12 @@ fn show_draws() {
     let seeds = std::env::var("SPACE_SEEDS").unwrap_or_default();
     for s in seeds.split(',').filter(|s| !s.is_empty()) {
         let s = u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
-        let spec = quick_space().draw(s);
+        // The fixed sample's space, or with SPACE_WIDE the random sample's (its whole budget range).
+        let space = match std::env::var_os("SPACE_WIDE") {
+            Some(_) => Space::WIDE,
+            None => quick_space(),
+        };
+        let spec = space.draw(s);
         let d = diagnose(spec.model(), &spec.options());
         eprintln!("== {s:#x}\n{spec:?}");
         for (n, code) in super::space::expect::BEHAVIOURS {
