@@ -11,6 +11,7 @@ pub mod bus;
 pub mod cache;
 pub mod fake;
 pub mod flash;
+pub mod flush_truth;
 pub mod fuse_fs;
 pub mod group;
 pub mod marginal;

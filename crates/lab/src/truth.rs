@@ -219,6 +219,7 @@ impl Model {
             smr: self.smr.as_ref().map(|s| crate::smr::truth(self, s)),
             capacity: self.fake.as_ref().map(|f| f.truth(size)),
             vanish: self.vanish.as_ref().map(|v| v.truth()),
+            flush: crate::flush_truth::truth(self),
         }
     }
 
