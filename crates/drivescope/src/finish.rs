@@ -81,6 +81,7 @@ pub enum Cmd {
     Time,
     Replay,
     Capacity,
+    Durability,
     Info,
     Lab,
     Runs,
@@ -96,7 +97,7 @@ pub enum Cmd {
 
 impl Cmd {
     /// Every subcommand (each has a help of its own that ends with its codes).
-    pub const SUBCOMMANDS: [Cmd; 20] = [
+    pub const SUBCOMMANDS: [Cmd; 21] = [
         Cmd::Scan,
         Cmd::Bench,
         Cmd::Sweep,
@@ -106,6 +107,7 @@ impl Cmd {
         Cmd::Time,
         Cmd::Replay,
         Cmd::Capacity,
+        Cmd::Durability,
         Cmd::Info,
         Cmd::Lab,
         Cmd::Runs,
@@ -132,6 +134,7 @@ impl Cmd {
             Cmd::Time => "time",
             Cmd::Replay => "replay",
             Cmd::Capacity => "capacity",
+            Cmd::Durability => "durability",
             Cmd::Info => "info",
             Cmd::Lab => "lab",
             Cmd::Runs => "runs",
@@ -157,6 +160,7 @@ impl Cmd {
             }
             Cmd::Screen | Cmd::Capacity => &[Refused, DeviceLost, DriveFailed, Interrupted],
             Cmd::Time | Cmd::Replay => &[Refused, Interrupted],
+            Cmd::Durability => &[Refused, DriveFailed, Interrupted],
             Cmd::Serve | Cmd::Lab => &[Refused],
             Cmd::Info
             | Cmd::Runs
@@ -303,6 +307,15 @@ pub fn outcome(doc: &Document) -> Outcome {
         } else {
             Outcome::Success
         };
+    }
+    if let Document::Durability(r) = doc {
+        if r.data
+            .flush_honesty
+            .as_ref()
+            .is_some_and(|f| f.verdict == drivescope_record::durability::FlushHonestyVerdict::Early)
+        {
+            return Outcome::DriveFailed;
+        }
     }
     if let Document::Capacity(r) = doc {
         if r.class
@@ -463,6 +476,7 @@ mod tests {
         (Cmd::Time, &[0, 1, 2, 3, 130]),
         (Cmd::Replay, &[0, 1, 2, 3, 130]),
         (Cmd::Capacity, &[0, 1, 2, 3, 4, 5, 130]),
+        (Cmd::Durability, &[0, 1, 2, 3, 5, 130]),
         (Cmd::Info, &[0, 1, 2]),
         (Cmd::Lab, &[0, 1, 2, 3]),
         (Cmd::Runs, &[0, 1, 2]),

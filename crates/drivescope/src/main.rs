@@ -58,6 +58,9 @@ enum Command {
     /// Find a drive's real capacity (counterfeit flash: wrap-around, dropped writes, a cache),
     /// keeping its data.
     Capacity(cmd::capacity::CapacityArgs),
+    /// What a commit (write + fdatasync, fsync, O_DSYNC) costs, and whether flushes reach the
+    /// media or return early from a cache.
+    Durability(cmd::durability::DurabilityArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -127,6 +130,7 @@ impl Command {
             Command::Time(a) => a.json || a.quiet,
             Command::Replay(a) => a.json || a.quiet,
             Command::Capacity(a) => a.json || a.quiet,
+            Command::Durability(a) => a.json || a.quiet,
             Command::Info(a) => a.json,
             Command::Runs(a) => a.json,
             Command::Show(a) => a.json,
@@ -173,6 +177,7 @@ fn run(command: Command) -> anyhow::Result<finish::Outcome> {
         Command::Time(a) => cmd::time::run(a),
         Command::Replay(a) => cmd::replay::run(a),
         Command::Capacity(a) => cmd::capacity::run(a),
+        Command::Durability(a) => cmd::durability::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Runs(a) => cmd::runs::run(a),

@@ -49,13 +49,13 @@ fn write_then_flush(t: &mut Timeline, t0: u64, bytes: u64) -> (u64, u64) {
 
 #[test]
 fn a_flush_costs_what_the_truth_says_for_every_policy_over_a_space_of_models() {
-    let mut rng = 0x5eed_f1u64;
+    let mut rng = 0x005e_edf1_u64;
     for case in 0..120 {
         let media = log_uniform(&mut rng, 20.0, 3000.0);
         let fill = media * log_uniform(&mut rng, 1.2, 20.0);
         let size = (log_uniform(&mut rng, 4.0, 1024.0) as u64) << 20;
         let policy = ["honoured", "ignored", "partial"][case % 3];
-        let protected = splitmix(&mut rng) % 2 == 0;
+        let protected = splitmix(&mut rng).is_multiple_of(2);
         let m = model(media, Some((size, fill, policy, protected)));
         // Half a cache, just a full one and twice one.
         for x in [size / 2, size, 2 * size] {

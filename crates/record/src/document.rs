@@ -3,6 +3,7 @@
 use crate::bench::{BenchRecord, SoakRecord, SweepRecord};
 use crate::capacity::CapacityRecord;
 use crate::diagnose::DiagnoseRecord;
+use crate::durability::DurabilityRecord;
 use crate::header::Header;
 use crate::info::InfoRecord;
 use crate::kind::Kind;
@@ -27,6 +28,7 @@ pub enum Document {
     Time(Box<TimeRecord>),
     Multi(Box<MultiRecord>),
     Capacity(Box<CapacityRecord>),
+    Durability(Box<DurabilityRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -100,6 +102,7 @@ impl Document {
             Kind::Multi => typed(doc, kind, Document::Multi),
             Kind::Info => typed(doc, kind, Document::Info),
             Kind::Capacity => typed(doc, kind, Document::Capacity),
+            Kind::Durability => typed(doc, kind, Document::Durability),
             kind => Document::Unknown {
                 kind,
                 doc,
@@ -133,6 +136,7 @@ impl Document {
             Document::Time(r) => Some(&r.header),
             Document::Multi(r) => Some(&r.header),
             Document::Capacity(r) => Some(&r.header),
+            Document::Durability(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -148,6 +152,7 @@ impl Document {
             Document::Time(r) => Some(&mut r.header),
             Document::Multi(r) => Some(&mut r.header),
             Document::Capacity(r) => Some(&mut r.header),
+            Document::Durability(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -173,6 +178,7 @@ impl Serialize for Document {
             Document::Time(r) => r.serialize(s),
             Document::Multi(r) => r.serialize(s),
             Document::Capacity(r) => r.serialize(s),
+            Document::Durability(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -213,7 +219,8 @@ record!(
     ScreenRecord,
     TimeRecord,
     MultiRecord,
-    CapacityRecord
+    CapacityRecord,
+    DurabilityRecord
 );
 
 macro_rules! from_record {
@@ -226,7 +233,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, CapacityRecord => Capacity, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, CapacityRecord => Capacity, DurabilityRecord => Durability, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {

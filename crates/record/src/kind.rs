@@ -28,6 +28,8 @@ pub enum Kind {
     Info,
     /// `drivescope capacity`: the real capacity of a drive that may fake its size.
     Capacity,
+    /// `drivescope durability`: what a commit costs, and whether flushes reach the media.
+    Durability,
     /// `drivescope lab truth`: a lab model's ground truth.
     LabTruth,
     /// `drivescope lab presets`.
@@ -55,6 +57,7 @@ impl Kind {
         Kind::Time,
         Kind::Multi,
         Kind::Capacity,
+        Kind::Durability,
     ];
 
     /// The name as documents write it.
@@ -71,6 +74,7 @@ impl Kind {
             Kind::Multi => "multi",
             Kind::Info => "info",
             Kind::Capacity => "capacity",
+            Kind::Durability => "durability",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
             Kind::LabServe => "lab_serve",
@@ -109,6 +113,7 @@ mod tests {
             Kind::Multi,
             Kind::Info,
             Kind::Capacity,
+            Kind::Durability,
             Kind::LabTruth,
             Kind::LabPresets,
             Kind::LabServe,
@@ -135,7 +140,8 @@ mod tests {
             | Kind::Screen
             | Kind::Time
             | Kind::Multi
-            | Kind::Capacity => true,
+            | Kind::Capacity
+            | Kind::Durability => true,
             Kind::Info
             | Kind::LabTruth
             | Kind::LabPresets
@@ -161,6 +167,7 @@ mod tests {
             Kind::Time,
             Kind::Multi,
             Kind::Capacity,
+            Kind::Durability,
             Kind::Info,
             Kind::LabTruth,
             Kind::LabPresets,

@@ -59,6 +59,7 @@ impl crate::Document {
             D::Screen(r) => r.interrupted,
             D::Time(r) => r.interrupted,
             D::Capacity(r) => r.interrupted,
+            D::Durability(r) => r.interrupted,
             D::Multi(r) => r.interrupted,
             D::Info(_) | D::Unknown { .. } => return None,
         };

@@ -57,4 +57,5 @@ from_document!(
     TimeRecord => Time, Kind::Time;
     MultiRecord => Multi, Kind::Multi;
     CapacityRecord => Capacity, Kind::Capacity;
+    crate::durability::DurabilityRecord => Durability, Kind::Durability;
 );

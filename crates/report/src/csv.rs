@@ -62,6 +62,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Time(_) => vec!["runs", "devices"],
         Document::Multi(_) => vec!["tests"],
         Document::Capacity(_) => vec!["evidence"],
+        Document::Durability(_) => vec!["commits", "pairs"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -117,6 +118,11 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
         },
         Document::Capacity(r) => match name {
             "evidence" => rows(&r.evidence),
+            _ => None,
+        },
+        Document::Durability(r) => match name {
+            "commits" => rows(&r.data.commits),
+            "pairs" => rows(&r.pairs),
             _ => None,
         },
         Document::Time(r) => match name {

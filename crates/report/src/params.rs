@@ -80,6 +80,10 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             p.push(("below stretch", percent(c.below_stretch_pct)));
             p.push(("below history", percent(c.below_history_pct)));
         }
+        Document::Durability(r) => {
+            p.push(("on", r.on.clone()));
+            p.push(("budget", format_duration(r.budget_ns)));
+        }
         Document::Capacity(r) => {
             p.push(("probe block", format_size(r.block_size)));
             p.push(("flush", format_size(r.flush_bytes)));

@@ -94,7 +94,7 @@ fn each_committer_fills_its_own_region_with_its_own_bytes() {
             committers: 3,
         };
         let file = TestFile::create(&dir.0, plan.file_bytes()).unwrap();
-        let c = commit_on(&plan, &file).unwrap();
+        let c = commit_on(&plan, file.path()).unwrap();
         check(&c, mode, 3, 3000, 4);
         let data = std::fs::read(file.path()).unwrap();
         assert_eq!(data.len() as u64, plan.file_bytes());

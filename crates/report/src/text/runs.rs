@@ -72,6 +72,10 @@ pub fn headline(doc: &Document) -> Option<String> {
             format!("{} {} {}", format_rate(t.mb_per_s), t.name, t.rw)
         }
         Document::Capacity(r) => r.class?.as_str().replace('_', " "),
+        Document::Durability(r) => {
+            let f = r.data.flush_honesty.as_ref()?;
+            format!("flush {}", f.verdict.as_str().replace('_', " "))
+        }
         Document::Info(_) | Document::Unknown { .. } => return None,
     })
 }
