@@ -58,7 +58,7 @@ impl Outcome {
                 "the device went away during the run (the results so far printed and saved)"
             }
             Outcome::DriveFailed => {
-                "a drive failed: a fail verdict of screen, or less capacity than it reports"
+                "a drive failed: a fail verdict of screen, less capacity than it reports, or flushes that return before the data can have reached the media"
             }
             Outcome::Interrupted => {
                 "stopped by SIGINT or SIGTERM (the results so far printed and saved)"

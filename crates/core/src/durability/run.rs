@@ -93,6 +93,15 @@ const COMMIT_SHARE: f64 = 0.3;
 /// Commits per committer in one measurement: at least, at most.
 const MIN_COMMITS: u64 = 4;
 const MAX_COMMITS: u64 = 1000;
+/// Commits of the first measurement, which tells roughly what one costs.
+const PROBE_COMMITS: u64 = 16;
+
+/// What one commit costs for planning (ns): its median, or a quarter of the mean where a few
+/// slow commits weigh more (the wall time would count opening the file and starting threads).
+fn typical(c: &CommitCost) -> u64 {
+    c.p50_ns().max((c.latency.mean() / 4.0) as u64).max(1)
+}
+
 /// Most bytes one commit measurement writes.
 const MAX_COMMIT_BYTES: u64 = 64 << 20;
 
@@ -143,10 +152,10 @@ pub fn run(
         dir: dir.clone(),
         mode: CommitMode::Fdatasync,
         size: plan.sizes.first().copied().unwrap_or(4096),
-        commits: MIN_COMMITS,
+        commits: PROBE_COMMITS,
         committers: 1,
     };
-    let mut per_commit = measure(&probe, &plan.place)?.wall_ns / MIN_COMMITS;
+    let mut per_commit = typical(&measure(&probe, &plan.place)?);
     let commit_budget = (plan.budget_ns as f64 * COMMIT_SHARE) as u64;
     let mut commits = Vec::new();
     for (i, &(mode, size, k)) in cells.iter().enumerate() {
@@ -169,7 +178,7 @@ pub fn run(
             },
             &plan.place,
         )?;
-        per_commit = (c.wall_ns / n).max(1);
+        per_commit = typical(&c);
         commits.push(c);
     }
     let region = plan.region.min(space / 2) / 4096 * 4096;
