@@ -1,6 +1,7 @@
 //! `drivescope durability` on lab disks (FUSE + loop) against their truth: a write cache whose
-//! flush is ignored is found, with its evidence and exit code 5; its honest, protected and
-//! cache-less twins stay silent. Bad input is refused in one line before anything is written.
+//! flush is ignored, or writes out only a twentieth of what is pending, is found, with its
+//! evidence and exit code 5; its honest, protected and cache-less twins stay silent. Bad input is
+//! refused in one line before anything is written.
 //! Needs root and FUSE; fails loudly without them.
 
 mod common;
@@ -24,6 +25,8 @@ fn twin(cache: &str) -> Model {
 }
 
 const LYING: &str = "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored' }";
+const PARTIAL: &str =
+    "write_cache = { size = '8M', rate_mb_s = 400, flush = 'partial', flushed_share = 0.05 }";
 const HONEST: &str = "write_cache = { size = '8M', rate_mb_s = 400 }";
 const PROTECTED: &str =
     "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored', protected = true }";
@@ -81,7 +84,7 @@ fn verdict(rec: &DurabilityRecord) -> FlushHonestyVerdict {
 }
 
 #[test]
-fn an_ignored_flush_is_found_with_its_evidence_and_the_protected_twin_is_not() {
+fn an_ignored_or_partial_flush_is_found_with_its_evidence_and_the_protected_twin_is_not() {
     if skip_without_root("serves FUSE lab disks on loop devices") {
         return;
     }
@@ -107,6 +110,11 @@ fn an_ignored_flush_is_found_with_its_evidence_and_the_protected_twin_is_not() {
     // The model's media rate is 80 MB/s; the run measures it, within an order of magnitude.
     assert!(rate > 8e6 && rate < 800e6, "{rate}");
     assert_eq!(rec.cache.power_loss_protection, Some(false));
+
+    // A flush that writes out a twentieth of what is pending is found the same way.
+    let (out, rec, _) = run_twin(PARTIAL);
+    assert_eq!(verdict(&rec), FlushHonestyVerdict::Early, "{rec:?}");
+    assert_eq!(out.status.code(), Some(5));
 
     let (out, rec, _) = run_twin(PROTECTED);
     assert_eq!(verdict(&rec), FlushHonestyVerdict::Protected, "{rec:?}");
