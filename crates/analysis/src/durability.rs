@@ -38,22 +38,63 @@ pub fn verdict(r: &DurabilityRecord) -> FlushVerdict {
     flush_honesty::judge(&input_of(r))
 }
 
-/// The findings a run supports (none where flushes are honest or nothing was pending).
-pub fn findings(r: &DurabilityRecord) -> Vec<Finding> {
-    if r.pairs.is_empty() && r.sustained.is_none() {
-        return Vec::new();
+/// etcd's guidance for the disk under its write-ahead log: the 99th percentile of its WAL fsync
+/// durations below 10 ms (etcd documentation, "Hardware recommendations" and the FAQ on
+/// `wal_fsync_duration_seconds`). A WAL append is a small write and an `fdatasync`.
+pub const ETCD_WAL_P99_NS: u64 = 10_000_000;
+
+/// Commits a percentile needs before the need is judged.
+const NEED_COMMITS: u64 = 100;
+
+/// The named needs the commit costs miss: etcd's WAL fsync p99, from the 4 KiB `fdatasync`
+/// commits at one committer (`None` when they meet it or were too few to say).
+pub fn needs(r: &DurabilityRecord) -> Option<Finding> {
+    use drivescope_record::durability::CommitModeName;
+    use drivescope_record::{Confidence, FindingCode};
+    let c = r
+        .data
+        .commits
+        .iter()
+        .find(|c| c.mode == CommitModeName::Fdatasync && c.committers == 1 && c.size == 4096)?;
+    if c.count < NEED_COMMITS || c.p99_ns <= ETCD_WAL_P99_NS {
+        return None;
     }
-    flush_honesty::finding(&verdict(r)).into_iter().collect()
+    Some(Finding::new(
+        FindingCode::Other("commit_need".into()),
+        Confidence::High,
+        format!(
+            "Commits are too slow for etcd's write-ahead log: a 4 KiB write + fdatasync took {:.1} ms \
+             at the 99th percentile ({} commits), where etcd asks for under {:.0} ms.",
+            c.p99_ns as f64 / 1e6,
+            c.count,
+            ETCD_WAL_P99_NS as f64 / 1e6
+        ),
+        &[
+            ("p99_ms", c.p99_ns as f64 / 1e6),
+            ("p50_ms", c.p50_ns as f64 / 1e6),
+            ("commits", c.count as f64),
+            ("need_p99_ms", ETCD_WAL_P99_NS as f64 / 1e6),
+        ],
+    ))
+}
+
+/// The findings a run supports: flushes that return early (none where they are honest or
+/// nothing was pending), and commits that miss a named need.
+pub fn findings(r: &DurabilityRecord) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    if !(r.pairs.is_empty() && r.sustained.is_none()) {
+        out.extend(flush_honesty::finding(&verdict(r)));
+    }
+    out.extend(needs(r));
+    out
 }
 
 /// Judges a fresh run: its flush verdict with the evidence, and its findings.
 pub fn assess(r: &mut DurabilityRecord) {
-    if r.pairs.is_empty() && r.sustained.is_none() {
-        return;
+    if !(r.pairs.is_empty() && r.sustained.is_none()) {
+        r.data.flush_honesty = Some(flush_honesty::to_record(&verdict(r)));
     }
-    let v = verdict(r);
-    r.data.flush_honesty = Some(flush_honesty::to_record(&v));
-    r.header.findings = flush_honesty::finding(&v).into_iter().collect();
+    r.header.findings = findings(r);
 }
 
 #[cfg(test)]
@@ -105,6 +146,42 @@ mod tests {
             duration_ns: 1,
             interrupted: false,
         }
+    }
+
+    #[test]
+    fn commits_slower_than_etcd_asks_are_named_with_the_source_numbers() {
+        use drivescope_record::durability::{CommitCostRow, CommitModeName};
+        let row = |p99_ns, count| CommitCostRow {
+            mode: CommitModeName::Fdatasync,
+            committers: 1,
+            size: 4096,
+            count,
+            bytes: count * 4096,
+            flushes: count,
+            p50_ns: 2_000_000,
+            p99_ns,
+            max_ns: p99_ns,
+        };
+        let mut r = early_run(Some("tmpfs"));
+        for (p99, count, said) in [
+            (25_000_000, 500, true),
+            (ETCD_WAL_P99_NS, 500, false),
+            (25_000_000, 99, false),
+        ] {
+            r.data.commits = vec![row(p99, count)];
+            let f = needs(&r);
+            assert_eq!(f.is_some(), said, "{p99} {count}");
+            if let Some(f) = f {
+                assert!(f.claim.contains("25.0 ms") && f.claim.contains("under 10 ms"));
+                assert_eq!(f.evidence.numbers["need_p99_ms"], 10.0);
+            }
+        }
+        // Another mode or committer count is not what etcd's WAL does.
+        r.data.commits = vec![CommitCostRow {
+            committers: 4,
+            ..row(25_000_000, 500)
+        }];
+        assert!(needs(&r).is_none());
     }
 
     #[test]

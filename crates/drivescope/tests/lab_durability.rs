@@ -66,17 +66,35 @@ fn run_twin(cache: &str) -> (Output, DurabilityRecord, drivescope_lab::fuse_fs::
     assert_eq!(rec.data.commits.len(), 12, "{rec:?}");
     let s = rec.sustained.as_ref().expect("a sustained write");
     assert!(s.bytes >= 8 << 20 && s.bytes <= 32 << 20, "{s:?}");
-    // Every write-and-flush pair reached the model as an fsync of its image: the flushes the
-    // run counts (fdatasync/fsync calls) are at most those the lab disk served (the kernel sends
-    // one for each, and O_DSYNC writes and the file's own metadata add more).
+    // Every flush call made one at a time reached the model as an fsync of its image: the
+    // experiment's (one first, one after the stream, one per pair) and the commits' at one
+    // committer. (Concurrent committers' flushes the block layer may merge; O_DSYNC writes add
+    // flushes of their own.)
+    let alone: u64 = rec
+        .data
+        .commits
+        .iter()
+        .filter(|c| c.committers == 1)
+        .map(|c| c.flushes)
+        .sum();
+    let sequential = 2 + rec.pairs.len() as u64 + alone;
     assert!(
-        rec.flushes <= stats.flushes,
-        "{} > {}",
-        rec.flushes,
+        stats.flushes >= sequential,
+        "{} flushes served, {sequential} sent one at a time",
         stats.flushes
     );
     assert!(rec.bytes_written <= stats.bytes_written);
     (out, rec, stats)
+}
+
+/// The run's flush-honesty findings (a commit-cost need may be named beside them: that depends
+/// on how busy the host is).
+fn flush_findings(rec: &DurabilityRecord) -> Vec<&drivescope_record::Finding> {
+    rec.header
+        .findings
+        .iter()
+        .filter(|f| f.code.as_str() == "flush_honesty")
+        .collect()
 }
 
 fn verdict(rec: &DurabilityRecord) -> FlushHonestyVerdict {
@@ -92,7 +110,7 @@ fn an_ignored_or_partial_flush_is_found_with_its_evidence_and_the_protected_twin
     let (out, rec, _) = run_twin(LYING);
     assert_eq!(verdict(&rec), FlushHonestyVerdict::Early, "{rec:?}");
     assert_eq!(out.status.code(), Some(5), "a lying cache exits with 5");
-    let f = &rec.header.findings;
+    let f = flush_findings(&rec);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].confidence, Confidence::High);
     assert!(f[0]
@@ -119,9 +137,7 @@ fn an_ignored_or_partial_flush_is_found_with_its_evidence_and_the_protected_twin
     let (out, rec, _) = run_twin(PROTECTED);
     assert_eq!(verdict(&rec), FlushHonestyVerdict::Protected, "{rec:?}");
     assert_eq!(out.status.code(), Some(0));
-    assert!(rec
-        .header
-        .findings
+    assert!(flush_findings(&rec)
         .iter()
         .all(|f| f.confidence != Confidence::High));
     assert_eq!(rec.cache.power_loss_protection, Some(true));
@@ -143,7 +159,7 @@ fn the_honest_and_the_cacheless_twins_stay_silent() {
             ),
             "{cache}: {v:?} {rec:?}"
         );
-        assert!(rec.header.findings.is_empty(), "{:?}", rec.header.findings);
+        assert!(flush_findings(&rec).is_empty(), "{:?}", rec.header.findings);
         assert_eq!(out.status.code(), Some(0));
     }
 }
