@@ -282,3 +282,7 @@ impl DurabilityRun {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;
