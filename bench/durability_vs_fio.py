@@ -6,18 +6,21 @@ at one committer: each commit timed from the pwrite to fdatasync's return). fio:
 --ioengine=sync --fdatasync=1` buffered, 1000 writes, one fdatasync after each: its `sync` latency percentiles (the
 fdatasync call alone) and its write clat, whose p50 sum is the comparable commit p50. Pairs alternate A B B A.
 
-Usage (root): bench/durability_vs_fio.py [--pairs N] [--budget 4s]
+Usage (root): bench/durability_vs_fio.py [--pairs N] [--budget 4s] [--awake]
+--awake keeps every CPU out of idle (busy loops at SCHED_IDLE) while both tools run, so that a halted vCPU's
+wake-up does not weigh on either.
 DS_BIN=path/to/drivescope uses that binary instead of the release build.
 """
 import argparse
 import os
 import subprocess
-from common import abba, build, fio, machine, median, tmpfs_loop
+from common import abba, build, fio, machine, median, tmpfs_loop, vcpus_awake
 import common
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--pairs", type=int, default=5)
 ap.add_argument("--budget", default="4s")
+ap.add_argument("--awake", action="store_true")
 args = ap.parse_args()
 if os.environ.get("DS_BIN"):
     common.DS = os.environ["DS_BIN"]
@@ -25,7 +28,8 @@ if os.environ.get("DS_BIN"):
         raise SystemExit("fio is not installed")
 else:
     build()
-print(f"# durability commit cost vs fio --fdatasync=1 — {machine()}; {args.pairs} pairs; {common.DS}")
+print(f"# durability commit cost vs fio --fdatasync=1 — {machine()}; {args.pairs} pairs; {common.DS}"
+      f"{'; CPUs kept awake' if args.awake else ''}")
 
 
 def ds_commit(dev):
@@ -49,7 +53,8 @@ def fio_commit(dev):
 with tmpfs_loop(256 << 20) as dev:
     rows = []
     for i in range(args.pairs):
-        d, f = abba(i, lambda: ds_commit(dev), lambda: fio_commit(dev))
+        with vcpus_awake(args.awake):
+            d, f = abba(i, lambda: ds_commit(dev), lambda: fio_commit(dev))
         rows.append((d, f))
         print(f"pair {i + 1}: drivescope p50 {d[0] / 1e3:.1f} µs p99 {d[1] / 1e3:.1f} µs "
               f"({d[2]} commits, {d[3]} fdatasync) | fio sync p50 {f[0] / 1e3:.1f} µs p99 {f[1] / 1e3:.1f} µs, "

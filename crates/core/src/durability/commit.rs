@@ -56,6 +56,8 @@ pub struct CommitPlan {
     pub commits: u64,
     /// Threads committing at once (1: QD1).
     pub committers: usize,
+    /// Each committer stops at this time, after its first commit, even short of `commits`.
+    pub until: Option<Instant>,
 }
 
 impl CommitPlan {
@@ -155,6 +157,9 @@ fn commit_loop(
     let base = region * plan.commits * plan.size as u64;
     start.wait();
     for i in 0..plan.commits {
+        if i > 0 && plan.until.is_some_and(|u| Instant::now() >= u) {
+            break;
+        }
         let off = base + i * plan.size as u64;
         let t0 = Instant::now();
         f.write_all_at(&buf, off)?;
@@ -255,6 +260,7 @@ pub fn matrix(
                 size,
                 commits,
                 committers: k,
+                until: None,
             })?);
         }
     }

@@ -96,10 +96,11 @@ const MAX_COMMITS: u64 = 1000;
 /// Commits of the first measurement, which tells roughly what one costs.
 const PROBE_COMMITS: u64 = 16;
 
-/// What one commit costs for planning (ns): its median, or a quarter of the mean where a few
-/// slow commits weigh more (the wall time would count opening the file and starting threads).
+/// What one commit costs for planning (ns): its median (a few slow commits would make the mean,
+/// and the wall time would count opening the file and starting threads). A measurement whose
+/// commits run slower stops at its deadline.
 fn typical(c: &CommitCost) -> u64 {
-    c.p50_ns().max((c.latency.mean() / 4.0) as u64).max(1)
+    c.p50_ns().max(1)
 }
 
 /// Most bytes one commit measurement writes.
@@ -154,6 +155,7 @@ pub fn run(
         size: plan.sizes.first().copied().unwrap_or(4096),
         commits: PROBE_COMMITS,
         committers: 1,
+        until: None,
     };
     let mut per_commit = typical(&measure(&probe, &plan.place)?);
     let commit_budget = (plan.budget_ns as f64 * COMMIT_SHARE) as u64;
@@ -168,6 +170,8 @@ pub fn run(
         let n = (share / per_commit.max(1) / k as u64)
             .clamp(MIN_COMMITS, MAX_COMMITS)
             .min(room);
+        // A measurement may take twice its share, then its committers stop.
+        let until = Instant::now() + std::time::Duration::from_nanos(2 * share);
         let c = measure(
             &CommitPlan {
                 dir: dir.clone(),
@@ -175,6 +179,7 @@ pub fn run(
                 size,
                 commits: n,
                 committers: k,
+                until: Some(until),
             },
             &plan.place,
         )?;

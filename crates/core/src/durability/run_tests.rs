@@ -45,7 +45,8 @@ fn a_run_measures_every_cell_in_order_counts_everything_and_leaves_nothing() {
     assert_eq!(run.commits.len(), 12);
     for (c, (mode, size, k)) in run.commits.iter().zip(&cells) {
         assert_eq!((c.mode, c.size, c.committers), (*mode, *size, *k));
-        assert!(c.commits >= MIN_COMMITS * *k as u64, "{c:?}");
+        // At least one commit each; as many as planned unless the deadline came first.
+        assert!(c.commits >= *k as u64, "{c:?}");
         assert_eq!(c.latency.count(), c.commits);
         assert_eq!(c.bytes, c.commits * *size as u64);
         let flushes = if *mode == CommitMode::ODsync {
