@@ -30,6 +30,7 @@ EXCLUSIVE = {
     "lab_bench",
     "lab_temperature",
     "lab_steady",
+    "lab_durability",
     "time_predict",
     "diagnose_kill9",
     # Arrays of lab disks (real btrfs over FUSE-served loop devices) whose rates are checked against truth.

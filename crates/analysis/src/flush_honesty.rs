@@ -334,3 +334,7 @@ pub fn to_record(v: &FlushVerdict) -> FlushHonesty {
 #[cfg(test)]
 #[path = "flush_honesty_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "flush_honesty_space_tests.rs"]
+mod space_tests;

@@ -9,6 +9,7 @@ pub mod array;
 pub mod cache_fit;
 pub mod capacity;
 pub mod diagnose;
+pub mod durability;
 pub mod fingerprint;
 pub mod flush_honesty;
 mod link;
@@ -54,6 +55,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Multi(m) => out.extend(multi::findings(m)),
         Document::Capacity(c) => out.extend(capacity::findings(c)),
         Document::Steady(_) => {}
+        Document::Durability(d) => out.extend(durability::findings(d)),
         Document::Info(_) | Document::Unknown { .. } => {}
     }
     out

@@ -58,7 +58,7 @@ impl Outcome {
                 "the device went away during the run (the results so far printed and saved)"
             }
             Outcome::DriveFailed => {
-                "a drive failed: a fail verdict of screen, or less capacity than it reports"
+                "a drive failed: a fail verdict of screen, less capacity than it reports, or flushes that return before the data can have reached the media"
             }
             Outcome::Interrupted => {
                 "stopped by SIGINT or SIGTERM (the results so far printed and saved)"
@@ -82,6 +82,7 @@ pub enum Cmd {
     Replay,
     Capacity,
     Steady,
+    Durability,
     Info,
     Lab,
     Runs,
@@ -97,7 +98,7 @@ pub enum Cmd {
 
 impl Cmd {
     /// Every subcommand (each has a help of its own that ends with its codes).
-    pub const SUBCOMMANDS: [Cmd; 21] = [
+    pub const SUBCOMMANDS: [Cmd; 22] = [
         Cmd::Scan,
         Cmd::Bench,
         Cmd::Sweep,
@@ -108,6 +109,7 @@ impl Cmd {
         Cmd::Replay,
         Cmd::Capacity,
         Cmd::Steady,
+        Cmd::Durability,
         Cmd::Info,
         Cmd::Lab,
         Cmd::Runs,
@@ -135,6 +137,7 @@ impl Cmd {
             Cmd::Replay => "replay",
             Cmd::Capacity => "capacity",
             Cmd::Steady => "steady",
+            Cmd::Durability => "durability",
             Cmd::Info => "info",
             Cmd::Lab => "lab",
             Cmd::Runs => "runs",
@@ -160,6 +163,7 @@ impl Cmd {
             }
             Cmd::Screen | Cmd::Capacity => &[Refused, DeviceLost, DriveFailed, Interrupted],
             Cmd::Time | Cmd::Replay | Cmd::Steady => &[Refused, Interrupted],
+            Cmd::Durability => &[Refused, DriveFailed, Interrupted],
             Cmd::Serve | Cmd::Lab => &[Refused],
             Cmd::Info
             | Cmd::Runs
@@ -307,6 +311,15 @@ pub fn outcome(doc: &Document) -> Outcome {
         } else {
             Outcome::Success
         };
+    }
+    if let Document::Durability(r) = doc {
+        if r.data
+            .flush_honesty
+            .as_ref()
+            .is_some_and(|f| f.verdict == drivescope_record::durability::FlushHonestyVerdict::Early)
+        {
+            return Outcome::DriveFailed;
+        }
     }
     if let Document::Capacity(r) = doc {
         if r.class
@@ -468,6 +481,7 @@ mod tests {
         (Cmd::Replay, &[0, 1, 2, 3, 130]),
         (Cmd::Capacity, &[0, 1, 2, 3, 4, 5, 130]),
         (Cmd::Steady, &[0, 1, 2, 3, 130]),
+        (Cmd::Durability, &[0, 1, 2, 3, 5, 130]),
         (Cmd::Info, &[0, 1, 2]),
         (Cmd::Lab, &[0, 1, 2, 3]),
         (Cmd::Runs, &[0, 1, 2]),

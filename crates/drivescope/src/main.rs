@@ -61,6 +61,9 @@ enum Command {
     /// An SSD's steady state by the SNIA PTS method: purge, precondition, rounds until the
     /// steady-state rule holds (writes the whole device many times).
     Steady(cmd::steady::SteadyArgs),
+    /// What a commit (write + fdatasync, fsync, O_DSYNC) costs, and whether flushes reach the
+    /// media or return early from a cache.
+    Durability(cmd::durability::DurabilityArgs),
     /// Describe a device, file or directory and the path to it.
     Info(cmd::info::InfoArgs),
     /// Emulated reference disks with known ground truth.
@@ -131,6 +134,7 @@ impl Command {
             Command::Replay(a) => a.json || a.quiet,
             Command::Capacity(a) => a.json || a.quiet,
             Command::Steady(a) => a.json || a.quiet,
+            Command::Durability(a) => a.json || a.quiet,
             Command::Info(a) => a.json,
             Command::Runs(a) => a.json,
             Command::Show(a) => a.json,
@@ -178,6 +182,7 @@ fn run(command: Command) -> anyhow::Result<finish::Outcome> {
         Command::Replay(a) => cmd::replay::run(a),
         Command::Capacity(a) => cmd::capacity::run(a),
         Command::Steady(a) => cmd::steady::run(a),
+        Command::Durability(a) => cmd::durability::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Runs(a) => cmd::runs::run(a),

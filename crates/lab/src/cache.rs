@@ -107,6 +107,20 @@ impl WriteBack {
         wait
     }
 
+    /// How long a flush arriving at `now_ns` waits while `share` (0..=1) of the dirty data
+    /// reaches the media; the rest stays dirty and drains on.
+    pub fn flush_share(&mut self, now_ns: u64, bytes_per_ns: f64, share: f64) -> u64 {
+        self.drain_to(now_ns, bytes_per_ns);
+        let wait = (self.dirty * share.clamp(0.0, 1.0) / bytes_per_ns).ceil() as u64;
+        self.drain_to(now_ns + wait, bytes_per_ns);
+        wait
+    }
+
+    /// Bring the fill level up to `now_ns` (the drain goes on while nothing arrives).
+    pub fn settle(&mut self, now_ns: u64, bytes_per_ns: f64) {
+        self.drain_to(now_ns, bytes_per_ns);
+    }
+
     /// Dirty bytes as of the last update.
     pub fn dirty(&self) -> u64 {
         self.dirty as u64
@@ -162,6 +176,23 @@ mod tests {
         // Idle time drains it.
         assert_eq!(w.accept(t + 10_000_000, 100_000, rate), 0);
         assert_eq!(w.flush(t + 10_000_000, rate), 1_000_000);
+        assert_eq!(w.dirty(), 0);
+    }
+
+    #[test]
+    fn a_partial_flush_waits_for_its_share_and_leaves_the_rest_draining() {
+        let rate = 0.1; // 100 MB/s
+        let mut w = WriteBack::new(10_000_000);
+        assert_eq!(w.accept(0, 4_000_000, rate), 0);
+        // A tenth of 4 MB at 100 MB/s: 4 ms; 3.6 MB stay dirty.
+        assert_eq!(w.flush_share(0, rate, 0.1), 4_000_000);
+        assert_eq!(w.dirty(), 3_600_000);
+        // Nothing arrives for 10 ms: 1 MB more drains.
+        w.settle(14_000_000, rate);
+        assert_eq!(w.dirty(), 2_600_000);
+        // A whole share is a full flush, none is an ignored one.
+        assert_eq!(w.flush_share(14_000_000, rate, 0.0), 0);
+        assert_eq!(w.flush_share(14_000_000, rate, 1.0), 26_000_000);
         assert_eq!(w.dirty(), 0);
     }
 }

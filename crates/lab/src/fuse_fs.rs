@@ -38,6 +38,11 @@ const ROOT: u64 = 1;
 const IMAGE: u64 = 2;
 /// `temp1_input`, served when the model has a temperature.
 const TEMP: u64 = 3;
+/// `power_loss_protection`, served when the model has a write cache: `1` when it declares
+/// power-loss protection, else `0`.
+const PLP: u64 = 4;
+/// The name the write cache's power-loss protection is declared under, beside the image.
+pub const PLP_NAME: &str = "power_loss_protection";
 /// How long before a deadline the reply clock stops sleeping and spins.
 const SPIN_NS: u64 = 50_000;
 const TTL: Duration = Duration::from_secs(3600);
@@ -426,7 +431,7 @@ impl LabFs {
     fn attr(&self, ino: u64) -> FileAttr {
         let (kind, perm, size, nlink) = if ino == ROOT {
             (FileType::Directory, 0o755, 0, 2)
-        } else if ino == TEMP {
+        } else if ino == TEMP || ino == PLP {
             // As sysfs: a page-sized read-only file whose reads return the current value.
             (FileType::RegularFile, 0o444, 4096, 1)
         } else {
@@ -514,6 +519,8 @@ impl Filesystem for LabFs {
             reply.entry(&TTL, &self.attr(IMAGE), Generation(0));
         } else if parent.0 == ROOT && name == TEMP_NAME && self.heat.is_some() {
             reply.entry(&TTL, &self.attr(TEMP), Generation(0));
+        } else if parent.0 == ROOT && name == PLP_NAME && self.model.write_cache.is_some() {
+            reply.entry(&TTL, &self.attr(PLP), Generation(0));
         } else {
             reply.error(Errno::ENOENT);
         }
@@ -523,6 +530,7 @@ impl Filesystem for LabFs {
         match ino.0 {
             ROOT | IMAGE => reply.attr(&TTL, &self.attr(ino.0)),
             TEMP if self.heat.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
+            PLP if self.model.write_cache.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
             _ => reply.error(Errno::ENOENT),
         }
     }
@@ -554,7 +562,7 @@ impl Filesystem for LabFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        if ino.0 == TEMP {
+        if ino.0 == TEMP || ino.0 == PLP {
             if flags.0 & libc::O_ACCMODE != libc::O_RDONLY {
                 reply.error(Errno::EACCES);
             } else {
@@ -580,10 +588,11 @@ impl Filesystem for LabFs {
         _lock: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        if ino.0 == TEMP {
-            let text = match &self.heat {
-                Some(h) => h.text_at(self.clock.now_ns()),
-                None => String::new(),
+        if ino.0 == TEMP || ino.0 == PLP {
+            let text = match (&self.heat, &self.model.write_cache) {
+                (Some(h), _) if ino.0 == TEMP => h.text_at(self.clock.now_ns()),
+                (_, Some(c)) if ino.0 == PLP => format!("{}\n", u8::from(c.protected)),
+                _ => String::new(),
             };
             let b = text.as_bytes();
             let from = (offset as usize).min(b.len());
@@ -638,7 +647,7 @@ impl Filesystem for LabFs {
         reply: ReplyWrite,
     ) {
         let len = data.len() as u64;
-        if ino.0 == TEMP {
+        if ino.0 == TEMP || ino.0 == PLP {
             reply.error(Errno::EACCES);
             return;
         }
@@ -800,6 +809,9 @@ impl Filesystem for LabFs {
         ];
         if self.heat.is_some() {
             entries.push((TEMP, FileType::RegularFile, TEMP_NAME));
+        }
+        if self.model.write_cache.is_some() {
+            entries.push((PLP, FileType::RegularFile, PLP_NAME));
         }
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
             if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {

@@ -13,6 +13,7 @@ pub mod cache;
 pub mod fake;
 pub mod flash;
 pub mod flash_served;
+pub mod flush_truth;
 pub mod fuse_fs;
 pub mod group;
 pub mod late;

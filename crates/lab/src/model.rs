@@ -130,13 +130,50 @@ pub struct ReadCache {
 }
 
 /// A write-back cache: writes are taken at `rate_mb_s` while there is room; dirty data drains
-/// to the media at the media write rate; a full cache makes writes wait for the drain.
+/// to the media at the media write rate; a full cache makes writes wait for the drain. A flush
+/// (an `fsync` of the image, which a loop device sends for a flush request) waits for the drain
+/// as `flush` says; `protected` declares power-loss protection (the cache survives a power cut).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WriteCache {
     #[serde(deserialize_with = "de_size")]
     pub size: u64,
     pub rate_mb_s: f64,
+    #[serde(default)]
+    pub flush: FlushPolicy,
+    /// With `flush = "partial"`: the share of the dirty data a flush writes out before it returns.
+    #[serde(default = "default_flushed_share")]
+    pub flushed_share: f64,
+    /// Power-loss protection declared: data in the cache survives a power cut.
+    #[serde(default)]
+    pub protected: bool,
+}
+
+/// What a write cache does with a flush.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlushPolicy {
+    /// The flush returns once every dirty byte is on the media.
+    #[default]
+    Honoured,
+    /// The flush returns at once; the cache drains in its own time.
+    Ignored,
+    /// The flush returns once `flushed_share` of the dirty bytes are on the media.
+    Partial,
+}
+
+impl FlushPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlushPolicy::Honoured => "honoured",
+            FlushPolicy::Ignored => "ignored",
+            FlushPolicy::Partial => "partial",
+        }
+    }
+}
+
+fn default_flushed_share() -> f64 {
+    0.1
 }
 
 pub use drivescope_record::QueueMode;
@@ -458,6 +495,9 @@ impl Model {
         if let Some(c) = &self.write_cache {
             if !pos(c.rate_mb_s) || c.size == 0 {
                 return Err(self.invalid("write_cache needs a size and a positive rate"));
+            }
+            if !(c.flushed_share >= 0.0 && c.flushed_share <= 1.0) {
+                return Err(self.invalid("write_cache.flushed_share must lie in [0, 1]"));
             }
         }
         if self.queue.depth == 0 || self.queue.depth > 1024 {

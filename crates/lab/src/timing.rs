@@ -649,13 +649,29 @@ impl Timeline {
         }
     }
 
-    /// A flush arriving at `arrival`: completes when the write cache has drained.
+    /// A flush arriving at `arrival`: when it completes. An honoured flush waits until the write
+    /// cache has drained, a partial one until its share has; an ignored one (and one on a disk
+    /// without a write cache) completes at once.
     pub fn flush(&mut self, arrival: u64) -> u64 {
+        use crate::model::FlushPolicy;
         let drain = self.drain_bytes_per_ns(self.head.min(self.model.size - 1), arrival);
-        match self.wcache.as_mut() {
-            Some(w) => arrival + w.flush(arrival, drain),
-            None => arrival,
-        }
+        let (Some(w), Some(c)) = (self.wcache.as_mut(), self.model.write_cache.as_ref()) else {
+            return arrival;
+        };
+        arrival
+            + match c.flush {
+                FlushPolicy::Honoured => w.flush(arrival, drain),
+                FlushPolicy::Partial => w.flush_share(arrival, drain, c.flushed_share),
+                FlushPolicy::Ignored => {
+                    w.settle(arrival, drain);
+                    0
+                }
+            }
+    }
+
+    /// Dirty bytes in the write cache as of its last update (0 without one).
+    pub fn dirty_bytes(&self) -> u64 {
+        self.wcache.as_ref().map_or(0, |w| w.dirty())
     }
 }
 

@@ -223,6 +223,7 @@ impl Model {
                 .map(|f| crate::flash_served::truth(self, f)),
             capacity: self.fake.as_ref().map(|f| f.truth(size)),
             vanish: self.vanish.as_ref().map(|v| v.truth()),
+            flush: crate::flush_truth::truth(self),
         }
     }
 

@@ -90,6 +90,21 @@ pub struct LoopInfo {
     pub sizelimit: Option<u64>,
     pub direct_io: Option<bool>,
     pub autoclear: Option<bool>,
+    /// Power-loss protection the backing file declares for its write cache: a lab disk's
+    /// `power_loss_protection` beside its `disk.img` (`1` or `0`); `None` elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_loss_protection: Option<bool>,
+}
+
+/// The file a lab disk declares its write cache's power-loss protection in, beside its image.
+pub const LAB_PLP_FILE: &str = "power_loss_protection";
+
+/// A lab disk's declared power-loss protection, from the file beside its `disk.img`.
+pub fn lab_power_loss_protection(backing: &Path) -> Option<bool> {
+    if backing.file_name()? != "disk.img" {
+        return None;
+    }
+    flag(&backing.parent()?.join(LAB_PLP_FILE))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -210,6 +225,10 @@ pub struct BlockInfo {
     pub nr_requests: Option<u64>,
     /// `queue/write_cache`: `write back` or `write through`.
     pub write_cache: Option<String>,
+    /// `queue/fua`: the device takes Force Unit Access writes (the kernel sends them instead of
+    /// a write and a flush).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fua: Option<bool>,
     pub holders: Vec<String>,
     pub slaves: Vec<String>,
     pub partitions: Vec<String>,
@@ -252,6 +271,7 @@ impl BlockInfo {
             scheduler: None,
             nr_requests: None,
             write_cache: None,
+            fua: None,
             zoned: None,
             discard_max_bytes: None,
             holders: Vec::new(),
@@ -294,6 +314,7 @@ pub fn read_common(dir: &Path, name: &str, dev_path: PathBuf) -> BlockInfo {
         scheduler: sysfs::read(&qq("scheduler")).map(|s| sysfs::bracketed(&s).unwrap_or(s)),
         nr_requests: sysfs::read_u64(&qq("nr_requests")),
         write_cache: sysfs::read(&qq("write_cache")),
+        fua: flag(&qq("fua")),
         zoned: sysfs::read(&qq("zoned")),
         discard_max_bytes: sysfs::read_u64(&qq("discard_max_bytes")),
         holders: sysfs::list(&dir.join("holders")),
@@ -328,12 +349,16 @@ pub fn read_loop(dir: &Path) -> Option<LoopInfo> {
         None => (None, false),
     };
     Some(LoopInfo {
-        backing_file: backing,
-        backing_deleted: deleted,
         offset: sysfs::read_u64(&l.join("offset")),
         sizelimit: sysfs::read_u64(&l.join("sizelimit")),
         direct_io: flag(&l.join("dio")),
         autoclear: flag(&l.join("autoclear")),
+        power_loss_protection: match (&backing, deleted) {
+            (Some(b), false) => lab_power_loss_protection(b),
+            _ => None,
+        },
+        backing_file: backing,
+        backing_deleted: deleted,
     })
 }
 

@@ -3,6 +3,7 @@
 use crate::bench::{BenchRecord, SoakRecord, SweepRecord};
 use crate::capacity::CapacityRecord;
 use crate::diagnose::DiagnoseRecord;
+use crate::durability::DurabilityRecord;
 use crate::header::Header;
 use crate::info::InfoRecord;
 use crate::kind::Kind;
@@ -29,6 +30,7 @@ pub enum Document {
     Multi(Box<MultiRecord>),
     Capacity(Box<CapacityRecord>),
     Steady(Box<SteadyRecord>),
+    Durability(Box<DurabilityRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -103,6 +105,7 @@ impl Document {
             Kind::Info => typed(doc, kind, Document::Info),
             Kind::Capacity => typed(doc, kind, Document::Capacity),
             Kind::Steady => typed(doc, kind, Document::Steady),
+            Kind::Durability => typed(doc, kind, Document::Durability),
             kind => Document::Unknown {
                 kind,
                 doc,
@@ -137,6 +140,7 @@ impl Document {
             Document::Multi(r) => Some(&r.header),
             Document::Capacity(r) => Some(&r.header),
             Document::Steady(r) => Some(&r.header),
+            Document::Durability(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -153,6 +157,7 @@ impl Document {
             Document::Multi(r) => Some(&mut r.header),
             Document::Capacity(r) => Some(&mut r.header),
             Document::Steady(r) => Some(&mut r.header),
+            Document::Durability(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -179,6 +184,7 @@ impl Serialize for Document {
             Document::Multi(r) => r.serialize(s),
             Document::Capacity(r) => r.serialize(s),
             Document::Steady(r) => r.serialize(s),
+            Document::Durability(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -220,7 +226,8 @@ record!(
     TimeRecord,
     MultiRecord,
     CapacityRecord,
-    SteadyRecord
+    SteadyRecord,
+    DurabilityRecord
 );
 
 macro_rules! from_record {
@@ -233,7 +240,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, CapacityRecord => Capacity, SteadyRecord => Steady, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, CapacityRecord => Capacity, SteadyRecord => Steady, DurabilityRecord => Durability, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {

@@ -48,6 +48,19 @@ pub enum FlushHonestyVerdict {
     Inconclusive,
 }
 
+impl FlushHonestyVerdict {
+    /// The name as documents write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlushHonestyVerdict::Early => "early",
+            FlushHonestyVerdict::Honest => "honest",
+            FlushHonestyVerdict::NothingPending => "nothing_pending",
+            FlushHonestyVerdict::Protected => "protected",
+            FlushHonestyVerdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
 /// Who returned the flushes early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -96,6 +109,72 @@ pub struct DurabilityData {
     pub flush_honesty: Option<FlushHonesty>,
 }
 
+/// What the storage says of its own cache: the kernel's queue settings, and a declared
+/// power-loss protection where something declares it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheWord {
+    /// `queue/write_cache`: `write back` (the kernel sends flushes) or `write through`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<String>,
+    /// `queue/fua`: the device takes Force Unit Access writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fua: Option<bool>,
+    /// Power-loss protection declared for the cache (a lab disk declares it beside its image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_loss_protection: Option<bool>,
+}
+
+/// The sustained write rate the flush bound used, and how it was measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SustainedWrite {
+    /// Bytes written in one sequential stream, then flushed.
+    pub bytes: u64,
+    /// Time of the writes (ns).
+    pub write_ns: u64,
+    /// Time of the flush after them (ns).
+    pub flush_ns: u64,
+    /// Rate over the stream's second half (bytes/s), the cache full by then if it is smaller.
+    pub tail_bytes_per_s: f64,
+    /// The rate the bound uses: the lower of the tail's and the whole stream's with its flush.
+    pub bytes_per_s: f64,
+}
+
+/// One timed write-then-flush pair of the flush-honesty experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlushPair {
+    pub bytes: u64,
+    pub write_ns: u64,
+    pub flush_ns: u64,
+}
+
+/// `drivescope durability` (`"kind": "durability"`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DurabilityRecord {
+    #[serde(flatten)]
+    pub header: crate::Header,
+    /// `file` (test files made and removed in the directory the header names) or `device`.
+    pub on: String,
+    #[serde(flatten)]
+    pub data: DurabilityData,
+    #[serde(default)]
+    pub cache: CacheWord,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained: Option<SustainedWrite>,
+    /// Every write-then-flush pair, in the order they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<FlushPair>,
+    /// Bytes written in all.
+    pub bytes_written: u64,
+    /// Flushes (`fdatasync`/`fsync` calls) issued in all.
+    pub flushes: u64,
+    /// The time the run was allowed (ns), and the time it took.
+    pub budget_ns: u64,
+    pub duration_ns: u64,
+    /// Stopped (SIGINT/SIGTERM) before it finished.
+    #[serde(default)]
+    pub interrupted: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +220,55 @@ mod tests {
                 }],
             }),
         }
+    }
+
+    #[test]
+    fn a_durability_record_reads_back_as_one_of_its_kind() {
+        let info = crate::TargetInfo {
+            path: "/dev/loop7".into(),
+            kind: crate::TargetType::Block,
+            size: 64 << 20,
+            logical_block_size: 512,
+        };
+        let rec = DurabilityRecord {
+            header: crate::Header::now(crate::Kind::Durability, info),
+            on: "device".into(),
+            data: sample(),
+            cache: CacheWord {
+                write_cache: Some("write back".into()),
+                fua: Some(false),
+                power_loss_protection: Some(true),
+            },
+            sustained: Some(SustainedWrite {
+                bytes: 32 << 20,
+                write_ns: 400_000_000,
+                flush_ns: 1_000,
+                tail_bytes_per_s: 80e6,
+                bytes_per_s: 79.5e6,
+            }),
+            pairs: vec![FlushPair {
+                bytes: 1 << 20,
+                write_ns: 3_000_000,
+                flush_ns: 90_000,
+            }],
+            bytes_written: 99 << 20,
+            flushes: 1234,
+            budget_ns: 5_000_000_000,
+            duration_ns: 2_500_000_000,
+            interrupted: false,
+        };
+        let text = serde_json::to_string(&rec).unwrap();
+        assert!(text.contains("\"kind\":\"durability\""), "{text}");
+        assert!(text.contains("\"commits\":["), "{text}");
+        let doc: crate::Document = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc.kind(), crate::Kind::Durability);
+        let crate::Document::Durability(back) = doc else {
+            panic!("not typed: {text}")
+        };
+        assert_eq!(back.data, rec.data);
+        assert_eq!((back.cache, back.sustained), (rec.cache, rec.sustained));
+        assert_eq!(back.pairs, rec.pairs);
+        assert_eq!(back.header.target.path, "/dev/loop7");
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub enum Kind {
     Capacity,
     /// `drivescope steady`: an SSD's steady state by the SNIA PTS method.
     Steady,
+    /// `drivescope durability`: what a commit costs, and whether flushes reach the media.
+    Durability,
     /// `drivescope lab truth`: a lab model's ground truth.
     LabTruth,
     /// `drivescope lab presets`.
@@ -58,6 +60,7 @@ impl Kind {
         Kind::Multi,
         Kind::Capacity,
         Kind::Steady,
+        Kind::Durability,
     ];
 
     /// The name as documents write it.
@@ -75,6 +78,7 @@ impl Kind {
             Kind::Info => "info",
             Kind::Capacity => "capacity",
             Kind::Steady => "steady",
+            Kind::Durability => "durability",
             Kind::LabTruth => "lab_truth",
             Kind::LabPresets => "lab_presets",
             Kind::LabServe => "lab_serve",
@@ -114,6 +118,7 @@ mod tests {
             Kind::Info,
             Kind::Capacity,
             Kind::Steady,
+            Kind::Durability,
             Kind::LabTruth,
             Kind::LabPresets,
             Kind::LabServe,
@@ -141,7 +146,8 @@ mod tests {
             | Kind::Time
             | Kind::Multi
             | Kind::Capacity
-            | Kind::Steady => true,
+            | Kind::Steady
+            | Kind::Durability => true,
             Kind::Info
             | Kind::LabTruth
             | Kind::LabPresets
@@ -168,6 +174,7 @@ mod tests {
             Kind::Multi,
             Kind::Capacity,
             Kind::Steady,
+            Kind::Durability,
             Kind::Info,
             Kind::LabTruth,
             Kind::LabPresets,

@@ -137,6 +137,33 @@ pub struct Truth {
     /// A disk that goes away mid-run: when, and what every command fails with after.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub vanish: Option<VanishTruth>,
+    /// What the write cache does with a flush (models with a `write_cache`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub flush: Option<FlushTruth>,
+}
+
+/// What a lab disk's write cache does with a flush, and what a flush after X bytes costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlushTruth {
+    /// `honoured`, `ignored` or `partial`.
+    pub policy: String,
+    /// Share of the dirty data a flush writes out before it returns (1 honoured, 0 ignored).
+    pub flushed_share: f64,
+    /// Power-loss protection declared.
+    pub protected: bool,
+    /// Flushes return before the data reach the media, and nothing protects the cache: a correct
+    /// flush-honesty verdict says so (where the cache is large enough to be seen).
+    pub flushes_early: bool,
+    /// Cache size (bytes).
+    pub cache_bytes: u64,
+    /// Rate writes enter the cache (MB/s, the interface cap included).
+    pub fill_mb_per_s: f64,
+    /// Rate the cache drains to the media (MB/s) at offset 0.
+    pub drain_mb_per_s: f64,
+    /// A flush after writing 1 MiB as fast as the cache takes it, from an empty cache (ns).
+    pub flush_ns_after_1mib: u64,
+    /// The same after writing as much as the cache holds when full.
+    pub flush_ns_after_full: u64,
 }
 
 /// When a lab disk goes away and how its commands fail after.

@@ -70,7 +70,9 @@ pub use header::{Direction, Header, TargetInfo, TargetType, ToolInfo, SCHEMA};
 pub use info::InfoRecord;
 pub use kind::Kind;
 pub use lab::{LabPreset, LabPresets, LabServed};
-pub use lab_truth::{Cache, QueueMode, Spot, Truth, TruthPosition, TruthZone, VanishTruth};
+pub use lab_truth::{
+    Cache, FlushTruth, QueueMode, Spot, Truth, TruthPosition, TruthZone, VanishTruth,
+};
 pub use multi::{MultiRecord, MultiRun, MultiTest, RankRate, RankResult, RankTest, RunWindow};
 pub use prediction::{ClassPrediction, Prediction};
 pub use replay::{ReplayClass, ReplayRecord, ReplayTotals};

@@ -240,6 +240,7 @@ mod tests {
             sizelimit: None,
             direct_io: None,
             autoclear: None,
+            power_loss_protection: None,
         });
         header("/dev/loop0", Some(Identity::of_block(b)))
     }

@@ -60,6 +60,7 @@ impl crate::Document {
             D::Time(r) => r.interrupted,
             D::Capacity(r) => r.interrupted,
             D::Steady(r) => r.workload.interrupted,
+            D::Durability(r) => r.interrupted,
             D::Multi(r) => r.interrupted,
             D::Info(_) | D::Unknown { .. } => return None,
         };

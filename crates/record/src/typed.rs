@@ -58,4 +58,5 @@ from_document!(
     MultiRecord => Multi, Kind::Multi;
     CapacityRecord => Capacity, Kind::Capacity;
     SteadyRecord => Steady, Kind::Steady;
+    crate::durability::DurabilityRecord => Durability, Kind::Durability;
 );

@@ -63,6 +63,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Multi(_) => vec!["tests"],
         Document::Capacity(_) => vec!["evidence"],
         Document::Steady(_) => vec!["rounds"],
+        Document::Durability(_) => vec!["commits", "pairs"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -119,6 +120,11 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
         Document::Steady(r) if name == "rounds" => rows(&r.rounds),
         Document::Capacity(r) => match name {
             "evidence" => rows(&r.evidence),
+            _ => None,
+        },
+        Document::Durability(r) => match name {
+            "commits" => rows(&r.data.commits),
+            "pairs" => rows(&r.pairs),
             _ => None,
         },
         Document::Time(r) => match name {

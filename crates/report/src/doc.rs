@@ -38,7 +38,9 @@ impl Run {
             Document::Screen(_) => Direction::Read,
             Document::Bench(r) => r.tests.first().map_or(Direction::Read, |t| t.rw),
             Document::Multi(r) => r.tests.first().map_or(Direction::Read, |t| t.rw),
-            Document::Capacity(_) | Document::Steady(_) => Direction::Write,
+            Document::Capacity(_) | Document::Steady(_) | Document::Durability(_) => {
+                Direction::Write
+            }
             Document::Time(_) | Document::Info(_) | Document::Unknown { .. } => Direction::Read,
         }
     }

@@ -86,6 +86,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Multi(r) => multi(r, &mut out),
         Document::Capacity(c) => capacity(c, &mut out),
         Document::Steady(s) => steady(s, &mut out),
+        Document::Durability(d) => durability(d, &mut out),
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
@@ -412,6 +413,38 @@ fn capacity(c: &drivescope_record::CapacityRecord, out: &mut Vec<Metric>) {
         Unit::Bytes,
         Better::Higher,
         c.real_capacity.map(|r| r as f64),
+    );
+}
+
+/// A durability run: the commit p99 at one committer (4 KiB `write`+`fdatasync`), and whether
+/// flushes return early (1) or not (0).
+fn durability(d: &drivescope_record::durability::DurabilityRecord, out: &mut Vec<Metric>) {
+    use drivescope_record::durability::{CommitModeName, FlushHonestyVerdict};
+    let qd1 = d
+        .data
+        .commits
+        .iter()
+        .find(|c| c.mode == CommitModeName::Fdatasync && c.committers == 1 && c.size == 4096);
+    push(
+        out,
+        "durability.commit_p99".into(),
+        "Commit p99 (4 KiB fdatasync, 1 committer)".into(),
+        Unit::Nanos,
+        Better::Lower,
+        qd1.map(|c| c.p99_ns as f64),
+    );
+    let early = d.data.flush_honesty.as_ref().and_then(|f| match f.verdict {
+        FlushHonestyVerdict::Early => Some(1.0),
+        FlushHonestyVerdict::Inconclusive => None,
+        _ => Some(0.0),
+    });
+    push(
+        out,
+        "durability.flush_early".into(),
+        "Flushes return early".into(),
+        Unit::Count,
+        Better::Lower,
+        early,
     );
 }
 

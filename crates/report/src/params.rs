@@ -92,6 +92,10 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             ));
             p.push(("conformant", yes_no(r.conformant)));
         }
+        Document::Durability(r) => {
+            p.push(("on", r.on.clone()));
+            p.push(("budget", format_duration(r.budget_ns)));
+        }
         Document::Capacity(r) => {
             p.push(("probe block", format_size(r.block_size)));
             p.push(("flush", format_size(r.flush_bytes)));

@@ -56,6 +56,8 @@ pub struct CommitPlan {
     pub commits: u64,
     /// Threads committing at once (1: QD1).
     pub committers: usize,
+    /// Each committer stops at this time, after its first commit, even short of `commits`.
+    pub until: Option<Instant>,
 }
 
 impl CommitPlan {
@@ -131,9 +133,9 @@ struct Committed {
     flushes: u64,
 }
 
-fn io_err(file: &TestFile, error: std::io::Error) -> TargetError {
+fn io_err(path: &std::path::Path, error: std::io::Error) -> TargetError {
     TargetError::Io {
-        path: file.path().display().to_string(),
+        path: path.display().to_string(),
         error,
     }
 }
@@ -155,6 +157,9 @@ fn commit_loop(
     let base = region * plan.commits * plan.size as u64;
     start.wait();
     for i in 0..plan.commits {
+        if i > 0 && plan.until.is_some_and(|u| Instant::now() >= u) {
+            break;
+        }
         let off = base + i * plan.size as u64;
         let t0 = Instant::now();
         f.write_all_at(&buf, off)?;
@@ -180,7 +185,15 @@ fn commit_loop(
 pub fn measure(plan: &CommitPlan) -> Result<CommitCost, TargetError> {
     plan.check()?;
     let file = TestFile::create(&plan.dir, plan.file_bytes())?;
-    commit_on(plan, &file)
+    commit_on(plan, file.path())
+}
+
+/// Runs the plan's commits on `path` from offset 0, which must hold `plan.file_bytes()`: a
+/// block device that the write gate let through (its data there is overwritten). `plan.dir` is
+/// not used.
+pub fn measure_at(plan: &CommitPlan, path: &std::path::Path) -> Result<CommitCost, TargetError> {
+    plan.check()?;
+    commit_on(plan, path)
 }
 
 /// The byte committer `region` writes at `i` within each of its commits.
@@ -189,13 +202,13 @@ fn pattern(region: u64, i: usize) -> u8 {
 }
 
 /// Runs the plan's commits on `file` (at least `plan.file_bytes()` long).
-fn commit_on(plan: &CommitPlan, file: &TestFile) -> Result<CommitCost, TargetError> {
+fn commit_on(plan: &CommitPlan, file: &std::path::Path) -> Result<CommitCost, TargetError> {
     let mut opts = OpenOptions::new();
     opts.write(true);
     if plan.mode == CommitMode::ODsync {
         opts.custom_flags(libc::O_DSYNC);
     }
-    let f = opts.open(file.path()).map_err(|e| io_err(file, e))?;
+    let f = opts.open(file).map_err(|e| io_err(file, e))?;
     let start = Barrier::new(plan.committers);
     let t0 = Instant::now();
     let results: Vec<Result<Committed, std::io::Error>> = std::thread::scope(|s| {
@@ -247,6 +260,7 @@ pub fn matrix(
                 size,
                 commits,
                 committers: k,
+                until: None,
             })?);
         }
     }

@@ -75,6 +75,7 @@ fn odd_sizes_and_many_committers() {
             size,
             commits: n,
             committers: k,
+            until: None,
         })
         .unwrap();
         check(&c, CommitMode::Fdatasync, k, size, n);
@@ -92,9 +93,10 @@ fn each_committer_fills_its_own_region_with_its_own_bytes() {
             size: 3000,
             commits: 4,
             committers: 3,
+            until: None,
         };
         let file = TestFile::create(&dir.0, plan.file_bytes()).unwrap();
-        let c = commit_on(&plan, &file).unwrap();
+        let c = commit_on(&plan, file.path()).unwrap();
         check(&c, mode, 3, 3000, 4);
         let data = std::fs::read(file.path()).unwrap();
         assert_eq!(data.len() as u64, plan.file_bytes());
@@ -117,6 +119,7 @@ fn empty_plans_and_missing_directories_are_refused() {
         size: 4096,
         commits: 0,
         committers: 1,
+        until: None,
     };
     assert!(matches!(measure(&plan), Err(TargetError::BadSpec(_))));
     let none = CommitPlan {
@@ -125,5 +128,23 @@ fn empty_plans_and_missing_directories_are_refused() {
         ..plan.clone()
     };
     assert!(matches!(measure(&none), Err(TargetError::NotFound(_))));
+    assert_eq!(dir.entries(), 0);
+}
+
+#[test]
+fn committers_stop_at_the_deadline_after_one_commit_each() {
+    let dir = Dir::new("until");
+    let c = measure(&CommitPlan {
+        dir: dir.0.clone(),
+        mode: CommitMode::Fdatasync,
+        size: 4096,
+        commits: 1000,
+        committers: 3,
+        until: Some(std::time::Instant::now()),
+    })
+    .unwrap();
+    assert_eq!(c.commits, 3, "one each, the deadline already past");
+    assert_eq!((c.flushes, c.latency.count()), (3, 3));
+    assert_eq!(c.bytes, 3 * 4096);
     assert_eq!(dir.entries(), 0);
 }

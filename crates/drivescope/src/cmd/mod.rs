@@ -6,6 +6,7 @@ pub mod compare;
 pub mod compare_prediction;
 pub mod completions;
 pub mod diagnose;
+pub mod durability;
 pub mod export;
 pub mod info;
 pub mod lab;

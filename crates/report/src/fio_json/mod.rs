@@ -155,6 +155,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Durability(_) => {
+            return Err(Unsupported {
+                kind: Kind::Durability,
+                why: None,
+            })
+        }
         Document::Multi(_) => {
             return Err(Unsupported {
                 kind: Kind::Multi,

@@ -166,6 +166,37 @@ fn chain(id: &Identity, i: usize, depth: usize, out: &mut String, seen: &mut Vec
     }
 }
 
+/// What each block device in the chain says of its write cache: the kernel's `queue/write_cache`
+/// and `queue/fua`, and a power-loss protection where something declares one.
+fn cache_word(id: &Identity, out: &mut String) {
+    let said: Vec<&BlockInfo> = id
+        .block_devices()
+        .filter(|b| b.write_cache.is_some() || b.fua.is_some())
+        .collect();
+    if said.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nwrite cache (the kernel's word):");
+    for b in said {
+        let plp = match b.loop_dev.as_ref().and_then(|l| l.power_loss_protection) {
+            Some(true) => ", power-loss protection declared",
+            Some(false) => ", no power-loss protection declared",
+            None => "",
+        };
+        let _ = writeln!(
+            out,
+            "  {}: {}, FUA {}{plp}",
+            b.name,
+            b.write_cache.as_deref().unwrap_or("unknown"),
+            match b.fua {
+                Some(true) => "yes",
+                Some(false) => "no",
+                None => "unknown",
+            }
+        );
+    }
+}
+
 fn device_block(b: &BlockInfo, out: &mut String) {
     let Some(hw) = &b.hardware else { return };
     let mut rows: Vec<(&str, String)> = vec![
@@ -214,7 +245,23 @@ fn device_block(b: &BlockInfo, out: &mut String) {
         ),
         ("scheduler", opt(&b.scheduler)),
         ("write cache", opt(&b.write_cache)),
+        (
+            "FUA",
+            match b.fua {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => "—".into(),
+            },
+        ),
     ];
+    if let Some(p) = b.loop_dev.as_ref().and_then(|l| l.power_loss_protection) {
+        let said = if p {
+            "declared (lab disk)"
+        } else {
+            "none declared (lab disk)"
+        };
+        rows.push(("power-loss protection", said.into()));
+    }
     if let Some(s) = &hw.sata {
         rows.push((
             "SATA link",
@@ -331,6 +378,7 @@ pub fn describe(id: &Identity) -> String {
     for b in id.devices() {
         device_block(b, &mut out);
     }
+    cache_word(id, &mut out);
     let _ = writeln!(out, "\nlinks (nearest the device first):");
     if id.links.is_empty() {
         let _ = writeln!(out, "  none known");

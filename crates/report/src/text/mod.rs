@@ -7,6 +7,7 @@ mod capacity;
 mod compare;
 mod diagnose;
 mod diagnose_spots;
+mod durability;
 mod extents;
 mod findings;
 mod fingerprint;
@@ -34,6 +35,7 @@ pub use bench::{bench_line, print_bench};
 pub use capacity::print_capacity;
 pub use compare::table as compare_table;
 pub use diagnose::print_diagnose;
+pub use durability::{print_durability, verdict_words as durability_verdict};
 pub use findings::print_findings;
 pub use fingerprint::print_fingerprint;
 pub use info::info;
@@ -103,6 +105,7 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
         Document::Multi(r) => print_multi(r, out)?,
         Document::Capacity(r) => print_capacity(r, out)?,
         Document::Steady(r) => print_steady(r, out)?,
+        Document::Durability(r) => print_durability(r, out)?,
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {

@@ -76,6 +76,10 @@ pub fn headline(doc: &Document) -> Option<String> {
             Some(v) => format!("{} steady", format_iops(v)),
             None => r.verdict.state_label().to_string(),
         },
+        Document::Durability(r) => {
+            let f = r.data.flush_honesty.as_ref()?;
+            format!("flush {}", f.verdict.as_str().replace('_', " "))
+        }
         Document::Info(_) | Document::Unknown { .. } => return None,
     })
 }

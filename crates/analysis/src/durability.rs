@@ -1,0 +1,216 @@
+//! Findings of a durability run, from its record alone: the flush-honesty rule over the run's
+//! write-then-flush pairs, its sustained write rate and what the storage said of its cache.
+
+use crate::flush_honesty::{self, FlushInput, FlushSample, FlushVerdict, KernelWriteCache};
+use drivescope_record::durability::DurabilityRecord;
+use drivescope_record::Finding;
+
+/// What the flush rule is given for a run.
+pub fn input_of(r: &DurabilityRecord) -> FlushInput {
+    FlushInput {
+        samples: r
+            .pairs
+            .iter()
+            .map(|p| FlushSample {
+                bytes: p.bytes,
+                write_ns: p.write_ns,
+                flush_ns: p.flush_ns,
+            })
+            .collect(),
+        media_bytes_per_s: r.sustained.as_ref().map(|s| s.bytes_per_s),
+        power_loss_protection: r.cache.power_loss_protection == Some(true),
+        kernel_write_cache: r
+            .cache
+            .write_cache
+            .as_deref()
+            .and_then(KernelWriteCache::parse),
+    }
+}
+
+/// The flush verdict of a run. On memory (tmpfs, zram, a RAM disk) there is no media behind a
+/// cache to reach: the rate the stream measured is the allocator's, and nothing is said.
+pub fn verdict(r: &DurabilityRecord) -> FlushVerdict {
+    if let Some(m) = r.header.memory() {
+        return FlushVerdict::Inconclusive {
+            reason: format!("the target is memory ({m}): no media lies behind a cache to reach"),
+        };
+    }
+    flush_honesty::judge(&input_of(r))
+}
+
+/// etcd's guidance for the disk under its write-ahead log: the 99th percentile of its WAL fsync
+/// durations below 10 ms (etcd documentation, "Hardware recommendations" and the FAQ on
+/// `wal_fsync_duration_seconds`). A WAL append is a small write and an `fdatasync`.
+pub const ETCD_WAL_P99_NS: u64 = 10_000_000;
+
+/// Commits a percentile needs before the need is judged.
+const NEED_COMMITS: u64 = 100;
+
+/// The named needs the commit costs miss: etcd's WAL fsync p99, from the 4 KiB `fdatasync`
+/// commits at one committer (`None` when they meet it or were too few to say).
+pub fn needs(r: &DurabilityRecord) -> Option<Finding> {
+    use drivescope_record::durability::CommitModeName;
+    use drivescope_record::{Confidence, FindingCode};
+    let c = r
+        .data
+        .commits
+        .iter()
+        .find(|c| c.mode == CommitModeName::Fdatasync && c.committers == 1 && c.size == 4096)?;
+    if c.count < NEED_COMMITS || c.p99_ns <= ETCD_WAL_P99_NS {
+        return None;
+    }
+    Some(Finding::new(
+        FindingCode::Other("commit_need".into()),
+        Confidence::High,
+        format!(
+            "Commits are too slow for etcd's write-ahead log: a 4 KiB write + fdatasync took {:.1} ms \
+             at the 99th percentile ({} commits), where etcd asks for under {:.0} ms.",
+            c.p99_ns as f64 / 1e6,
+            c.count,
+            ETCD_WAL_P99_NS as f64 / 1e6
+        ),
+        &[
+            ("p99_ms", c.p99_ns as f64 / 1e6),
+            ("p50_ms", c.p50_ns as f64 / 1e6),
+            ("commits", c.count as f64),
+            ("need_p99_ms", ETCD_WAL_P99_NS as f64 / 1e6),
+        ],
+    ))
+}
+
+/// The findings a run supports: flushes that return early (none where they are honest or
+/// nothing was pending), and commits that miss a named need.
+pub fn findings(r: &DurabilityRecord) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    if !(r.pairs.is_empty() && r.sustained.is_none()) {
+        out.extend(flush_honesty::finding(&verdict(r)));
+    }
+    out.extend(needs(r));
+    out
+}
+
+/// Judges a fresh run: its flush verdict with the evidence, and its findings.
+pub fn assess(r: &mut DurabilityRecord) {
+    if !(r.pairs.is_empty() && r.sustained.is_none()) {
+        r.data.flush_honesty = Some(flush_honesty::to_record(&verdict(r)));
+    }
+    r.header.findings = findings(r);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drivescope_record::durability::{DurabilityData, FlushPair, SustainedWrite};
+    use drivescope_record::{Header, Kind, TargetInfo, TargetType};
+
+    /// Pairs whose flushes take nothing after writes four times faster than the sustained rate.
+    fn early_run(memory: Option<&str>) -> DurabilityRecord {
+        let mut header = Header::now(
+            Kind::Durability,
+            TargetInfo {
+                path: "/x".into(),
+                kind: TargetType::File,
+                size: 0,
+                logical_block_size: 512,
+            },
+        );
+        header.memory = memory.map(String::from);
+        let rate = 100e6;
+        let pairs = (0..3)
+            .flat_map(|_| [1u64, 2, 4, 8])
+            .map(|mib| {
+                let bytes = mib << 20;
+                FlushPair {
+                    bytes,
+                    write_ns: (bytes as f64 / (4.0 * rate) * 1e9) as u64,
+                    flush_ns: 20_000,
+                }
+            })
+            .collect();
+        DurabilityRecord {
+            header,
+            on: "file".into(),
+            data: DurabilityData::default(),
+            cache: Default::default(),
+            sustained: Some(SustainedWrite {
+                bytes: 64 << 20,
+                write_ns: 671_088_640,
+                flush_ns: 1_000,
+                tail_bytes_per_s: rate,
+                bytes_per_s: rate,
+            }),
+            pairs,
+            bytes_written: 0,
+            flushes: 0,
+            budget_ns: 1,
+            duration_ns: 1,
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn commits_slower_than_etcd_asks_are_named_with_the_source_numbers() {
+        use drivescope_record::durability::{CommitCostRow, CommitModeName};
+        let row = |p99_ns, count| CommitCostRow {
+            mode: CommitModeName::Fdatasync,
+            committers: 1,
+            size: 4096,
+            count,
+            bytes: count * 4096,
+            flushes: count,
+            p50_ns: 2_000_000,
+            p99_ns,
+            max_ns: p99_ns,
+        };
+        let mut r = early_run(Some("tmpfs"));
+        for (p99, count, said) in [
+            (25_000_000, 500, true),
+            (ETCD_WAL_P99_NS, 500, false),
+            (25_000_000, 99, false),
+        ] {
+            r.data.commits = vec![row(p99, count)];
+            let f = needs(&r);
+            assert_eq!(f.is_some(), said, "{p99} {count}");
+            if let Some(f) = f {
+                assert!(f.claim.contains("25.0 ms") && f.claim.contains("under 10 ms"));
+                assert_eq!(f.evidence.numbers["need_p99_ms"], 10.0);
+            }
+        }
+        // Another mode or committer count is not what etcd's WAL does.
+        r.data.commits = vec![CommitCostRow {
+            committers: 4,
+            ..row(25_000_000, 500)
+        }];
+        assert!(needs(&r).is_none());
+    }
+
+    #[test]
+    fn early_flushes_are_found_on_a_disk_and_nothing_is_said_of_memory() {
+        let mut disk = early_run(None);
+        assess(&mut disk);
+        let f = disk.data.flush_honesty.as_ref().unwrap();
+        assert_eq!(
+            f.verdict,
+            drivescope_record::durability::FlushHonestyVerdict::Early
+        );
+        assert_eq!(disk.header.findings.len(), 1);
+        assert_eq!(
+            findings(&disk).len(),
+            1,
+            "the stored record gives the same finding"
+        );
+        let mut ram = early_run(Some("tmpfs"));
+        assess(&mut ram);
+        let f = ram.data.flush_honesty.as_ref().unwrap();
+        assert_eq!(
+            f.verdict,
+            drivescope_record::durability::FlushHonestyVerdict::Inconclusive
+        );
+        assert!(f.reason.as_deref().unwrap().contains("memory (tmpfs)"));
+        assert!(ram
+            .header
+            .findings
+            .iter()
+            .all(|f| f.confidence == drivescope_record::Confidence::Inconclusive));
+    }
+}

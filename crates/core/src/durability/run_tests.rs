@@ -1,0 +1,101 @@
+//! A whole run in a directory in memory (/dev/shm), on a short budget: every measurement in its
+//! order, the counts adding up, the test files gone, the record carrying it all. No timing is
+//! asserted but the order of magnitude of the budget.
+
+use super::*;
+
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir(tag: &str) -> Dir {
+    let base = if std::path::Path::new("/dev/shm").is_dir() {
+        PathBuf::from("/dev/shm")
+    } else {
+        std::env::temp_dir()
+    };
+    let p = base.join(format!(
+        "drivescope-durability-{tag}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    Dir(p)
+}
+
+#[test]
+fn a_run_measures_every_cell_in_order_counts_everything_and_leaves_nothing() {
+    let d = dir("run");
+    let mut plan = DurabilityPlan::new(Place::Dir(d.0.clone()), 400_000_000);
+    plan.region = 64 << 20;
+    let mut said = Vec::new();
+    let run = run(&plan, &AtomicBool::new(false), &mut |l| said.push(l)).unwrap();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert_eq!(
+        std::fs::read_dir(&d.0).unwrap().count(),
+        0,
+        "test files removed"
+    );
+    let cells = commit_cells(&plan);
+    assert_eq!(cells.len(), 12);
+    assert_eq!(run.commits.len(), 12);
+    for (c, (mode, size, k)) in run.commits.iter().zip(&cells) {
+        assert_eq!((c.mode, c.size, c.committers), (*mode, *size, *k));
+        // At least one commit each; as many as planned unless the deadline came first.
+        assert!(c.commits >= *k as u64, "{c:?}");
+        assert_eq!(c.latency.count(), c.commits);
+        assert_eq!(c.bytes, c.commits * *size as u64);
+        let flushes = if *mode == CommitMode::ODsync {
+            0
+        } else {
+            c.commits
+        };
+        assert_eq!(c.flushes, flushes);
+    }
+    assert!(run.region <= 64 << 20 && run.region > 0);
+    let f = &run.flush;
+    let s = f.sustained.expect("a sustained stream");
+    assert!(s.bytes <= run.region && s.bytes > 0);
+    let pairs: u64 = f.pairs.iter().map(|p| p.bytes).sum();
+    assert_eq!(f.bytes_written, s.bytes + pairs);
+    assert_eq!(f.flushes, 2 + f.pairs.len() as u64);
+    let commit_bytes: u64 = run.commits.iter().map(|c| c.bytes).sum();
+    assert_eq!(run.bytes_written(), commit_bytes + f.bytes_written);
+    // An order of magnitude only: the run keeps near its budget.
+    assert!(run.duration_ns < 10 * plan.budget_ns, "{}", run.duration_ns);
+
+    let info = drivescope_record::TargetInfo {
+        path: d.0.display().to_string(),
+        kind: drivescope_record::TargetType::File,
+        size: 0,
+        logical_block_size: 512,
+    };
+    let header = drivescope_record::Header::now(drivescope_record::Kind::Durability, info);
+    let (bytes, flushes, pairs) = (run.bytes_written(), run.flushes(), f.pairs.len());
+    let rec = run.into_record(header, Default::default(), plan.budget_ns);
+    assert_eq!(rec.on, "file");
+    assert_eq!(rec.data.commits.len(), 12);
+    assert_eq!((rec.bytes_written, rec.flushes), (bytes, flushes));
+    assert_eq!(rec.pairs.len(), pairs);
+    assert!(
+        rec.data.flush_honesty.is_none(),
+        "the rule gives the verdict"
+    );
+}
+
+#[test]
+fn a_stopped_run_says_so_and_a_directory_with_no_room_is_refused() {
+    let d = dir("stop");
+    let plan = DurabilityPlan::new(Place::Dir(d.0.clone()), 200_000_000);
+    let run = run(&plan, &AtomicBool::new(true), &mut |_| {}).unwrap();
+    assert!(run.commits.is_empty());
+    assert!(run.flush.interrupted);
+    assert!(run.flush.pairs.is_empty());
+    assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0);
+    let missing = DurabilityPlan::new(Place::Dir(d.0.join("absent")), 200_000_000);
+    assert!(super::run(&missing, &AtomicBool::new(false), &mut |_| {}).is_err());
+}

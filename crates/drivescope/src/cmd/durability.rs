@@ -1,0 +1,123 @@
+//! `drivescope durability`: what a commit costs, and whether flushes reach the media. The
+//! measuring is `drivescope_core::durability::run`, the verdict `drivescope_analysis::durability`.
+
+use crate::finish::{finish, Finish, Outcome, Refused};
+use crate::opts::destructive::{self, DestructiveOpts};
+use crate::opts::store::StoreOpts;
+use clap::Args;
+use drivescope_core::durability::run::{self as durable, DurabilityPlan, Place};
+use drivescope_record::durability::CacheWord;
+use drivescope_record::{Header, Kind, TargetInfo, TargetType};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    drivescope durability /var/lib/postgresql\n  \
+    drivescope durability /dev/sdX --destructive --confirm SERIAL --budget 30s\n\n\
+    In a directory it writes test files it makes and removes; on a block device (only with \
+    --destructive and --confirm) it overwrites the start of the device. A device whose flushes \
+    return before the data can have reached the media exits with code 5.")]
+pub struct DurabilityArgs {
+    /// A directory (test files are made and removed there) or a block device.
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    #[command(flatten)]
+    pub gate: DestructiveOpts,
+    /// Time the run may take: about a third for the commit costs, the rest for the flush
+    /// experiment (a sustained write, then timed write-and-flush pairs).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::opts::args::parse_positive_duration)]
+    pub budget: Duration,
+    /// Print the run's JSON document on stdout instead of the text; stderr then carries only
+    /// warnings and errors.
+    #[arg(long)]
+    pub json: bool,
+    /// Only warnings and errors on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
+/// Where the run writes: a writable directory, or a block device through the write gate.
+fn place(a: &DurabilityArgs) -> anyhow::Result<(Place, TargetInfo)> {
+    let spec = &a.target;
+    let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such directory or device"),
+        _ => anyhow::anyhow!("{spec}: {e}"),
+    })?;
+    if meta.is_dir() {
+        if !drivescope_core::durability::writable_dir(Path::new(spec)) {
+            return Err(Refused(format!(
+                "{spec}: read-only; durability writes its test files there"
+            ))
+            .into());
+        }
+        let info = TargetInfo {
+            path: spec.clone(),
+            kind: TargetType::File,
+            size: 0,
+            logical_block_size: 512,
+        };
+        return Ok((Place::Dir(spec.into()), info));
+    }
+    if !std::os::unix::fs::FileTypeExt::is_block_device(&meta.file_type()) {
+        return Err(Refused(format!(
+            "{spec}: durability writes to a directory (test files it makes) or a block device, \
+             never to an existing file"
+        ))
+        .into());
+    }
+    let target = destructive::open(spec, &a.gate, &a.store.protected())?;
+    let info = target.info();
+    Ok((
+        Place::Device {
+            path: spec.into(),
+            size: target.size,
+        },
+        info,
+    ))
+}
+
+/// What the storage under the target says of its cache.
+fn cache_word(id: Option<&drivescope_probe::Identity>) -> CacheWord {
+    let Some(id) = id else {
+        return CacheWord::default();
+    };
+    let first = id.block_devices().next();
+    CacheWord {
+        write_cache: first.and_then(|b| b.write_cache.clone()),
+        fua: first.and_then(|b| b.fua),
+        power_loss_protection: id
+            .block_devices()
+            .find_map(|b| b.loop_dev.as_ref()?.power_loss_protection),
+    }
+}
+
+pub fn run(a: DurabilityArgs) -> anyhow::Result<Outcome> {
+    let (place, info) = place(&a)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    crate::signals::stop_on_interrupt(&stop)?;
+    let mut header = Header::now(Kind::Durability, info);
+    header.device = crate::identity::of(&a.target);
+    let cache = cache_word(header.device.as_ref());
+    let budget_ns = a.budget.as_nanos() as u64;
+    let plan = DurabilityPlan::new(place, budget_ns);
+    let measured = durable::run(&plan, &stop, &mut |line| crate::note!("{line}"))?;
+    header.end_now();
+    let mut rec = measured.into_record(header, cache, budget_ns);
+    drivescope_analysis::durability::assess(&mut rec);
+    let print = crate::finish::and_findings(drivescope_report::text::print_durability);
+    finish(
+        rec,
+        &print,
+        Finish {
+            json: a.json,
+            store: &a.store,
+            replace: None,
+            resume_with: None,
+        },
+    )
+}

@@ -1,0 +1,125 @@
+//! The text of a durability run: what the cache says of itself, what a commit costs, and whether
+//! flushes reach the media, with the evidence.
+
+use drivescope_record::durability::{
+    CommitModeName, DurabilityRecord, FlushHonestyVerdict, FlushSizeRow,
+};
+use drivescope_units::{format_latency, format_rate, format_size};
+use std::io::Write;
+
+fn mode(m: CommitModeName) -> &'static str {
+    match m {
+        CommitModeName::Fdatasync => "write+fdatasync",
+        CommitModeName::Fsync => "write+fsync",
+        CommitModeName::ODsync => "O_DSYNC write",
+    }
+}
+
+fn yes_no(v: Option<bool>, yes: &str, no: &str) -> String {
+    match v {
+        Some(true) => yes.into(),
+        Some(false) => no.into(),
+        None => "unknown".into(),
+    }
+}
+
+/// The verdict in words.
+pub fn verdict_words(v: FlushHonestyVerdict) -> &'static str {
+    match v {
+        FlushHonestyVerdict::Early => "flushes return before the data can have reached the media",
+        FlushHonestyVerdict::Honest => "flushes take what the pending data need: honest",
+        FlushHonestyVerdict::NothingPending => {
+            "writes ran at the media rate: nothing was left in a cache to flush"
+        }
+        FlushHonestyVerdict::Protected => {
+            "power-loss protection declared: early flushes keep the data"
+        }
+        FlushHonestyVerdict::Inconclusive => "not settled",
+    }
+}
+
+fn size_row(r: &FlushSizeRow, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "    {:<10} {:>10} {:>10} {:>10} {:>5}/{}",
+        format_size(r.bytes),
+        format_latency(r.write_ns),
+        format_latency(r.flush_ns),
+        format_latency(r.bound_ns),
+        r.below,
+        r.repeats
+    )
+}
+
+pub fn print_durability(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "durability of {} ({}): {} written, {} flushes, {} of a {} budget",
+        r.header.target.path,
+        if r.on == "device" {
+            "the device"
+        } else {
+            "a test file"
+        },
+        format_size(r.bytes_written),
+        r.flushes,
+        format_latency(r.duration_ns as f64),
+        format_latency(r.budget_ns as f64)
+    )?;
+    let c = &r.cache;
+    writeln!(
+        out,
+        "  cache: {}, FUA {}, power-loss protection {}",
+        c.write_cache.as_deref().unwrap_or("write cache unknown"),
+        yes_no(c.fua, "yes", "no"),
+        yes_no(c.power_loss_protection, "declared", "not declared")
+    )?;
+    if !r.data.commits.is_empty() {
+        writeln!(
+            out,
+            "  commit cost        committers  size      commits  flushes  p50        p99        max"
+        )?;
+        for row in &r.data.commits {
+            writeln!(
+                out,
+                "  {:<18} {:>10}  {:<9} {:>7}  {:>7}  {:<10} {:<10} {}",
+                mode(row.mode),
+                row.committers,
+                format_size(row.size),
+                row.count,
+                row.flushes,
+                format_latency(row.p50_ns as f64),
+                format_latency(row.p99_ns as f64),
+                format_latency(row.max_ns as f64)
+            )?;
+        }
+    }
+    if let Some(s) = &r.sustained {
+        writeln!(
+            out,
+            "  sustained write {} ({} in {}, then a flush of {}; the stream's second half {})",
+            format_rate(s.bytes_per_s / 1e6),
+            format_size(s.bytes),
+            format_latency(s.write_ns as f64),
+            format_latency(s.flush_ns as f64),
+            format_rate(s.tail_bytes_per_s / 1e6)
+        )?;
+    }
+    if let Some(f) = &r.data.flush_honesty {
+        writeln!(out, "  flush honesty: {}", verdict_words(f.verdict))?;
+        if let Some(why) = &f.reason {
+            writeln!(out, "    ({why})")?;
+        }
+        if !f.sizes.is_empty() {
+            writeln!(
+                out,
+                "    {:<10} {:>10} {:>10} {:>10} {:>7}",
+                "after", "write", "flush", "bound", "early"
+            )?;
+            for row in &f.sizes {
+                size_row(row, out)?;
+            }
+        }
+    }
+    Ok(())
+}
