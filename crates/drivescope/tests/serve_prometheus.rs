@@ -158,7 +158,8 @@ fn fill(dir: &Path, store: &str) -> (String, String, String) {
         "a failed drive: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    drop((good, bad));
+    // The screened disks stay attached while the cached one is diagnosed, so that it gets a kernel
+    // name of its own: `/metrics` keeps a serial-less name's series to the device its newest run was on.
     let mut cache = Model::preset("raid-cache").unwrap();
     cache.size = 64 << 20;
     let cached = LabDevice::start_temp_on(&cache, true, None).expect("start lab device");
@@ -174,6 +175,7 @@ fn fill(dir: &Path, store: &str) -> (String, String, String) {
             break;
         }
     }
+    drop((good, bad, cached));
     (file, g, b)
 }
 
