@@ -5,44 +5,9 @@
 
 mod common;
 
-use common::scratch::{run, TestDir};
+use common::cached::{bench_text, diagnosis_on};
+use common::scratch::TestDir;
 use common::{skip_without_root, TmpfsLoop};
-use drivescope_record::Document;
-
-const FIXTURE: &str = include_str!("../../analysis/tests/fixtures/diagnose-raid-cache.json");
-
-/// The fixture as if it had run on `dev` over `backing`: every name of its loop device is
-/// `dev`'s, the backing file the one given.
-fn diagnosis_on(dev: &str, backing: &str) -> Document {
-    let name = dev.trim_start_matches("/dev/");
-    let text = FIXTURE
-        .replace("/dev/loop0", dev)
-        .replace("\"loop0\"", &format!("\"{name}\""))
-        .replace("/tmp/lab-raid-cache/disk.img", backing);
-    serde_json::from_str(&text).expect("the fixture reads as a document")
-}
-
-/// A read bench of 32 MiB (inside the fixture's ~69 MiB cache) on `dev`, with `store`.
-fn bench_text(dev: &str, store: &str) -> String {
-    let (code, out, err) = run(&[
-        "bench",
-        dev,
-        "--rw",
-        "read",
-        "--test",
-        "SEQ1M Q1T1",
-        "--runs",
-        "1",
-        "--duration",
-        "200ms",
-        "--size",
-        "32M",
-        "--store",
-        store,
-    ]);
-    assert_eq!(code, 0, "stderr: {err}");
-    out
-}
 
 #[test]
 fn a_cache_found_on_one_disk_is_not_claimed_for_another_under_the_same_name() {

@@ -7,31 +7,20 @@
 
 mod common;
 
+use common::cached::{bench_text, diagnosis_on};
 use common::lab::one_at_a_time;
 use common::scratch::{run, TestDir};
 use common::skip_without_root;
 use drivescope_lab::{check_environment, LabDevice, Model};
-use drivescope_record::Document;
 use std::path::Path;
 use std::process::Command;
-
-const FIXTURE: &str = include_str!("../../analysis/tests/fixtures/diagnose-raid-cache.json");
-
-/// The fixture as if it had run on `dev` over `backing`.
-fn diagnosis_on(dev: &str, backing: &Path) -> Document {
-    let name = dev.trim_start_matches("/dev/");
-    let text = FIXTURE
-        .replace("/dev/loop0", dev)
-        .replace("\"loop0\"", &format!("\"{name}\""))
-        .replace("/tmp/lab-raid-cache/disk.img", backing.to_str().unwrap());
-    serde_json::from_str(&text).expect("the fixture reads as a document")
-}
 
 /// The loop device `dev` over `image` (direct I/O, as the lab attaches its own).
 fn attach(dev: &str, image: &Path) -> bool {
     Command::new("losetup")
         .args(["--direct-io=on", dev])
         .arg(image)
+        .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
 }
@@ -54,28 +43,6 @@ impl Drop for Attached {
             .stderr(std::process::Stdio::null())
             .status();
     }
-}
-
-/// A read bench of 32 MiB (inside both the fixture's ~69 MiB cache and the model's 64 MiB).
-fn bench(dev: &str, store: &str) -> String {
-    let (code, out, err) = run(&[
-        "bench",
-        dev,
-        "--rw",
-        "read",
-        "--test",
-        "SEQ1M Q1T1",
-        "--runs",
-        "1",
-        "--duration",
-        "200ms",
-        "--size",
-        "32M",
-        "--store",
-        store,
-    ]);
-    assert_eq!(code, 0, "stderr: {err}");
-    out
 }
 
 #[test]
@@ -106,11 +73,12 @@ fn a_diagnosed_cache_follows_its_disk_not_the_kernel_name() {
     let dir = TestDir::new("lab-identity", "store");
     let store = dir.file("runs.sqlite");
     let mut st = drivescope_store::Store::open(store.as_str()).unwrap();
-    st.save(&diagnosis_on(&dev, a.image())).unwrap();
+    st.save(&diagnosis_on(&dev, a.image().to_str().unwrap()))
+        .unwrap();
     drop(st);
 
     // The diagnosed disk: its bench inside the cache is flagged.
-    let out = bench(&dev, &store);
+    let out = bench_text(&dev, &store);
     assert!(
         out.contains("!! READ RESULTS FROM A CACHE: the 32.0 MiB test fits"),
         "the disk's own stored cache:\n{out}"
@@ -118,8 +86,15 @@ fn a_diagnosed_cache_follows_its_disk_not_the_kernel_name() {
 
     // The other disk under the same name: nothing of the first one's cache.
     detach(&dev);
-    assert!(attach(&dev, b.image()), "{dev} over the plain disk's file");
-    let out = bench(&dev, &store);
+    // The kernel lets go of a detached loop device once its last opener (udev's probe) closes it.
+    let reattached = (0..100).any(|_| {
+        attach(&dev, b.image()) || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            false
+        }
+    });
+    assert!(reattached, "{dev} over the plain disk's file");
+    let out = bench_text(&dev, &store);
     assert!(
         !out.contains("FROM A CACHE"),
         "another disk's cache claimed for this one:\n{out}"

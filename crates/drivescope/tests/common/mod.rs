@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub mod busy;
+pub mod cached;
 pub mod kill9;
 pub mod lab;
 mod root;
