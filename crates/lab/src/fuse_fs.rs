@@ -68,6 +68,9 @@ pub struct Counters {
     pub host_bound: AtomicU64,
     /// Commands that other devices' transfers on the shared bus held up (0 off a bus).
     pub bus_waits: AtomicU64,
+    /// The disk was pulled ([`crate::LabDevice::pull`]): every command from now fails with ENODEV,
+    /// also where the FUSE connection could not be aborted.
+    pub pulled: std::sync::atomic::AtomicBool,
 }
 
 /// A snapshot of [`Counters`].
@@ -488,6 +491,9 @@ impl LabFs {
 
     /// The error every command fails with once the disk has gone away (`vanish`).
     fn gone(&self) -> Option<i32> {
+        if self.counters.pulled.load(Ordering::Relaxed) {
+            return Some(libc::ENODEV);
+        }
         let v = self.model.vanish.as_ref()?;
         v.gone(self.counters.bytes_read.load(Ordering::Relaxed))
             .then(|| v.errno())

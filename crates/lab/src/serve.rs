@@ -271,6 +271,11 @@ impl LabDevice {
     /// fails as on a dead device (the loop device stays attached, as a disk's node would
     /// until the tool closes it). Drop still cleans up.
     pub fn pull(&self) {
+        // First in the file system itself: the abort goes through fusectl, which may not be
+        // there to take it (mounted and unmounted again around each abort).
+        self.counters
+            .pulled
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(dev) = self.conn {
             abort_connection(dev);
         }
