@@ -96,30 +96,31 @@ fn read_whole(
     Ok(mb_per_s(r.read_bytes, r.duration_ns))
 }
 
+/// An md stripe of `n` members that read as null targets (for tests).
+#[cfg(test)]
+pub(crate) fn array(n: usize) -> Array {
+    Array {
+        target: std::path::PathBuf::from("/dev/md0"),
+        kind: drivescope_record::ArrayKind::Md,
+        name: "md0".into(),
+        level: Some("raid0".into()),
+        profiles: Vec::new(),
+        members: (0..n)
+            .map(|i| drivescope_record::ArrayMember {
+                name: format!("m{i}"),
+                dev_path: std::path::PathBuf::from("null:1G"),
+                major_minor: None,
+            })
+            .collect(),
+        controller: None,
+        notes: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivescope_record::{ArrayKind, ArrayMember as Member};
     use std::path::PathBuf;
-
-    fn array(n: usize) -> Array {
-        Array {
-            target: PathBuf::from("/dev/md0"),
-            kind: ArrayKind::Md,
-            name: "md0".into(),
-            level: Some("raid0".into()),
-            profiles: Vec::new(),
-            members: (0..n)
-                .map(|i| Member {
-                    name: format!("m{i}"),
-                    dev_path: PathBuf::from("null:1G"),
-                    major_minor: None,
-                })
-                .collect(),
-            controller: None,
-            notes: Vec::new(),
-        }
-    }
 
     fn quick() -> SharedOptions {
         SharedOptions {

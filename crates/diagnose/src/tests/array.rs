@@ -5,29 +5,8 @@ use super::model::ssd;
 use super::support::{diagnose_with, options};
 use crate::array_step::Found;
 use crate::DiagnoseRun;
-use drivescope_record::{Array, ArrayKind, ArrayMember, Experiment, Verdict};
-use std::path::PathBuf;
+use drivescope_record::{Experiment, Verdict};
 use std::sync::atomic::AtomicBool;
-
-/// An md stripe of `n` members that read as null targets.
-fn null_members(n: usize) -> Array {
-    Array {
-        target: PathBuf::from("/dev/md0"),
-        kind: ArrayKind::Md,
-        name: "md0".into(),
-        level: Some("raid0".into()),
-        profiles: Vec::new(),
-        members: (0..n)
-            .map(|i| ArrayMember {
-                name: format!("m{i}"),
-                dev_path: PathBuf::from("null:1G"),
-                major_minor: None,
-            })
-            .collect(),
-        controller: None,
-        notes: Vec::new(),
-    }
-}
 
 fn with(found: Found) -> DiagnoseRun {
     DiagnoseRun {
@@ -38,7 +17,7 @@ fn with(found: Found) -> DiagnoseRun {
 
 #[test]
 fn the_members_and_the_array_are_read_first_and_explained() {
-    let a = null_members(3);
+    let a = crate::array::array(3);
     let d = diagnose_with(
         ssd(),
         &options(12),
@@ -88,7 +67,7 @@ fn a_budget_too_small_for_the_reads_skips_them_and_no_array_reads_nothing() {
     let d = diagnose_with(
         ssd(),
         &options(1),
-        with(Found::Members(null_members(8))),
+        with(Found::Members(crate::array::array(8))),
         &AtomicBool::new(false),
         |_| {},
     );
@@ -117,7 +96,7 @@ fn a_resumed_diagnosis_keeps_the_array_reads_it_has() {
     let first = diagnose_with(
         ssd(),
         &options(12),
-        with(Found::Members(null_members(2))),
+        with(Found::Members(crate::array::array(2))),
         &AtomicBool::new(false),
         |_| {},
     );
@@ -135,7 +114,7 @@ fn a_resumed_diagnosis_keeps_the_array_reads_it_has() {
         &options(12),
         DiagnoseRun {
             prior: Some(prior),
-            array: Some(Found::Members(null_members(2))),
+            array: Some(Found::Members(crate::array::array(2))),
             ..DiagnoseRun::default()
         },
         &AtomicBool::new(false),
