@@ -240,7 +240,7 @@ pub struct Finish<'a> {
     /// The stored run the record takes the place of: the checkpoint it wrote, or the run it continues.
     pub replace: Option<RunId>,
     /// The command that continues a run that stopped early (`scan`, `soak`, …), when it can be.
-    pub resume_with: Option<&'static str>,
+    pub resume_with: Option<Cmd>,
 }
 
 /// What a record's text looks like for people.
@@ -265,7 +265,10 @@ where
     let saved = f.store.save_over(&doc, f.replace);
     if let (Some(id), Some(command)) = (saved, f.resume_with) {
         if doc.state() == Some(RunState::Interrupted) && resumable(&doc) {
-            eprintln!("drivescope: continue it with `drivescope {command} --resume {id}`");
+            eprintln!(
+                "drivescope: continue it with `drivescope {} --resume {id}`",
+                command.name()
+            );
         }
     }
     Ok(outcome(&doc))
@@ -347,9 +350,45 @@ pub fn replay_outcome(r: &drivescope_record::ReplayRecord) -> Outcome {
 }
 
 /// Print results on stdout: every write of results goes through here. A reader that closed the
-/// pipe early (`| head`) is no error: the rest is dropped quietly.
+/// pipe early (`| head`) is no error: the rest is dropped quietly. The binary's in-process tests
+/// take what a command prints here instead (see `capture`).
 pub fn print_all(bytes: &[u8]) -> std::io::Result<()> {
+    #[cfg(test)]
+    if capture::take(bytes) {
+        return Ok(());
+    }
     write_or_closed(&mut std::io::stdout().lock(), bytes)
+}
+
+/// The in-process tests' stdout: what a command running on this thread prints as results.
+#[cfg(test)]
+pub mod capture {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static TAKEN: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+    }
+
+    /// From now on this thread's results are kept, not printed.
+    pub fn start() {
+        TAKEN.with(|t| *t.borrow_mut() = Some(Vec::new()));
+    }
+
+    /// What was printed since [`start`]; printing goes to stdout again.
+    pub fn end() -> Vec<u8> {
+        TAKEN.with(|t| t.borrow_mut().take()).unwrap_or_default()
+    }
+
+    /// Keep `bytes` when capturing.
+    pub(super) fn take(bytes: &[u8]) -> bool {
+        TAKEN.with(|t| match t.borrow_mut().as_mut() {
+            Some(v) => {
+                v.extend_from_slice(bytes);
+                true
+            }
+            None => false,
+        })
+    }
 }
 
 /// Write `bytes` and flush; a closed pipe is no error.

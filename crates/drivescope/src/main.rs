@@ -5,6 +5,8 @@ mod checkpoints;
 mod cmd;
 mod finish;
 mod identity;
+#[cfg(test)]
+mod inproc;
 mod live;
 #[cfg(feature = "mpi")]
 mod mpi;
@@ -13,6 +15,7 @@ mod plan;
 mod progress;
 mod progress_group;
 mod resume;
+mod runner;
 mod say;
 mod signals;
 mod temperature;
@@ -172,10 +175,10 @@ fn main() -> ExitCode {
 /// Run the command and give how it ended.
 fn run(command: Command) -> anyhow::Result<finish::Outcome> {
     match command {
-        Command::Scan(a) => ranks!(cmd::scan::plan(a), cmd::scan::run, mpi::scan::run),
-        Command::Bench(a) => ranks!(cmd::bench::plan(a), cmd::bench::run, mpi::bench::run),
-        Command::Sweep(a) => ranks!(cmd::sweep::plan(a), cmd::sweep::run, mpi::sweep::run),
-        Command::Soak(a) => ranks!(cmd::soak::plan(a), cmd::soak::run, mpi::soak::run),
+        Command::Scan(a) => ranks!(cmd::scan::plan(a), runner::main, mpi::scan::run),
+        Command::Bench(a) => ranks!(cmd::bench::plan(a), runner::main, mpi::bench::run),
+        Command::Sweep(a) => ranks!(cmd::sweep::plan(a), runner::main, mpi::sweep::run),
+        Command::Soak(a) => ranks!(cmd::soak::plan(a), runner::main, mpi::soak::run),
         Command::Diagnose(a) => cmd::diagnose::run(a),
         Command::Screen(a) => cmd::screen::run(a),
         Command::Time(a) => cmd::time::run(a),

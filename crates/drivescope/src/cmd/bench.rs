@@ -1,13 +1,13 @@
 //! `drivescope bench`: CrystalDiskMark's profiles and custom tests.
 
-use crate::finish::Outcome;
-use crate::finish::{and_findings, finish};
+use crate::finish::Cmd;
 use crate::live::workload::Done;
 use crate::opts::args::{
     parse_duration, parse_pct, parse_positive_duration, parse_profile, parse_test, RwArg,
 };
 use crate::opts::workload::{self, WorkloadArgs};
 use crate::plan::bench::BenchPlan;
+use crate::runner::{Measure, Measured, Session};
 use clap::Args;
 use drivescope_core::bench::{self, profile, TestSpec};
 use drivescope_report::text;
@@ -84,24 +84,37 @@ pub fn plan(a: BenchArgs) -> anyhow::Result<BenchPlan> {
     })
 }
 
-pub fn run(p: BenchPlan) -> anyhow::Result<Outcome> {
-    let lines = Done::Lines {
-        title: "finished tests".into(),
-        lines: Vec::new(),
-    };
-    let rec = workload::measured(
-        &p.w,
-        &p.rws,
-        "bench",
-        p.planned(),
-        lines,
-        |t, c, stop, live| {
-            bench::bench(t, &p.options(c), stop, &mut |r| match live {
-                Some(l) => l.line(text::bench_line(r, t.direct)),
-                None => crate::say!("{}", text::bench_line(r, t.direct)),
-            })
-        },
-    )?;
-    let how = p.w.finish(None, None);
-    finish(rec, &and_findings(text::print_bench), how)
+impl Measure for BenchPlan {
+    type Record = drivescope_record::BenchRecord;
+    const CMD: Cmd = Cmd::Bench;
+
+    fn measure(self, s: &Session) -> anyhow::Result<Measured<Self::Record>> {
+        let lines = Done::Lines {
+            title: "finished tests".into(),
+            lines: Vec::new(),
+        };
+        let (p, planned) = (&self, self.planned());
+        let rec = workload::measured(
+            &p.w,
+            &p.rws,
+            "bench",
+            planned,
+            lines,
+            s.stop(),
+            |t, c, stop, live| {
+                bench::bench(t, &p.options(c), stop, &mut |r| match live {
+                    Some(l) => l.line(text::bench_line(r, t.direct)),
+                    None => crate::say!("{}", text::bench_line(r, t.direct)),
+                })
+            },
+        )?;
+        let (json, store) = (self.w.json, self.w.store);
+        Ok(Measured::with_findings(
+            rec,
+            text::print_bench,
+            json,
+            store,
+            None,
+        ))
+    }
 }

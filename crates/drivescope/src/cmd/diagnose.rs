@@ -106,7 +106,8 @@ pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
     // The last checkpoint is written before the result replaces it.
     let written = writer.map(|w| w.finish()).unwrap_or_default();
     rec.header.end_now();
-    let how = a.w.finish(written.run.or(over), Some("diagnose"));
+    let how =
+        a.w.finish(written.run.or(over), Some(crate::finish::Cmd::Diagnose));
     finish(rec, &print_diagnose, how)
 }
 

@@ -1,12 +1,12 @@
 //! `drivescope scan`: arguments -> ScanConfig -> drivescope_core::scan::run -> outputs.
 
-use crate::finish::Outcome;
-use crate::finish::{and_findings, finish};
+use crate::finish::Cmd;
 use crate::opts::args::{parse_checkpoint, Every};
 use crate::opts::destructive::open_scan_target;
 use crate::opts::store::StoreOpts;
 use crate::plan::scan::ScanPlan;
 use crate::progress;
+use crate::runner::{Measure, Measured, Session};
 use anyhow::Context;
 use clap::Args;
 use drivescope_core::scan::live::Live;
@@ -105,71 +105,96 @@ pub fn plan(args: ScanArgs) -> anyhow::Result<ScanPlan> {
     })
 }
 
-pub fn run(args: ScanPlan) -> anyhow::Result<Outcome> {
-    let prior = match &args.resume {
-        Some(run) => Some(load_resumable(&args.store, run)?),
-        None => None,
-    };
-    let spec = match (&args.target, &prior) {
-        (Some(t), _) => t.clone(),
-        (None, Some((_, p))) => p.header.target.path.clone(),
-        (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
-    };
-    let write = args.cfg.write || prior.as_ref().is_some_and(|(_, p)| p.write);
-    let gate = (&args.destructive, &args.store.protected());
-    let target = open_scan_target(&spec, write, "scan", gate.0, gate.1)?;
-    let cfg = match &prior {
-        Some((_, p)) => ScanConfig::of_record(p),
-        None => args.cfg.clone(),
-    };
-    let plan = scan::plan(&cfg, &target)?;
-    let device = crate::identity::of(&spec);
-    if let Some((id, p)) = &prior {
-        crate::resume::check_same_device(p.header.device.as_ref(), &device, *id)?;
-        say_resuming(*id, p);
+impl Measure for ScanPlan {
+    type Record = scan::ScanRecord;
+    const CMD: Cmd = Cmd::Scan;
+    const RESUMABLE: bool = true;
+
+    fn measure(self, s: &Session) -> anyhow::Result<Measured<scan::ScanRecord>> {
+        let prior = match &self.resume {
+            Some(run) => Some(load_resumable(s, &self.store, run)?),
+            None => None,
+        };
+        let spec = match (&self.target, &prior) {
+            (Some(t), _) => t.clone(),
+            (None, Some((_, p))) => p.header.target.path.clone(),
+            (None, None) => anyhow::bail!("give a target (a device, a file or null:SIZE)"),
+        };
+        let write = self.cfg.write || prior.as_ref().is_some_and(|(_, p)| p.write);
+        let target = open_scan_target(
+            &spec,
+            write,
+            "scan",
+            &self.destructive,
+            &self.store.protected(),
+        )?;
+        let cfg = match &prior {
+            Some((_, p)) => ScanConfig::of_record(p),
+            None => self.cfg.clone(),
+        };
+        let plan = scan::plan(&cfg, &target)?;
+        let device = s.device(&spec);
+        if let Some((id, p)) = &prior {
+            crate::resume::check_same_device(p.header.device.as_ref(), &device, *id)?;
+            say_resuming(*id, p);
+        }
+        let stop = s.stop();
+        let prog = Arc::new(Progress::default());
+        let failed_list = FailedListFile::create(self.failed_list.as_deref(), prior.as_ref())?;
+        let resumed_from = prior.as_ref().map(|(id, _)| *id);
+        let mut cuts = {
+            let device = device.clone();
+            let stamp = move |mut rec: scan::ScanRecord, me| {
+                rec.header.device = device.clone();
+                rec.resumed_from = resumed_from;
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            let full = cfg.quick.is_none() && cfg.verify.is_none();
+            s.checkpoints(self.checkpoint, &self.store, full, None, Cmd::Scan, stamp)
+        };
+        let display = Display::start(
+            &self,
+            &cfg,
+            &spec,
+            device.as_ref(),
+            &plan,
+            &target,
+            &prog,
+            stop,
+        );
+        let poll = crate::temperature::watch(device.as_ref());
+        let result = match &prior {
+            Some((_, p)) => scan::resume(&target, p, prog, stop, failed_list.sink(), cuts.take()),
+            None => scan::run(&target, &cfg, prog, stop, failed_list.sink(), cuts.take()),
+        };
+        // The terminal is back to normal before anything more is printed.
+        display.finish();
+        // The last checkpoint is written before the result replaces it.
+        let written = cuts.finish();
+        let mut rec = result?;
+        rec.checkpoints
+            .iter_mut()
+            .for_each(|c| c.writer_cpu_ns = written.cpu_ns);
+        failed_list.finish()?;
+        rec.header.device = device;
+        rec.resumed_from = resumed_from;
+        let before = prior.as_ref().map(|(_, p)| p.temperature.clone());
+        let before_s = prior
+            .as_ref()
+            .map_or(0.0, |(_, p)| p.duration_ns as f64 / 1e9);
+        rec.temperature = crate::temperature::series(poll, before.flatten(), before_s);
+        say_how_it_ended(&rec, &spec);
+        drivescope_analysis::annotate(&mut rec);
+        write_curve(&rec, self.curve_csv.as_deref())?;
+        Ok(Measured::with_findings(
+            rec,
+            text::print_scan,
+            self.json,
+            self.store,
+            written.run,
+        ))
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let prog = Arc::new(Progress::default());
-    let failed_list = FailedListFile::create(args.failed_list.as_deref(), prior.as_ref())?;
-    let resumed_from = prior.as_ref().map(|(id, _)| *id);
-    let (writer, checkpoints) = start_checkpoints(&args, &cfg, device.clone(), resumed_from);
-    let display = Display::start(
-        &args,
-        &cfg,
-        &spec,
-        device.as_ref(),
-        &plan,
-        &target,
-        &prog,
-        &stop,
-    );
-    let poll = crate::temperature::watch(device.as_ref());
-    let result = match &prior {
-        Some((_, p)) => scan::resume(&target, p, prog, &stop, failed_list.sink(), checkpoints),
-        None => scan::run(&target, &cfg, prog, &stop, failed_list.sink(), checkpoints),
-    };
-    // The terminal is back to normal before anything more is printed.
-    display.finish();
-    // The last checkpoint is written before the result replaces it.
-    let written = writer.map(|w| w.finish()).unwrap_or_default();
-    let mut rec = result?;
-    rec.checkpoints
-        .iter_mut()
-        .for_each(|c| c.writer_cpu_ns = written.cpu_ns);
-    failed_list.finish()?;
-    rec.header.device = device;
-    rec.resumed_from = resumed_from;
-    let before = prior.as_ref().map(|(_, p)| p.temperature.clone());
-    let before_s = prior
-        .as_ref()
-        .map_or(0.0, |(_, p)| p.duration_ns as f64 / 1e9);
-    rec.temperature = crate::temperature::series(poll, before.flatten(), before_s);
-    say_how_it_ended(&rec, &spec);
-    drivescope_analysis::annotate(&mut rec);
-    write_curve(&rec, args.curve_csv.as_deref())?;
-    let how = args.finish(written.run);
-    finish(rec, &and_findings(text::print_scan), how)
 }
 
 /// `--curve-csv FILE`: the transfer-rate curve as CSV.
@@ -214,31 +239,6 @@ fn say_how_it_ended(rec: &scan::ScanRecord, spec: &str) {
             units::format_size(rec.length),
             if rec.write { "written" } else { "read" }
         );
-    }
-}
-
-/// The checkpoints of a full scan (not a quick scan, not a verify) saved in the store, when it has one.
-fn start_checkpoints(
-    args: &ScanPlan,
-    cfg: &ScanConfig,
-    device: Option<Identity>,
-    resumed_from: Option<i64>,
-) -> (
-    Option<crate::checkpoints::Writer>,
-    Option<drivescope_core::checkpoint::Checkpoints<scan::ScanRecord>>,
-) {
-    match (args.checkpoint.0, args.store.location()) {
-        (Some(every), Ok(Some(path))) if cfg.quick.is_none() && cfg.verify.is_none() => {
-            let stamp = move |mut rec: scan::ScanRecord, me| {
-                rec.header.device = device.clone();
-                rec.resumed_from = resumed_from;
-                rec.checkpoint = Some(me);
-                rec.into()
-            };
-            let (w, c) = crate::checkpoints::start(path, every, None, "scan", stamp);
-            (Some(w), Some(c))
-        }
-        _ => (None, None),
     }
 }
 
@@ -358,9 +358,13 @@ impl Display {
 }
 
 /// The stored run to resume, checked to be an interrupted scan.
-fn load_resumable(store: &StoreOpts, run: &str) -> anyhow::Result<(i64, scan::ScanRecord)> {
+fn load_resumable(
+    s: &Session,
+    store: &StoreOpts,
+    run: &str,
+) -> anyhow::Result<(i64, scan::ScanRecord)> {
     let not_it = "a scan; only scans can be resumed";
-    let (id, rec) = crate::resume::load(store, run, None, not_it, |r: &scan::ScanRecord| {
+    let (id, rec) = s.resumable(store, run, None, not_it, |r: &scan::ScanRecord| {
         match (r.interrupted, r.resume.is_some()) {
             (true, true) => None,
             (true, false) => {

@@ -1,20 +1,18 @@
 //! `drivescope soak`: one test sustained over time, with its steps.
 
-use crate::finish::Outcome;
-use crate::finish::{and_findings, finish};
+use crate::finish::Cmd;
 use crate::live::workload::Done;
 use crate::opts::args::{
     parse_checkpoint, parse_pct, parse_positive_duration, parse_test, Every, RwArg,
 };
 use crate::opts::workload::{self, WorkloadArgs};
 use crate::plan::soak::SoakPlan;
+use crate::runner::{Measure, Measured, Session};
 use clap::Args;
 use drivescope_core::bench::{self, SoakOptions, SoakRun, TestSpec};
 use drivescope_record::{Kind, SoakRecord};
 use drivescope_report::text;
 use drivescope_store::RunId;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -89,71 +87,91 @@ pub fn plan(a: SoakArgs) -> anyhow::Result<SoakPlan> {
     })
 }
 
-pub fn run(mut a: SoakPlan) -> anyhow::Result<Outcome> {
-    let prior = match &a.resume {
-        Some(run) => Some(load_resumable(&a, run)?),
-        None => None,
-    };
-    if let Some((_, p)) = &prior {
-        a.w.size = Some(p.workload.size);
-        if a.w.target.is_empty() {
-            a.w.target = p.header.target.path.clone();
+impl Measure for SoakPlan {
+    type Record = SoakRecord;
+    const CMD: Cmd = Cmd::Soak;
+    const RESUMABLE: bool = true;
+
+    fn measure(mut self, s: &Session) -> anyhow::Result<Measured<SoakRecord>> {
+        let a = &mut self;
+        let prior = match &a.resume {
+            Some(run) => Some(load_resumable(s, a, run)?),
+            None => None,
+        };
+        if let Some((_, p)) = &prior {
+            a.w.size = Some(p.workload.size);
+            if a.w.target.is_empty() {
+                a.w.target = p.header.target.path.clone();
+            }
         }
+        let device = s.device(&a.w.target);
+        if let Some((id, p)) = &prior {
+            let ran_on = &p.header.target.path;
+            crate::resume::check_same_target(&p.header, ran_on, &a.w.target, &device, id.0)?;
+        }
+        let stop = s.stop();
+        let rws = [prior.as_ref().map_or(Ok(a.rw), |(_, p)| resumed_rw(p))?];
+        let mut opened = workload::open(&a.w, &rws, stop)?;
+        let o = match &prior {
+            Some((_, p)) => SoakOptions::of_record(p, opened.common)?,
+            None => a.options(opened.common),
+        };
+        let left = o.duration.saturating_sub(Duration::from_nanos(
+            prior.as_ref().map_or(0, |(_, p)| p.duration_ns),
+        ));
+        if let Some((id, p)) = &prior {
+            say_resuming(*id, p, o.duration);
+        }
+        let over = prior.as_ref().map(|(id, _)| *id);
+        let mut cuts = {
+            let device = device.clone();
+            let stamp = move |mut rec: SoakRecord, me| {
+                rec.header.device = device.clone();
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            s.checkpoints(a.checkpoint, &a.w.store, true, over, Cmd::Soak, stamp)
+        };
+        let live = workload::watch(&a.w, "soak", Some(left), Done::Nothing, stop);
+        opened.common.watch = live.as_ref().map(|l| l.watch);
+        let o = SoakOptions {
+            common: opened.common,
+            ..o
+        };
+        let before = prior
+            .as_ref()
+            .map(|(_, p)| (p.temperature.clone(), p.duration_ns as f64 / 1e9));
+        let poll = crate::temperature::watch(device.as_ref());
+        let run = SoakRun {
+            prior: prior.map(|(_, p)| p),
+            checkpoints: cuts.take(),
+        };
+        let result = bench::soak_run(&opened.target, &o, run, stop);
+        if let Some(l) = live {
+            l.finish();
+        }
+        // The last checkpoint is written before the result replaces it.
+        let written = cuts.finish();
+        let mut rec = result?;
+        rec.header.device = device;
+        // A soak on a directory is a soak on that directory: its test file is gone when it ends.
+        if let Some(tf) = opened.test_file() {
+            rec.workload.test_file = Some(tf.display().to_string());
+            rec.header.target.path = a.w.target.clone();
+        }
+        let (before, before_s) = before.unwrap_or((None, 0.0));
+        rec.temperature = crate::temperature::series(poll, before, before_s);
+        let rec = workload::annotated(rec, &a.w.store);
+        let (json, store) = (self.w.json, self.w.store);
+        let replace = written.run.or(over);
+        Ok(Measured::with_findings(
+            rec,
+            text::print_soak,
+            json,
+            store,
+            replace,
+        ))
     }
-    let rw = a.rw;
-    let device = crate::identity::of(&a.w.target);
-    if let Some((id, p)) = &prior {
-        let ran_on = &p.header.target.path;
-        crate::resume::check_same_target(&p.header, ran_on, &a.w.target, &device, id.0)?;
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let rws = [prior.as_ref().map_or(Ok(rw), |(_, p)| resumed_rw(p))?];
-    let mut opened = workload::open(&a.w, &rws, &stop)?;
-    let o = match &prior {
-        Some((_, p)) => SoakOptions::of_record(p, opened.common)?,
-        None => a.options(opened.common),
-    };
-    let left = o.duration.saturating_sub(Duration::from_nanos(
-        prior.as_ref().map_or(0, |(_, p)| p.duration_ns),
-    ));
-    if let Some((id, p)) = &prior {
-        say_resuming(*id, p, o.duration);
-    }
-    let over = prior.as_ref().map(|(id, _)| *id);
-    let (writer, checkpoints) = start_checkpoints(&a, over, device.clone());
-    let live = workload::watch(&a.w, "soak", Some(left), Done::Nothing, &stop);
-    opened.common.watch = live.as_ref().map(|l| l.watch);
-    let o = SoakOptions {
-        common: opened.common,
-        ..o
-    };
-    let before = prior
-        .as_ref()
-        .map(|(_, p)| (p.temperature.clone(), p.duration_ns as f64 / 1e9));
-    let poll = crate::temperature::watch(device.as_ref());
-    let run = SoakRun {
-        prior: prior.map(|(_, p)| p),
-        checkpoints,
-    };
-    let result = bench::soak_run(&opened.target, &o, run, &stop);
-    if let Some(l) = live {
-        l.finish();
-    }
-    // The last checkpoint is written before the result replaces it.
-    let written = writer.map(|w| w.finish()).unwrap_or_default();
-    let mut rec = result?;
-    rec.header.device = device;
-    // A soak on a directory is a soak on that directory: its test file is gone when it ends.
-    if let Some(tf) = opened.test_file() {
-        rec.workload.test_file = Some(tf.display().to_string());
-        rec.header.target.path = a.w.target.clone();
-    }
-    let (before, before_s) = before.unwrap_or((None, 0.0));
-    rec.temperature = crate::temperature::series(poll, before, before_s);
-    let rec = workload::annotated(rec, &a.w.store);
-    let how = a.w.finish(written.run.or(over), Some("soak"));
-    finish(rec, &and_findings(text::print_soak), how)
 }
 
 /// Say where a resumed soak continues.
@@ -170,32 +188,9 @@ fn say_resuming(id: RunId, p: &SoakRecord, duration: Duration) {
     );
 }
 
-/// The soak's checkpoints saved in the store (in place of the soak it continues), when it has one.
-fn start_checkpoints(
-    a: &SoakPlan,
-    over: Option<RunId>,
-    device: Option<drivescope_probe::Identity>,
-) -> (
-    Option<crate::checkpoints::Writer>,
-    Option<drivescope_core::checkpoint::Checkpoints<SoakRecord>>,
-) {
-    match (a.checkpoint.0, a.w.store.location()) {
-        (Some(every), Ok(Some(path))) => {
-            let stamp = move |mut rec: SoakRecord, me| {
-                rec.header.device = device.clone();
-                rec.checkpoint = Some(me);
-                rec.into()
-            };
-            let (w, c) = crate::checkpoints::start(path, every, over, "soak", stamp);
-            (Some(w), Some(c))
-        }
-        _ => (None, None),
-    }
-}
-
 /// The stored soak to continue, checked to have stopped before its duration.
-fn load_resumable(a: &SoakPlan, run: &str) -> anyhow::Result<(RunId, SoakRecord)> {
-    crate::resume::load(
+fn load_resumable(s: &Session, a: &SoakPlan, run: &str) -> anyhow::Result<(RunId, SoakRecord)> {
+    s.resumable(
         &a.w.store,
         run,
         Some(Kind::Soak),

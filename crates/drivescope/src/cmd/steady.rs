@@ -225,7 +225,7 @@ pub fn run(a: SteadyArgs) -> anyhow::Result<Outcome> {
         json: p.json,
         store: &p.store,
         replace: written.run.or(over),
-        resume_with: Some("steady"),
+        resume_with: Some(crate::finish::Cmd::Steady),
     };
     finish(rec, &print_steady, how)
 }

@@ -1,11 +1,11 @@
 //! `drivescope sweep`: the queue-depth × threads grid and the queueing gain.
 
-use crate::finish::Outcome;
-use crate::finish::{and_findings, finish};
+use crate::finish::Cmd;
 use crate::live::workload::Done;
 use crate::opts::args::{parse_list, parse_pct, parse_positive_duration, parse_test, Grid, RwArg};
 use crate::opts::workload::{self, WorkloadArgs};
 use crate::plan::sweep::SweepPlan;
+use crate::runner::{Measure, Measured, Session};
 use clap::Args;
 use drivescope_core::bench::{self, TestSpec};
 use drivescope_report::text;
@@ -56,29 +56,43 @@ pub fn plan(a: SweepArgs) -> anyhow::Result<SweepPlan> {
     })
 }
 
-pub fn run(p: SweepPlan) -> anyhow::Result<Outcome> {
-    let grid = Done::Grid {
-        qds: p.qds.clone(),
-        threads: p.threads.clone(),
-        cells: Vec::new(),
-    };
-    let rec = workload::measured(
-        &p.w,
-        &[p.rw],
-        "sweep",
-        p.planned(),
-        grid,
-        |t, c, stop, live| {
-            bench::sweep(t, &p.options(c), stop, &mut |cell| match live {
-                Some(l) => {
-                    if let Done::Grid { cells, .. } = &mut *l.finished.lock().expect("finished") {
-                        cells.push(cell.clone());
+impl Measure for SweepPlan {
+    type Record = drivescope_record::SweepRecord;
+    const CMD: Cmd = Cmd::Sweep;
+
+    fn measure(self, s: &Session) -> anyhow::Result<Measured<Self::Record>> {
+        let grid = Done::Grid {
+            qds: self.qds.clone(),
+            threads: self.threads.clone(),
+            cells: Vec::new(),
+        };
+        let p = &self;
+        let rec = workload::measured(
+            &p.w,
+            &[p.rw],
+            "sweep",
+            p.planned(),
+            grid,
+            s.stop(),
+            |t, c, stop, live| {
+                bench::sweep(t, &p.options(c), stop, &mut |cell| match live {
+                    Some(l) => {
+                        if let Done::Grid { cells, .. } = &mut *l.finished.lock().expect("finished")
+                        {
+                            cells.push(cell.clone());
+                        }
                     }
-                }
-                None => crate::say!("{}", text::sweep_line(cell, t.direct)),
-            })
-        },
-    )?;
-    let how = p.w.finish(None, None);
-    finish(rec, &and_findings(text::print_sweep), how)
+                    None => crate::say!("{}", text::sweep_line(cell, t.direct)),
+                })
+            },
+        )?;
+        let (json, store) = (self.w.json, self.w.store);
+        Ok(Measured::with_findings(
+            rec,
+            text::print_sweep,
+            json,
+            store,
+            None,
+        ))
+    }
 }

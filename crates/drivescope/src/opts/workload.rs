@@ -301,24 +301,24 @@ impl OnRegion for drivescope_record::SweepRecord {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn measured<T, E>(
     w: &WorkloadArgs,
     rws: &[Rw],
     command: &str,
     planned: Duration,
     done: Done,
+    stop: &Arc<AtomicBool>,
     measure: impl FnOnce(&Target, Common, &AtomicBool, Option<&Watching>) -> Result<T, E>,
 ) -> anyhow::Result<T>
 where
     T: OnRegion,
     anyhow::Error: From<E>,
 {
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let mut opened = open(w, rws, &stop)?;
-    let live = watch(w, command, Some(planned), done, &stop);
+    let mut opened = open(w, rws, stop)?;
+    let live = watch(w, command, Some(planned), done, stop);
     opened.common.watch = live.as_ref().map(|l| l.watch);
-    let result = measure(&opened.target, opened.common, &stop, live.as_ref());
+    let result = measure(&opened.target, opened.common, stop, live.as_ref());
     if let Some(l) = live {
         l.finish();
     }
@@ -344,7 +344,7 @@ impl WorkloadArgs {
     pub fn finish(
         &self,
         replace: Option<drivescope_store::RunId>,
-        resume_with: Option<&'static str>,
+        resume_with: Option<crate::finish::Cmd>,
     ) -> crate::finish::Finish<'_> {
         crate::finish::Finish {
             json: self.json,

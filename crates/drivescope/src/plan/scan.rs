@@ -24,16 +24,6 @@ pub struct ScanPlan {
 }
 
 impl ScanPlan {
-    /// How the scan's record leaves: saved in place of the run its checkpoints wrote.
-    pub fn finish(&self, replace: Option<drivescope_store::RunId>) -> crate::finish::Finish<'_> {
-        crate::finish::Finish {
-            json: self.json,
-            store: &self.store,
-            replace,
-            resume_with: Some("scan"),
-        }
-    }
-
     /// The full-screen live view: a scan with stdout and stderr both on a terminal, unless
     /// --no-live, --quiet or --json.
     pub fn live_wanted(&self) -> bool {

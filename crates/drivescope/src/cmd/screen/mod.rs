@@ -162,7 +162,7 @@ pub fn run(args: ScreenArgs) -> anyhow::Result<Outcome> {
         json: args.json,
         store: &args.store,
         replace: written.run,
-        resume_with: Some("screen"),
+        resume_with: Some(crate::finish::Cmd::Screen),
     };
     finish(rec, &text::print_screen, how)
 }

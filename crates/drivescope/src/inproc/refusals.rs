@@ -1,0 +1,91 @@
+//! Requests refused for safety end 3 with one line, and touch nothing. In-process: the gate is
+//! checked before any device is opened for writing.
+
+use super::{drive, Scratch};
+
+#[test]
+fn a_write_scan_of_a_file_is_refused() {
+    let dir = Scratch::new("refuse-write-file");
+    let file = dir.file("data", 1 << 20);
+    let before = std::fs::read(&file).expect("data");
+    let ran = drive(&["scan", &file, "--write", "--no-store"]);
+    assert_eq!(ran.code(), 3, "{ran:?}");
+    assert_eq!(
+        std::fs::read(&file).expect("data"),
+        before,
+        "nothing written"
+    );
+}
+
+#[test]
+fn a_write_scan_of_null_needs_no_gate_and_writes_nothing() {
+    let ran = drive(&["scan", "null:8M", "--write", "--json", "--no-store"]);
+    let doc = ran.ends(0).json();
+    assert_eq!(doc["write"], true);
+    assert_eq!(doc["bytes"], 8 << 20);
+}
+
+#[test]
+fn a_destructive_write_without_confirm_is_refused_off_a_terminal() {
+    let dir = Scratch::new("refuse-confirm");
+    let file = dir.file("data", 1 << 20);
+    let ran = drive(&["scan", &file, "--write", "--destructive", "--no-store"]);
+    assert_eq!(ran.code(), 3, "{ran:?}");
+}
+
+#[test]
+fn a_write_bench_of_a_regular_file_is_refused() {
+    let dir = Scratch::new("refuse-bench");
+    let file = dir.file("data", 4 << 20);
+    let before = std::fs::read(&file).expect("data");
+    let ran = drive(&[
+        "bench",
+        &file,
+        "--rw",
+        "write",
+        "--duration",
+        "20ms",
+        "--no-store",
+    ]);
+    assert_eq!(ran.code(), 3, "{ran:?}");
+    assert_eq!(
+        std::fs::read(&file).expect("data"),
+        before,
+        "nothing written"
+    );
+}
+
+#[test]
+fn screen_of_the_same_file_twice_fails() {
+    let dir = Scratch::new("screen-twice");
+    let file = dir.file("data", 1 << 20);
+    let ran = drive(&["screen", &file, &file, "--no-store"]);
+    assert_ne!(ran.code(), 0, "{ran:?}");
+}
+
+#[test]
+fn screen_of_two_null_targets_passes_both() {
+    let doc = drive(&["screen", "null:8M", "null:16M", "--json", "--no-store"])
+        .ends(0)
+        .json();
+    let members = doc["members"].as_array().expect("members");
+    assert_eq!(members.len(), 2);
+    assert!(
+        members.iter().all(|m| m["verdict"]["grade"] == "pass"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn durability_of_a_regular_file_is_refused_or_fails() {
+    let dir = Scratch::new("refuse-durability");
+    let file = dir.file("data", 1 << 20);
+    let before = std::fs::read(&file).expect("data");
+    let ran = drive(&["durability", &file, "--no-store"]);
+    assert!(matches!(ran.code(), 1 | 3), "{ran:?}");
+    assert_eq!(
+        std::fs::read(&file).expect("data"),
+        before,
+        "nothing written"
+    );
+}
