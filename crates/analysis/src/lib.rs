@@ -54,7 +54,7 @@ pub fn findings(doc: &Document) -> Vec<Finding> {
         Document::Time(t) => out.extend(time::findings(t)),
         Document::Multi(m) => out.extend(multi::findings(m)),
         Document::Capacity(c) => out.extend(capacity::findings(c)),
-        Document::Steady(_) => {}
+        Document::Steady(_) | Document::Replay(_) => {}
         Document::Durability(d) => out.extend(durability::findings(d)),
         Document::Info(_) | Document::Unknown { .. } => {}
     }

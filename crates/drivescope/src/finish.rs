@@ -324,6 +324,9 @@ pub fn outcome(doc: &Document) -> Outcome {
             return Outcome::DriveFailed;
         }
     }
+    if let Document::Replay(r) = doc {
+        return replay_outcome(r);
+    }
     if let Document::Capacity(r) = doc {
         if r.class
             .is_some_and(|c| c != drivescope_record::CapacityClass::Genuine)

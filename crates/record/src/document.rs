@@ -8,6 +8,7 @@ use crate::header::Header;
 use crate::info::InfoRecord;
 use crate::kind::Kind;
 use crate::multi::MultiRecord;
+use crate::replay::ReplayRecord;
 use crate::scan::ScanRecord;
 use crate::screen::ScreenRecord;
 use crate::steady::SteadyRecord;
@@ -31,6 +32,7 @@ pub enum Document {
     Capacity(Box<CapacityRecord>),
     Steady(Box<SteadyRecord>),
     Durability(Box<DurabilityRecord>),
+    Replay(Box<ReplayRecord>),
     Info(Box<InfoRecord>),
     /// A kind this version does not know (written by a newer one), or a known kind in a shape it cannot
     /// read: kept as it was, with the reason it is not typed.
@@ -106,6 +108,7 @@ impl Document {
             Kind::Capacity => typed(doc, kind, Document::Capacity),
             Kind::Steady => typed(doc, kind, Document::Steady),
             Kind::Durability => typed(doc, kind, Document::Durability),
+            Kind::Replay => typed(doc, kind, Document::Replay),
             kind => Document::Unknown {
                 kind,
                 doc,
@@ -141,6 +144,7 @@ impl Document {
             Document::Capacity(r) => Some(&r.header),
             Document::Steady(r) => Some(&r.header),
             Document::Durability(r) => Some(&r.header),
+            Document::Replay(r) => Some(&r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -158,6 +162,7 @@ impl Document {
             Document::Capacity(r) => Some(&mut r.header),
             Document::Steady(r) => Some(&mut r.header),
             Document::Durability(r) => Some(&mut r.header),
+            Document::Replay(r) => Some(&mut r.header),
             Document::Info(_) | Document::Unknown { .. } => None,
         }
     }
@@ -185,6 +190,7 @@ impl Serialize for Document {
             Document::Capacity(r) => r.serialize(s),
             Document::Steady(r) => r.serialize(s),
             Document::Durability(r) => r.serialize(s),
+            Document::Replay(r) => r.serialize(s),
             Document::Info(r) => r.serialize(s),
             Document::Unknown { doc, .. } => doc.serialize(s),
         }
@@ -227,7 +233,8 @@ record!(
     MultiRecord,
     CapacityRecord,
     SteadyRecord,
-    DurabilityRecord
+    DurabilityRecord,
+    ReplayRecord
 );
 
 macro_rules! from_record {
@@ -240,7 +247,7 @@ macro_rules! from_record {
     )*};
 }
 
-from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, CapacityRecord => Capacity, SteadyRecord => Steady, DurabilityRecord => Durability, InfoRecord => Info);
+from_record!(ScanRecord => Scan, BenchRecord => Bench, SweepRecord => Sweep, SoakRecord => Soak, DiagnoseRecord => Diagnose, ScreenRecord => Screen, TimeRecord => Time, MultiRecord => Multi, CapacityRecord => Capacity, SteadyRecord => Steady, DurabilityRecord => Durability, ReplayRecord => Replay, InfoRecord => Info);
 
 #[cfg(test)]
 mod tests {

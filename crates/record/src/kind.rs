@@ -61,6 +61,7 @@ impl Kind {
         Kind::Capacity,
         Kind::Steady,
         Kind::Durability,
+        Kind::Replay,
     ];
 
     /// The name as documents write it.
@@ -147,13 +148,11 @@ mod tests {
             | Kind::Multi
             | Kind::Capacity
             | Kind::Steady
-            | Kind::Durability => true,
-            Kind::Info
-            | Kind::LabTruth
-            | Kind::LabPresets
-            | Kind::LabServe
-            | Kind::Replay
-            | Kind::Other(_) => false,
+            | Kind::Durability
+            | Kind::Replay => true,
+            Kind::Info | Kind::LabTruth | Kind::LabPresets | Kind::LabServe | Kind::Other(_) => {
+                false
+            }
         }
     }
 

@@ -61,6 +61,7 @@ impl crate::Document {
             D::Capacity(r) => r.interrupted,
             D::Steady(r) => r.workload.interrupted,
             D::Durability(r) => r.interrupted,
+            D::Replay(r) => r.interrupted,
             D::Multi(r) => r.interrupted,
             D::Info(_) | D::Unknown { .. } => return None,
         };

@@ -64,6 +64,7 @@ pub fn tables(doc: &Document) -> Vec<&'static str> {
         Document::Capacity(_) => vec!["evidence"],
         Document::Steady(_) => vec!["rounds"],
         Document::Durability(_) => vec!["commits", "pairs"],
+        Document::Replay(_) => vec!["classes"],
         Document::Info(_) | Document::Unknown { .. } => vec![],
     }
 }
@@ -127,6 +128,7 @@ fn table_rows(doc: &Document, name: &str) -> Option<Vec<Value>> {
             "pairs" => rows(&r.pairs),
             _ => None,
         },
+        Document::Replay(r) if name == "classes" => rows(&r.classes),
         Document::Time(r) => match name {
             "runs" => Some(crate::time::run_rows(r)),
             "devices" => Some(crate::time::device_rows(r)),

@@ -41,7 +41,8 @@ impl Run {
             Document::Capacity(_) | Document::Steady(_) | Document::Durability(_) => {
                 Direction::Write
             }
-            Document::Time(_) | Document::Info(_) | Document::Unknown { .. } => Direction::Read,
+            Document::Time(_) | Document::Replay(_) => Direction::Read,
+            Document::Info(_) | Document::Unknown { .. } => Direction::Read,
         }
     }
 

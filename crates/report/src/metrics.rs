@@ -87,6 +87,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Capacity(c) => capacity(c, &mut out),
         Document::Steady(s) => steady(s, &mut out),
         Document::Durability(d) => durability(d, &mut out),
+        Document::Replay(r) => replay(r, &mut out),
         Document::Info(_) => {}
         Document::Unknown { doc, .. } => generic(doc, &mut out),
     }
@@ -498,6 +499,34 @@ fn diagnose(d: &drivescope_record::DiagnoseRecord, out: &mut Vec<Metric>) {
             );
         }
     }
+}
+
+/// A replay: its I/O time against the trace's, and its requests that failed.
+fn replay(r: &drivescope_record::ReplayRecord, out: &mut Vec<Metric>) {
+    push(
+        out,
+        "replay.io_ratio".into(),
+        "I/O time, replayed over traced".into(),
+        Unit::Ratio,
+        Better::Lower,
+        r.io_ratio(),
+    );
+    push(
+        out,
+        "replay.io_time".into(),
+        "I/O time replayed".into(),
+        Unit::Nanos,
+        Better::Lower,
+        Some(r.kernel.as_ref().unwrap_or(&r.replayed).io_ns as f64),
+    );
+    push(
+        out,
+        "replay.errors".into(),
+        "Failed requests".into(),
+        Unit::Count,
+        Better::Lower,
+        Some(r.errors as f64),
+    );
 }
 
 #[cfg(test)]

@@ -92,6 +92,12 @@ pub fn of(doc: &Document) -> Vec<(String, String)> {
             ));
             p.push(("conformant", yes_no(r.conformant)));
         }
+        Document::Replay(r) => {
+            p.push(("trace", r.trace.clone()));
+            p.push(("traced device", r.traced_device.clone()));
+            p.push(("wrap", yes_no(r.wrapped)));
+            p.push(("think time", yes_no(!r.no_think)));
+        }
         Document::Durability(r) => {
             p.push(("on", r.on.clone()));
             p.push(("budget", format_duration(r.budget_ns)));

@@ -1,10 +1,10 @@
 //! `drivescope capacity`: a drive's real capacity (counterfeit flash), keeping its data.
 
-use crate::finish::Outcome;
-use crate::finish::{finish, Refused};
+use crate::finish::{Cmd, Outcome, Refused};
 use crate::opts::destructive::{self, DestructiveOpts};
 use crate::opts::store::StoreOpts;
 use crate::plan::capacity::CapacityPlan;
+use crate::runner::{Measure, Measured, Session};
 use anyhow::{bail, Context};
 use clap::Args;
 use drivescope_core::capacity::{self, journal, FileDevice, JournalHeader, ProbeConfig};
@@ -13,8 +13,6 @@ use drivescope_core::units::parse_size;
 use drivescope_record::{CapacityRecord, Header, Kind};
 use drivescope_report::text::print_capacity;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Args)]
@@ -122,8 +120,7 @@ pub fn run(a: CapacityArgs) -> anyhow::Result<Outcome> {
     if let Some(path) = &a.restore {
         return restore(path, crate::say::quiet());
     }
-    let plan = plan(a)?;
-    probe(plan)
+    crate::runner::main(plan(a)?)
 }
 
 /// The device must exist and be a block device before the gate looks at it.
@@ -141,92 +138,103 @@ fn block_device(spec: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn probe(plan: CapacityPlan) -> anyhow::Result<Outcome> {
-    let spec = plan.target.clone();
-    block_device(&spec)?;
-    if let Some(b) = &plan.backup {
-        if b.exists() {
+impl Measure for CapacityPlan {
+    type Record = CapacityRecord;
+    const CMD: Cmd = Cmd::Capacity;
+
+    fn measure(self, s: &Session) -> anyhow::Result<Measured<CapacityRecord>> {
+        let plan = self;
+        let spec = plan.target.clone();
+        block_device(&spec)?;
+        if let Some(b) = &plan.backup {
+            if b.exists() {
+                bail!(
+                    "{}: exists already; name a new --backup file (or restore it with --restore)",
+                    b.display()
+                );
+            }
+        }
+        let identity = s.device(&spec);
+        let target = destructive::open(&spec, &plan.gate, &plan.protected())?;
+        if target.size < plan.cfg.block {
             bail!(
-                "{}: exists already; name a new --backup file (or restore it with --restore)",
-                b.display()
+                "{spec}: {} bytes is smaller than one probe block ({} bytes)",
+                target.size,
+                plan.cfg.block
             );
         }
-    }
-    let identity = crate::identity::of(&spec);
-    let target = destructive::open(&spec, &plan.gate, &plan.protected())?;
-    if target.size < plan.cfg.block {
-        bail!(
-            "{spec}: {} bytes is smaller than one probe block ({} bytes)",
-            target.size,
-            plan.cfg.block
-        );
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let mut header = Header::now(Kind::Capacity, target.info());
-    header.device = identity.clone();
-    let jh = JournalHeader {
-        device: spec.clone(),
-        size: target.size,
-        block_size: plan.cfg.block,
-        confirm: identity
-            .as_ref()
-            .and_then(DeviceName::of)
-            .map(|n| n.confirmation()),
-        started_at: header.started_at.clone(),
-    };
-    let mut dev = FileDevice::new(&target)?;
-    let quiet = crate::say::quiet();
-    let mut say = |line: String| {
-        if !quiet {
-            eprintln!("drivescope: {line}");
+        let stop = s.stop();
+        let mut header = Header::now(Kind::Capacity, target.info());
+        header.device = identity.clone();
+        let jh = JournalHeader {
+            device: spec.clone(),
+            size: target.size,
+            block_size: plan.cfg.block,
+            confirm: identity
+                .as_ref()
+                .and_then(DeviceName::of)
+                .map(|n| n.confirmation()),
+            started_at: header.started_at.clone(),
+        };
+        let mut dev = FileDevice::new(&target)?;
+        let quiet = crate::say::quiet();
+        let mut say = |line: String| {
+            if !quiet {
+                eprintln!("drivescope: {line}");
+            }
+        };
+        let begin = Instant::now();
+        let backup = plan.backup.as_deref().map(|p| (p, &jh));
+        let done = capacity::run(&mut dev, plan.cfg, backup, stop, &mut say)?;
+        let o = done.outcome;
+        header.end_now();
+        let mut rec = CapacityRecord {
+            header,
+            block_size: plan.cfg.block,
+            nominal: target.size,
+            real_capacity: o.real,
+            class: o.class,
+            modulus: o.modulus,
+            cache: o.cache,
+            flush_bytes: o.flush_bytes,
+            blocks_written: o.blocks_written,
+            bytes_written: o.bytes_written,
+            bytes_read: o.bytes_read,
+            rounds: o.rounds,
+            costs: o.costs.map(|c| drivescope_record::CapacityCosts {
+                scattered_write_ns: c.scattered_write_ns as u64,
+                scattered_read_ns: c.scattered_read_ns as u64,
+                seq_write_mib_ns: c.seq_write_mib_ns as u64,
+                seq_read_mib_ns: c.seq_read_mib_ns as u64,
+            }),
+            run_blocks: o.run_blocks,
+            scattered_blocks: o.scattered_blocks,
+            modelled_genuine_ns: o.modelled_genuine_ns,
+            modelled_worst_ns: o.modelled_worst_ns,
+            evidence: o.evidence,
+            backup: plan.backup.as_ref().map(|p| p.display().to_string()),
+            restored: done.restored.is_some(),
+            restore_mismatches: done.restored.map_or(0, |r| r.mismatches),
+            destructive: plan.backup.is_none(),
+            interrupted: o.interrupted,
+            duration_ns: begin.elapsed().as_nanos() as u64,
+        };
+        rec.header.findings = drivescope_analysis::capacity::findings(&rec);
+        // A journal restored in full is no longer needed unless the user named it.
+        if let (Some(p), true) = (&plan.backup, done.restored.is_some()) {
+            if rec.restore_mismatches == 0 && !plan.backup_named {
+                let _ = std::fs::remove_file(p);
+                rec.backup = None;
+            }
         }
-    };
-    let begin = Instant::now();
-    let backup = plan.backup.as_deref().map(|p| (p, &jh));
-    let done = capacity::run(&mut dev, plan.cfg, backup, &stop, &mut say)?;
-    let o = done.outcome;
-    header.end_now();
-    let mut rec = CapacityRecord {
-        header,
-        block_size: plan.cfg.block,
-        nominal: target.size,
-        real_capacity: o.real,
-        class: o.class,
-        modulus: o.modulus,
-        cache: o.cache,
-        flush_bytes: o.flush_bytes,
-        blocks_written: o.blocks_written,
-        bytes_written: o.bytes_written,
-        bytes_read: o.bytes_read,
-        rounds: o.rounds,
-        costs: o.costs.map(|c| drivescope_record::CapacityCosts {
-            scattered_write_ns: c.scattered_write_ns as u64,
-            scattered_read_ns: c.scattered_read_ns as u64,
-            seq_write_mib_ns: c.seq_write_mib_ns as u64,
-            seq_read_mib_ns: c.seq_read_mib_ns as u64,
-        }),
-        run_blocks: o.run_blocks,
-        scattered_blocks: o.scattered_blocks,
-        modelled_genuine_ns: o.modelled_genuine_ns,
-        modelled_worst_ns: o.modelled_worst_ns,
-        evidence: o.evidence,
-        backup: plan.backup.as_ref().map(|p| p.display().to_string()),
-        restored: done.restored.is_some(),
-        restore_mismatches: done.restored.map_or(0, |r| r.mismatches),
-        destructive: plan.backup.is_none(),
-        interrupted: o.interrupted,
-        duration_ns: begin.elapsed().as_nanos() as u64,
-    };
-    rec.header.findings = drivescope_analysis::capacity::findings(&rec);
-    // A journal restored in full is no longer needed unless the user named it.
-    if let (Some(p), true) = (&plan.backup, done.restored.is_some()) {
-        if rec.restore_mismatches == 0 && !plan.backup_named {
-            let _ = std::fs::remove_file(p);
-            rec.backup = None;
-        }
+        Ok(Measured {
+            rec,
+            text: Box::new(print_capacity),
+            json: plan.json,
+            store: plan.store,
+            replace: None,
+        })
     }
-    finish(rec, &print_capacity, plan.finish())
 }
 
 /// `--restore FILE`: put back what a journal saved, on the device it names.

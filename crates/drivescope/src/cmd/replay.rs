@@ -1,20 +1,18 @@
 //! `drivescope replay TRACE TARGET`: a kept trace issued again on a device or in a directory's test file.
 
-use crate::finish::Outcome;
-use crate::finish::{print_json, Refused};
+use crate::finish::{Cmd, Refused};
 use crate::opts::destructive::{self, DestructiveOpts};
+use crate::runner::{Measure, Measured, Session};
 use anyhow::Context;
 use clap::Args;
 use drivescope_core::replay::{self, Options};
 use drivescope_core::target::Target;
 use drivescope_core::testfile::TestFile;
 use drivescope_record::{Header, Kind, ReplayRecord, ReplayTotals};
+use drivescope_report::text::print_replay;
 use drivescope_trace::{Capture, Reducer, Sink, TracedRun};
-use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
@@ -51,160 +49,76 @@ pub struct ReplayArgs {
     /// Only warnings and errors on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub store: crate::opts::store::StoreOpts,
 }
 
-pub fn run(a: ReplayArgs) -> anyhow::Result<Outcome> {
-    let path = a.trace.display().to_string();
-    let trace = replay::read_trace(&a.trace)?;
-    let opts = Options {
-        device: a.device.clone(),
-        wrap: a.wrap,
-        no_think: a.no_think,
-    };
-    let spec = a.target.display().to_string();
-    let meta = std::fs::metadata(&a.target).with_context(|| spec.clone())?;
-    let mut _test = None;
-    let target = if meta.is_dir() {
-        let reach = replay::reach_of(&trace, &opts)?;
-        let size = reach
-            .div_ceil(1 << 20)
-            .max(1)
-            .saturating_mul(1 << 20)
-            .min(a.size);
-        let test = TestFile::create(&a.target, size)?;
-        let t = Target::open_test_file(&test, false)?;
+impl Measure for ReplayArgs {
+    type Record = ReplayRecord;
+    const CMD: Cmd = Cmd::Replay;
+
+    fn measure(self, s: &Session) -> anyhow::Result<Measured<ReplayRecord>> {
+        let a = self;
+        let path = a.trace.display().to_string();
+        let trace = replay::read_trace(&a.trace)?;
+        let opts = Options {
+            device: a.device.clone(),
+            wrap: a.wrap,
+            no_think: a.no_think,
+        };
+        let spec = a.target.display().to_string();
+        let meta = std::fs::metadata(&a.target).with_context(|| spec.clone())?;
+        let mut _test = None;
+        let target = if meta.is_dir() {
+            let reach = replay::reach_of(&trace, &opts)?;
+            let size = reach
+                .div_ceil(1 << 20)
+                .max(1)
+                .saturating_mul(1 << 20)
+                .min(a.size);
+            let test = TestFile::create(&a.target, size)?;
+            let t = Target::open_test_file(&test, false)?;
+            crate::note!(
+                "filling a {} test file in {spec}",
+                drivescope_units::format_bytes(size as f64)
+            );
+            replay::fill(&t)?;
+            _test = Some(test);
+            t
+        } else if meta.file_type().is_block_device() {
+            if a.destructive.destructive {
+                destructive::open(&spec, &a.destructive, &[])?
+            } else {
+                Target::open_read(&spec)?
+            }
+        } else {
+            return Err(Refused(format!(
+                "{spec}: replay goes to a block device or a directory (drivescope never writes to an \
+                 existing file)"
+            ))
+            .into());
+        };
+        let stop = s.stop();
+        let mut header = Header::now(Kind::Replay, target.info());
+        header.device = s.device(&spec);
         crate::note!(
-            "filling a {} test file in {spec}",
-            drivescope_units::format_bytes(size as f64)
+            "replaying {} of {path} on {}",
+            drivescope_units::count(trace.requests.len() as u64, "request"),
+            target.spec
         );
-        replay::fill(&t)?;
-        _test = Some(test);
-        t
-    } else if meta.file_type().is_block_device() {
-        if a.destructive.destructive {
-            destructive::open(&spec, &a.destructive, &[])?
-        } else {
-            Target::open_read(&spec)?
-        }
-    } else {
-        return Err(Refused(format!(
-            "{spec}: replay goes to a block device or a directory (drivescope never writes to an \
-             existing file)"
-        ))
-        .into());
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let mut header = Header::now(Kind::Replay, target.info());
-    header.device = crate::identity::of(&spec);
-    crate::note!(
-        "replaying {} of {path} on {}",
-        drivescope_units::count(trace.requests.len() as u64, "request"),
-        target.spec
-    );
-    let watch = kernel_watch(&target);
-    let mut rec = replay::run(&trace, &path, &target, header, &opts, &stop)?;
-    rec.kernel = watch.and_then(|w| w.finish(&mut rec.notes));
-    rec.header.end_now();
-    drop(target);
-    if a.json {
-        print_json(&rec)?;
-    } else {
-        let mut text = Vec::new();
-        print(&rec, &mut text)?;
-        crate::finish::print_all(&text)?;
+        let watch = kernel_watch(&target);
+        let mut rec = replay::run(&trace, &path, &target, header, &opts, stop)?;
+        rec.kernel = watch.and_then(|w| w.finish(&mut rec.notes));
+        rec.header.end_now();
+        drop(target);
+        Ok(Measured {
+            rec,
+            text: Box::new(print_replay),
+            json: a.json,
+            store: a.store,
+            replace: None,
+        })
     }
-    Ok(crate::finish::replay_outcome(&rec))
-}
-
-/// The replay against the trace, for people.
-pub fn print(r: &ReplayRecord, out: &mut dyn Write) -> std::io::Result<()> {
-    use drivescope_units::{format_bytes, format_latency};
-    let ratio = |a: f64, b: f64| {
-        if b > 0.0 {
-            format!("{:+.0} %", (a / b - 1.0) * 100.0)
-        } else {
-            "-".into()
-        }
-    };
-    writeln!(
-        out,
-        "Replay of {} ({} from `{}`) on {}",
-        r.trace,
-        r.traced_device,
-        r.traced_command.join(" "),
-        r.header.target.path
-    )?;
-    writeln!(
-        out,
-        "{:<12} {:>12} {:>12} {:>8}",
-        "", "traced", "replayed", "change"
-    )?;
-    let (o, p) = (&r.original, &r.replayed);
-    writeln!(
-        out,
-        "{:<12} {:>12} {:>12} {:>8}",
-        "requests",
-        o.requests,
-        p.requests,
-        ratio(p.requests as f64, o.requests as f64)
-    )?;
-    for (name, a, b) in [
-        ("I/O time", o.io_ns, p.io_ns),
-        ("wall time", o.wall_ns, p.wall_ns),
-    ] {
-        writeln!(
-            out,
-            "{:<12} {:>12} {:>12} {:>8}",
-            name,
-            format_latency(a as f64),
-            format_latency(b as f64),
-            ratio(b as f64, a as f64)
-        )?;
-    }
-    if let Some(k) = &r.kernel {
-        writeln!(
-            out,
-            "{:<12} {:>12} {:>12} {:>8}   (the replay's block requests as the kernel saw them)",
-            "kernel I/O",
-            format_latency(o.io_ns as f64),
-            format_latency(k.io_ns as f64),
-            ratio(k.io_ns as f64, o.io_ns as f64)
-        )?;
-        writeln!(
-            out,
-            "{:<12} {:>12} {:>12} {:>8}",
-            "kernel reqs",
-            o.requests,
-            k.requests,
-            ratio(k.requests as f64, o.requests as f64)
-        )?;
-    }
-    writeln!(out, "\nService time per class (mean, traced → replayed):")?;
-    for c in &r.classes {
-        let (dir, pat) = (c.direction.as_str(), c.pattern.as_str());
-        writeln!(
-            out,
-            "  {dir:<5} ≤{:>8} {pat:<10} {:>8} requests  {:>9} → {:>9}  {}",
-            format_bytes(c.size_max_bytes as f64),
-            c.requests,
-            format_latency(c.original_service_ns),
-            format_latency(c.replayed_service_ns),
-            ratio(c.replayed_service_ns, c.original_service_ns)
-        )?;
-    }
-    if r.skipped > 0 || r.errors > 0 {
-        writeln!(
-            out,
-            "\n{} skipped, {} failed",
-            drivescope_units::count(r.skipped, "request"),
-            r.errors
-        )?;
-    }
-    for n in &r.notes {
-        writeln!(out, "note: {n}")?;
-    }
-    Ok(())
 }
 
 /// The replay's block requests reduced as they come (a capture's sink).

@@ -1,16 +1,13 @@
 //! `drivescope time`: a real workload timed cold and warm, with how much of it was the disk.
 
-use crate::finish::Outcome;
-use crate::finish::Refused;
-use crate::finish::{and_findings, finish, Finish};
+use crate::finish::{Cmd, Refused};
 use crate::opts::store::StoreOpts;
+use crate::runner::{Measure, Measured, Session};
 use anyhow::{bail, Context};
 use clap::Args;
-use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode};
+use drivescope_record::{Header, Kind, TargetInfo, TargetType, TimeMode, TimeRecord};
 use drivescope_timer::{measure, Plan, Progress, Stop};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
@@ -102,58 +99,64 @@ fn devices_of(dir: &std::path::Path) -> Vec<String> {
     }
 }
 
-pub fn run(mut a: TimeArgs) -> anyhow::Result<Outcome> {
-    a.trace |= a.predict.wanted();
-    let cwd =
-        std::fs::canonicalize(&a.cwd).with_context(|| format!("--cwd {}", a.cwd.display()))?;
-    if !cwd.is_dir() {
-        bail!("--cwd {}: not a directory", cwd.display());
-    }
-    let plan = plan(&a, cwd)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let target = TargetInfo {
-        path: plan.cwd.display().to_string(),
-        kind: TargetType::File,
-        size: 0,
-        logical_block_size: 512,
-    };
-    let mut header = Header::now(Kind::Time, target);
-    header.device = crate::identity::of(&plan.cwd.display().to_string());
-    let main = plan.watched.first().cloned();
-    let runs = a.runs;
-    let mut say = |p: Progress<'_>| {
-        let line = progress_line(&p, main.as_deref(), runs);
-        // Why a trace was not taken is a warning: said even with --quiet.
-        match p {
-            Progress::NotTraced(_) => crate::warn!("{line}"),
-            _ => crate::note!("{line}"),
+impl Measure for TimeArgs {
+    type Record = TimeRecord;
+    const CMD: Cmd = Cmd::Time;
+
+    fn measure(mut self, s: &Session) -> anyhow::Result<Measured<TimeRecord>> {
+        let a = &mut self;
+        a.trace |= a.predict.wanted();
+        let cwd =
+            std::fs::canonicalize(&a.cwd).with_context(|| format!("--cwd {}", a.cwd.display()))?;
+        if !cwd.is_dir() {
+            bail!("--cwd {}: not a directory", cwd.display());
         }
-    };
-    let mut rec = match measure(&plan, header, &stop, &mut say) {
-        Ok(rec) => rec,
-        Err(Stop::Error(e)) => return Err(e.into()),
-        Err(Stop::Failed(f)) => {
-            let tail = f.outcome.stderr_tail.trim_end();
-            if !tail.is_empty() {
-                eprintln!("drivescope: the {}'s last output on stderr:", f.what);
-                for line in tail.lines() {
-                    eprintln!("  | {line}");
-                }
+        let plan = plan(a, cwd)?;
+        let stop = s.stop();
+        let target = TargetInfo {
+            path: plan.cwd.display().to_string(),
+            kind: TargetType::File,
+            size: 0,
+            logical_block_size: 512,
+        };
+        let mut header = Header::now(Kind::Time, target);
+        header.device = s.device(&plan.cwd.display().to_string());
+        let main = plan.watched.first().cloned();
+        let runs = a.runs;
+        let mut say = |p: Progress<'_>| {
+            let line = progress_line(&p, main.as_deref(), runs);
+            // Why a trace was not taken is a warning: said even with --quiet.
+            match p {
+                Progress::NotTraced(_) => crate::warn!("{line}"),
+                _ => crate::note!("{line}"),
             }
-            bail!("{f}");
-        }
-    };
-    rec.header.end_now();
-    drivescope_analysis::annotate(&mut rec);
-    super::time_predict::apply(&a.predict, &a.store, &mut rec)?;
-    let how = Finish {
-        json: a.json,
-        store: &a.store,
-        replace: None,
-        resume_with: None,
-    };
-    finish(rec, &and_findings(super::time_predict::print), how)
+        };
+        let mut rec = match measure(&plan, header, stop, &mut say) {
+            Ok(rec) => rec,
+            Err(Stop::Error(e)) => return Err(e.into()),
+            Err(Stop::Failed(f)) => {
+                let tail = f.outcome.stderr_tail.trim_end();
+                if !tail.is_empty() {
+                    eprintln!("drivescope: the {}'s last output on stderr:", f.what);
+                    for line in tail.lines() {
+                        eprintln!("  | {line}");
+                    }
+                }
+                bail!("{f}");
+            }
+        };
+        rec.header.end_now();
+        drivescope_analysis::annotate(&mut rec);
+        super::time_predict::apply(&a.predict, &a.store, &mut rec)?;
+        let (json, store) = (self.json, self.store);
+        Ok(Measured::with_findings(
+            rec,
+            super::time_predict::print,
+            json,
+            store,
+            None,
+        ))
+    }
 }
 
 /// The timing the arguments ask for: cold and warm runs (warm only where the page cache cannot be

@@ -6,6 +6,7 @@
 mod capacity_steady;
 mod lab_info;
 mod refusals;
+mod replay;
 mod scan;
 mod store_views;
 mod usage;

@@ -21,15 +21,6 @@ pub struct CapacityPlan {
 }
 
 impl CapacityPlan {
-    pub fn finish(&self) -> crate::finish::Finish<'_> {
-        crate::finish::Finish {
-            json: self.json,
-            store: &self.store,
-            replace: None,
-            resume_with: None,
-        }
-    }
-
     /// Paths whose file system must not be on the device: the store and the backup.
     pub fn protected(&self) -> Vec<PathBuf> {
         let mut p = self.store.protected();

@@ -161,6 +161,12 @@ pub fn document(doc: &Document) -> Result<FioDocument, Unsupported> {
                 why: None,
             })
         }
+        Document::Replay(_) => {
+            return Err(Unsupported {
+                kind: Kind::Replay,
+                why: None,
+            })
+        }
         Document::Multi(_) => {
             return Err(Unsupported {
                 kind: Kind::Multi,

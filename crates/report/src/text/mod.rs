@@ -16,6 +16,7 @@ mod multi;
 #[cfg(test)]
 mod params_tests;
 mod prediction;
+mod replay;
 mod runs;
 mod scan;
 #[cfg(test)]
@@ -41,6 +42,7 @@ pub use fingerprint::print_fingerprint;
 pub use info::info;
 pub use multi::print_multi;
 pub use prediction::print_prediction;
+pub use replay::print_replay;
 pub use runs::{headline, runs, took, ListedRun};
 pub use scan::print_scan;
 pub use screen::print_screen;
@@ -106,6 +108,7 @@ fn summary(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
         Document::Capacity(r) => print_capacity(r, out)?,
         Document::Steady(r) => print_steady(r, out)?,
         Document::Durability(r) => print_durability(r, out)?,
+        Document::Replay(r) => print_replay(r, out)?,
         Document::Info(_) | Document::Unknown { .. } => return out.write_all(show(run).as_bytes()),
     }
     if let Some(h) = run.header() {

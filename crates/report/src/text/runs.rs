@@ -80,6 +80,10 @@ pub fn headline(doc: &Document) -> Option<String> {
             let f = r.data.flush_honesty.as_ref()?;
             format!("flush {}", f.verdict.as_str().replace('_', " "))
         }
+        Document::Replay(r) => match r.io_ratio() {
+            Some(x) => format!("I/O time x{x:.2} of traced"),
+            None => return None,
+        },
         Document::Info(_) | Document::Unknown { .. } => return None,
     })
 }
@@ -92,6 +96,7 @@ pub fn took(doc: &Document) -> Option<u64> {
         Document::Diagnose(r) => Some(r.elapsed_ns),
         Document::Screen(r) => Some(r.duration_ns),
         Document::Time(r) => Some(r.duration_ns),
+        Document::Replay(r) => Some(r.replayed.wall_ns),
         _ => None,
     }
 }
