@@ -179,7 +179,7 @@ fn run(command: Command) -> anyhow::Result<finish::Outcome> {
         Command::Bench(a) => ranks!(cmd::bench::plan(a), runner::main, mpi::bench::run),
         Command::Sweep(a) => ranks!(cmd::sweep::plan(a), runner::main, mpi::sweep::run),
         Command::Soak(a) => ranks!(cmd::soak::plan(a), runner::main, mpi::soak::run),
-        Command::Diagnose(a) => cmd::diagnose::run(a),
+        Command::Diagnose(a) => runner::main(a),
         Command::Screen(a) => cmd::screen::run(a),
         Command::Time(a) => runner::main(a),
         Command::Replay(a) => runner::main(a),

@@ -81,7 +81,6 @@ fn default_backup(store: &StoreOpts, spec: &str) -> anyhow::Result<PathBuf> {
             .and_then(|p| p.parent().map(Path::to_path_buf))
     })
     .context("no directory for the backup journal; name one with --backup FILE")?;
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let name = Path::new(spec)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -156,6 +155,14 @@ impl Measure for CapacityPlan {
         }
         let identity = s.device(&spec);
         let target = destructive::open(&spec, &plan.gate, &plan.protected())?;
+        // The default journal's directory (beside the store) is made once the gate has let the
+        // probe through: building the plan creates nothing.
+        if let (Some(dir), false) = (
+            plan.backup.as_ref().and_then(|b| b.parent()),
+            plan.backup_named,
+        ) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
         if target.size < plan.cfg.block {
             bail!(
                 "{spec}: {} bytes is smaller than one probe block ({} bytes)",

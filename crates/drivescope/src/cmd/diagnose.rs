@@ -1,10 +1,10 @@
 //! `drivescope diagnose`: bounded experiments that explain a device's numbers, printed as findings.
 
-use crate::finish::finish;
-use crate::finish::Outcome;
+use crate::finish::Cmd;
 use crate::live::workload::Done;
-use crate::opts::args::parse_positive_duration;
+use crate::opts::args::{parse_positive_duration, Every};
 use crate::opts::workload::{self, WorkloadArgs};
+use crate::runner::{Measure, Measured, Session};
 use clap::Args;
 use drivescope_core::bench::Rw;
 use drivescope_diagnose::{measure, DiagnoseOptions, DiagnoseRun};
@@ -13,8 +13,6 @@ use drivescope_report::text::print_diagnose;
 use drivescope_store::RunId;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -41,74 +39,98 @@ pub struct DiagnoseArgs {
     pub members: Vec<String>,
 }
 
-pub fn run(mut a: DiagnoseArgs) -> anyhow::Result<Outcome> {
-    let prior = resumed(&mut a)?;
-    let device = crate::identity::of(&a.w.target);
-    if let Some((id, p)) = &prior {
-        let ran_on = ran_on(p);
-        crate::resume::check_same_target(&p.header, &ran_on, &a.w.target, &device, id.0)?;
+impl Measure for DiagnoseArgs {
+    type Record = DiagnoseRecord;
+    const CMD: Cmd = Cmd::Diagnose;
+    const RESUMABLE: bool = true;
+
+    fn measure(mut self, s: &Session) -> anyhow::Result<Measured<DiagnoseRecord>> {
+        let a = &mut self;
+        let prior = resumed(s, a)?;
+        let device = s.device(&a.w.target);
+        if let Some((id, p)) = &prior {
+            let ran_on = ran_on(p);
+            crate::resume::check_same_target(&p.header, &ran_on, &a.w.target, &device, id.0)?;
+        }
+        let array =
+            drivescope_diagnose::array_step::find(&a.w.target, &a.members, &Default::default())
+                .map_err(anyhow::Error::msg)?;
+        let stop = s.stop();
+        let kind = Shape::of(&a.w.target);
+        let writes = match &prior {
+            Some((_, p)) => p.writes,
+            None => kind.dir || (kind.block && a.w.destructive.destructive),
+        };
+        if let Some((id, p)) = &prior {
+            say_resumed(p, id.0, &a.w.target);
+        }
+        let rws: &[Rw] = if writes {
+            &[Rw::Read, Rw::Write]
+        } else {
+            &[Rw::Read]
+        };
+        let leave_out = "leave out --destructive for a read-only diagnosis";
+        let mut opened = workload::open_or(&a.w, rws, stop, leave_out)?;
+        let lines = Done::Lines {
+            title: "experiments (the last one runs now)".into(),
+            lines: Vec::new(),
+        };
+        let live = workload::watch(&a.w, "diagnose", Some(a.budget), lines, stop);
+        opened.common.watch = live.as_ref().map(|l| l.watch);
+        let target = &opened.target;
+        let mut header = Header::now(Kind::Diagnose, target.info());
+        header.device = device.clone();
+        let o = options(a, &opened, writes, kind);
+        let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), e, what);
+        let over = prior.as_ref().map(|(id, _)| *id);
+        let poll = crate::temperature::watch(device.as_ref());
+        let before_s = prior
+            .as_ref()
+            .map_or(0.0, |(_, p)| p.elapsed_ns as f64 / 1e9);
+        let mut cuts = {
+            let stamp = move |mut rec: DiagnoseRecord, me| {
+                rec.header.device = device.clone();
+                rec.header.end_now();
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            // One checkpoint after each experiment.
+            let every = Every(Some(Duration::ZERO));
+            s.checkpoints(every, &a.w.store, true, over, "diagnosis", stamp)
+        };
+        let run = DiagnoseRun {
+            prior: prior.map(|(_, p)| p),
+            checkpoints: cuts.take(),
+            directory: kind.dir.then(|| a.w.target.clone()),
+            test_file: own_file(opened.test_file()),
+            array,
+        };
+        let test_file = opened.test_file().map(|f| f.display().to_string());
+        let mut rec = measure(target, header, &o, run, stop, &mut say);
+        // A diagnosis of a directory is stored as one of that directory: its test file is gone.
+        if let (Some(tf), true) = (test_file, kind.dir) {
+            rec.workload.test_file = Some(tf);
+            rec.header.target.path = a.w.target.clone();
+        }
+        if let Some(l) = live {
+            l.finish();
+        }
+        let temperature = crate::temperature::series(poll, rec.temperature.take(), before_s);
+        let mut rec = concluded(rec, temperature);
+        // The last checkpoint is written before the result replaces it.
+        let written = cuts.finish();
+        rec.header.end_now();
+        let (json, store) = (self.w.json, self.w.store);
+        let text = Box::new(print_diagnose);
+        let replace = written.run.or(over);
+        Ok(Measured {
+            rec,
+            text,
+            json,
+            store,
+            replace,
+        })
     }
-    let array = drivescope_diagnose::array_step::find(&a.w.target, &a.members, &Default::default())
-        .map_err(anyhow::Error::msg)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let kind = Shape::of(&a.w.target);
-    let writes = match &prior {
-        Some((_, p)) => p.writes,
-        None => kind.dir || (kind.block && a.w.destructive.destructive),
-    };
-    if let Some((id, p)) = &prior {
-        say_resumed(p, id.0, &a.w.target);
-    }
-    let rws: &[Rw] = if writes {
-        &[Rw::Read, Rw::Write]
-    } else {
-        &[Rw::Read]
-    };
-    let leave_out = "leave out --destructive for a read-only diagnosis";
-    let mut opened = workload::open_or(&a.w, rws, &stop, leave_out)?;
-    let lines = Done::Lines {
-        title: "experiments (the last one runs now)".into(),
-        lines: Vec::new(),
-    };
-    let live = workload::watch(&a.w, "diagnose", Some(a.budget), lines, &stop);
-    opened.common.watch = live.as_ref().map(|l| l.watch);
-    let target = &opened.target;
-    let mut header = Header::now(Kind::Diagnose, target.info());
-    header.device = device.clone();
-    let o = options(&a, &opened, writes, kind);
-    let mut say = |e: drivescope_record::Experiment, what: &str| say(live.as_ref(), e, what);
-    let over = prior.as_ref().map(|(id, _)| *id);
-    let poll = crate::temperature::watch(device.as_ref());
-    let before_s = prior
-        .as_ref()
-        .map_or(0.0, |(_, p)| p.elapsed_ns as f64 / 1e9);
-    let (writer, checkpoints) = start_checkpoints(&a, over, device);
-    let run = DiagnoseRun {
-        prior: prior.map(|(_, p)| p),
-        checkpoints,
-        directory: kind.dir.then(|| a.w.target.clone()),
-        test_file: own_file(opened.test_file()),
-        array,
-    };
-    let test_file = opened.test_file().map(|f| f.display().to_string());
-    let mut rec = measure(target, header, &o, run, &stop, &mut say);
-    // A diagnosis of a directory is stored as one of that directory: its test file is gone.
-    if let (Some(tf), true) = (test_file, kind.dir) {
-        rec.workload.test_file = Some(tf);
-        rec.header.target.path = a.w.target.clone();
-    }
-    if let Some(l) = live {
-        l.finish();
-    }
-    let temperature = crate::temperature::series(poll, rec.temperature.take(), before_s);
-    let mut rec = concluded(rec, temperature);
-    // The last checkpoint is written before the result replaces it.
-    let written = writer.map(|w| w.finish()).unwrap_or_default();
-    rec.header.end_now();
-    let how =
-        a.w.finish(written.run.or(over), Some(crate::finish::Cmd::Diagnose));
-    finish(rec, &print_diagnose, how)
 }
 
 /// An experiment's progress: on the live view when it is up, else a line (unless --quiet).
@@ -147,7 +169,7 @@ impl Shape {
 
 /// The stopped diagnosis `--resume` names, its size, budget and target taken over; a fresh one needs
 /// a target.
-fn resumed(a: &mut DiagnoseArgs) -> anyhow::Result<Option<(RunId, DiagnoseRecord)>> {
+fn resumed(s: &Session, a: &mut DiagnoseArgs) -> anyhow::Result<Option<(RunId, DiagnoseRecord)>> {
     let Some(run) = &a.resume else {
         if a.w.target.is_empty() {
             anyhow::bail!("give a target (a device, a directory or an existing file)");
@@ -162,7 +184,7 @@ fn resumed(a: &mut DiagnoseArgs) -> anyhow::Result<Option<(RunId, DiagnoseRecord
         }
         return Ok(None);
     };
-    let (id, p) = load_resumable(a, run)?;
+    let (id, p) = load_resumable(s, a, run)?;
     a.w.size = Some(p.workload.size);
     a.budget = Duration::from_nanos(p.budget_ns);
     if a.w.target.is_empty() {
@@ -196,30 +218,6 @@ fn options(
     }
 }
 
-/// The checkpoints (one after each experiment) saved in the store, in place of the run continued.
-fn start_checkpoints(
-    a: &DiagnoseArgs,
-    over: Option<RunId>,
-    device: Option<drivescope_probe::Identity>,
-) -> (
-    Option<crate::checkpoints::Writer>,
-    Option<drivescope_core::checkpoint::Checkpoints<DiagnoseRecord>>,
-) {
-    match a.w.store.location() {
-        Ok(Some(path)) => {
-            let stamp = move |mut rec: DiagnoseRecord, me| {
-                rec.header.device = device.clone();
-                rec.header.end_now();
-                rec.checkpoint = Some(me);
-                rec.into()
-            };
-            let (w, c) = crate::checkpoints::start(path, Duration::ZERO, over, "diagnosis", stamp);
-            (Some(w), Some(c))
-        }
-        _ => (None, None),
-    }
-}
-
 /// The test file drivescope made, as the record names it (so a resumed run can remove it).
 fn own_file(path: Option<&Path>) -> Option<OwnFile> {
     let p = path?;
@@ -231,9 +229,13 @@ fn own_file(path: Option<&Path>) -> Option<OwnFile> {
 }
 
 /// The stored diagnosis to continue: not running, and with experiments left.
-fn load_resumable(a: &DiagnoseArgs, run: &str) -> anyhow::Result<(RunId, DiagnoseRecord)> {
+fn load_resumable(
+    s: &Session,
+    a: &DiagnoseArgs,
+    run: &str,
+) -> anyhow::Result<(RunId, DiagnoseRecord)> {
     let kind = Some(Kind::Diagnose);
-    crate::resume::load(
+    s.resumable(
         &a.w.store,
         run,
         kind,

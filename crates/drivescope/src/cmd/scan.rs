@@ -151,7 +151,7 @@ impl Measure for ScanPlan {
                 rec.into()
             };
             let full = cfg.quick.is_none() && cfg.verify.is_none();
-            s.checkpoints(self.checkpoint, &self.store, full, None, Cmd::Scan, stamp)
+            s.checkpoints(self.checkpoint, &self.store, full, None, "scan", stamp)
         };
         let display = Display::start(
             &self,

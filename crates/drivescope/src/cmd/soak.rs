@@ -130,7 +130,7 @@ impl Measure for SoakPlan {
                 rec.checkpoint = Some(me);
                 rec.into()
             };
-            s.checkpoints(a.checkpoint, &a.w.store, true, over, Cmd::Soak, stamp)
+            s.checkpoints(a.checkpoint, &a.w.store, true, over, "soak", stamp)
         };
         let live = workload::watch(&a.w, "soak", Some(left), Done::Nothing, stop);
         opened.common.watch = live.as_ref().map(|l| l.watch);

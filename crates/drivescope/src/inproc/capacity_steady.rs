@@ -13,6 +13,19 @@ fn capacity_of_a_file_is_refused() {
 }
 
 #[test]
+fn a_refused_capacity_probe_creates_nothing_beside_the_store() {
+    let dir = Scratch::new("capacity-nothing");
+    let file = dir.file("data", 1 << 20);
+    let store = dir.path("sub/runs.db");
+    let ran = drive(&["capacity", &file, "--store", &store]);
+    assert_eq!(ran.code(), 3, "{ran:?}");
+    assert!(
+        !dir.dir().join("sub").exists(),
+        "the journal's directory is made only for a probe that runs"
+    );
+}
+
+#[test]
 fn capacity_restore_of_a_journal_not_there_fails() {
     let dir = Scratch::new("capacity-restore");
     let ran = drive(&["capacity", "--restore", &dir.path("absent.journal")]);

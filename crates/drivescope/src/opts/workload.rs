@@ -341,6 +341,7 @@ impl WorkloadArgs {
 
     /// How the run's record leaves: printed as `--json` asks, saved in place of `replace` when given (its
     /// checkpoints, or the run it continues); `resume_with` names the command that continues it.
+    #[cfg(feature = "mpi")]
     pub fn finish(
         &self,
         replace: Option<drivescope_store::RunId>,

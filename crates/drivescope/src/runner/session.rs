@@ -2,7 +2,6 @@
 //! run it continues and its checkpoints, owned once for every command.
 
 use super::Cuts;
-use crate::finish::Cmd;
 use crate::opts::args::Every;
 use crate::opts::store::StoreOpts;
 use drivescope_probe::Identity;
@@ -54,14 +53,15 @@ impl Session {
     }
 
     /// A job's checkpoints saved in `store` every `every` (when both are set and `wanted`), in place
-    /// of `over` when given: `stamp` makes each snapshot the document saved.
+    /// of `over` when given: `stamp` makes each snapshot the document saved; `job` names it in
+    /// messages (`scan`, `diagnosis`).
     pub fn checkpoints<R: Send + 'static>(
         &self,
         every: Every,
         store: &StoreOpts,
         wanted: bool,
         over: Option<RunId>,
-        cmd: Cmd,
+        job: &'static str,
         stamp: impl Fn(R, Checkpoint) -> Document + Send + 'static,
     ) -> Cuts<R> {
         #[cfg(test)]
@@ -76,7 +76,7 @@ impl Session {
         };
         match (every.0, store.location()) {
             (Some(every), Ok(Some(path))) if wanted => {
-                let (w, c) = crate::checkpoints::start(path, every, over, cmd.name(), stamp);
+                let (w, c) = crate::checkpoints::start(path, every, over, job, stamp);
                 Cuts::new(Some(w), Some(c))
             }
             _ => Cuts::new(None, None),
