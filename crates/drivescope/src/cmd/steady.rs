@@ -251,19 +251,8 @@ fn say(line: String) {
 
 /// One line per checkpoint: where the run stands.
 fn progress(r: &SteadyRecord) {
-    match r.rounds.last() {
-        None if r.precondition.written_bytes > 0 => say(format!(
-            "preconditioned {} of {}",
-            drivescope_units::format_size(r.precondition.written_bytes),
-            drivescope_units::format_size(r.precondition.planned_bytes)
-        )),
-        None => {}
-        Some(x) => say(format!(
-            "round {}: {} ({})",
-            x.round,
-            drivescope_report::text::format_tracked(r, x.tracked),
-            r.verdict.why
-        )),
+    if let Some(line) = drivescope_report::text::steady_progress(r) {
+        say(line);
     }
 }
 

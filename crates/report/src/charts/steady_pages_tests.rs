@@ -112,4 +112,8 @@ fn idle_recovery_draws_every_burst() {
     let text = String::from_utf8(text).unwrap();
     assert!(text.contains("host idle recovery: 2 bursts of"), "{text}");
     assert!(text.contains("(2.06× steady)"), "{text}");
+    assert_eq!(
+        crate::text::steady_progress(&r).as_deref(),
+        Some("idle recovery WS2: bursts at 5 700 IOPS (2.06× steady)")
+    );
 }

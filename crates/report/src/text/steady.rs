@@ -239,3 +239,30 @@ fn idle_recovery(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// One line on where a running steady test stands (after a precondition pass, a round or a
+/// wait state), or None before any of them.
+pub fn steady_progress(r: &SteadyRecord) -> Option<String> {
+    if let Some(s) = r.idle_recovery.as_ref().and_then(|h| h.segments.last()) {
+        return Some(format!(
+            "idle recovery WS{}: bursts at {} ({:.2}× steady)",
+            s.wait_state,
+            format_iops(s.mean_iops),
+            s.recovery
+        ));
+    }
+    match r.rounds.last() {
+        None if r.precondition.written_bytes > 0 => Some(format!(
+            "preconditioned {} of {}",
+            format_size(r.precondition.written_bytes),
+            format_size(r.precondition.planned_bytes)
+        )),
+        None => None,
+        Some(x) => Some(format!(
+            "round {}: {} ({})",
+            x.round,
+            format_tracked(r, x.tracked),
+            r.verdict.why
+        )),
+    }
+}
