@@ -11,6 +11,7 @@ use common::{drivescope_cmd, skip_without_root, TmpfsLoop};
 use drivescope_analysis::steady_state::verdict;
 use drivescope_core::rng::Rng;
 use drivescope_core::safety::DeviceName;
+use drivescope_lab::flash_idle::{idle_recovery, IdlePlan};
 use drivescope_lab::flash_served::{rounds, Procedure};
 use drivescope_lab::Model;
 use drivescope_record::{SteadyRecord, SteadyState};
@@ -255,4 +256,220 @@ fn a_killed_run_resumes_from_its_last_round() {
     let after = store.runs();
     assert_eq!(after.len(), 1, "replaced in place");
     assert_eq!(after[0].0, id);
+}
+
+fn flash_with(size_mib: u64, block_kib: u64, spare: f64, mb_s: f64, idle_after: &str) -> Model {
+    let text = format!(
+        "name='flash-{size_mib}m-{spare}-{idle_after}'\nsize='{size_mib}M'\n\
+         zones={{rates_mb_s=[{mb_s}]}}\noverhead='20us'\n\
+         flash={{page='4K',block='{block_kib}K',spare={spare},idle_after='{idle_after}'}}\n"
+    );
+    Model::from_toml_str(&text, "test").unwrap()
+}
+
+/// The latency test at QD1 on a slow lab flash disk: steady within a round of the model's own
+/// (the procedure at QD1 on its virtual clock, its rounds' mean latency judged by the rule), at
+/// the model's steady mean latency within 10 %.
+#[test]
+fn the_latency_test_is_steady_in_the_models_round_at_its_mean_latency() {
+    if skip_without_root("serves a FUSE lab disk on a loop device") {
+        return;
+    }
+    let _one = common::lab::one_at_a_time();
+    let m = flash_with(4, 64, 0.25, 8.0, "100ms");
+    let p = Procedure {
+        precondition_passes: 2,
+        block: 4096,
+        queue_depth: 1,
+        round_ns: 1_000_000_000,
+        rounds: 25,
+        seed: 1,
+    };
+    let latencies: Vec<f64> = rounds(&m, &p).iter().map(|r| 1e9 / r.iops).collect();
+    let want = verdict(&latencies, 25);
+    let want_round = want.round.expect("the model settles within 25 rounds");
+    let want_ns = want.window.unwrap().average;
+    common::busy::timing_tries(
+        2,
+        |_| {},
+        || {
+            let dev = common::lab::start(&m);
+            let out = drivescope_cmd()
+                .arg("steady")
+                .arg(dev.target())
+                .args(["--destructive", "--confirm", &confirmation(dev.target())])
+                .args(["--test", "latency", "--matrix", "tracked"])
+                .args(["--round-time", "1s", "--json", "--quiet", "--no-store"])
+                .output()
+                .unwrap();
+            let r: SteadyRecord = record_of_ok(&out);
+            assert_eq!((r.queue_depth, r.threads), (1, 1));
+            assert_eq!(r.tracked, "RND4K write mean latency");
+            assert_eq!(r.precondition.written_bytes, 2 * m.size);
+            if r.verdict.state != SteadyState::Reached {
+                return Err(format!("{:?}", r.verdict));
+            }
+            let round = r.verdict.round.unwrap();
+            if round.abs_diff(want_round) > 1 {
+                return Err(format!(
+                    "steady at round {round}, the model at {want_round}"
+                ));
+            }
+            let got = r.steady_value.unwrap();
+            if (got / want_ns - 1.0).abs() > 0.10 {
+                return Err(format!(
+                    "steady mean {got:.0} ns, the model's {want_ns:.0} ns"
+                ));
+            }
+            Ok(())
+        },
+    );
+}
+
+/// Host idle recovery on lab flash disks: with the collector cleaning after 100 ms of idle
+/// time, the shortest rest (no longer than that) leaves the bursts near the steady rate, the
+/// longest lift them above 1.3 × it, and the two longest run at the model's own (the procedure
+/// on its virtual clock) within 10 %; the twin whose collector waits an hour lifts no wait
+/// state's bursts above 1.15 × the steady rate.
+#[test]
+fn host_idle_recovery_follows_the_models_bursts_and_its_twin_shows_none() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
+    let _one = common::lab::one_at_a_time();
+    for (idle_after, cleans) in [("100ms", true), ("1h", false)] {
+        let m = flash_with(16, 256, 0.25, 20.0, idle_after);
+        common::busy::timing_tries(
+            2,
+            |_| {},
+            || {
+                let dev = common::lab::start(&m);
+                let out = drivescope_cmd()
+                    .arg("steady")
+                    .arg(dev.target())
+                    .args(["--destructive", "--confirm", &confirmation(dev.target())])
+                    .args(["--test", "host-idle-recovery", "--bursts", "3"])
+                    .args(["--round-time", "1200ms", "--json", "--quiet", "--no-store"])
+                    .output()
+                    .unwrap();
+                let r: SteadyRecord = record_of_ok(&out);
+                assert!(
+                    r.not_conformant.iter().any(|x| x.starts_with("--bursts 3")),
+                    "{:?}",
+                    r.not_conformant
+                );
+                let h = r.idle_recovery.as_ref().expect("the bursts ran");
+                assert_eq!(h.burst_ns, 100_000_000);
+                assert_eq!(h.segments.len(), 5);
+                assert!(h.segments.iter().all(|s| s.bursts.len() == 3));
+                let p = Procedure {
+                    precondition_passes: 2,
+                    block: 4096,
+                    queue_depth: 32,
+                    round_ns: 1_200_000_000,
+                    // The model well settled, as the rule found the disk.
+                    rounds: 25,
+                    seed: 1,
+                };
+                let plan = IdlePlan {
+                    burst_ns: h.burst_ns,
+                    idle_unit_ns: h.idle_unit_ns,
+                    cycles: h.cycles,
+                    baseline_ns: h.baseline_ns,
+                    wait_states: h.wait_states.clone(),
+                };
+                let truth = idle_recovery(&m, &p, &plan);
+                let got: Vec<f64> = h.segments.iter().map(|s| s.mean_iops).collect();
+                let said = format!(
+                    "{idle_after}: bursts {got:.0?}, the model's {:.0?}",
+                    truth.burst_iops
+                );
+                let rec: Vec<f64> = h.segments.iter().map(|s| s.recovery).collect();
+                if cleans {
+                    // Three bursts of 100 ms a wait state scatter with the collector's work; the
+                    // two longest rests together are the drive at its fresh rate, compared with
+                    // the model's within 10 %.
+                    let (g, w) = (got[3] + got[4], truth.burst_iops[3] + truth.burst_iops[4]);
+                    if (g / w - 1.0).abs() > 0.10 || rec[4] <= 1.3 || rec[0] >= 1.2 {
+                        return Err(format!("{said}; recovery {rec:.2?}"));
+                    }
+                } else if rec.iter().any(|&x| x > 1.15) {
+                    // No lift: a burst the collector's scatter or the host slowed is no recovery.
+                    return Err(format!("{said}; recovery {rec:.2?}"));
+                }
+                Ok(())
+            },
+        );
+    }
+}
+
+/// A lab flash disk whose page programs slow by 30 % a second of its clock never settles: its
+/// model's own rounds (the procedure on its virtual clock) are not steady in 25, and `steady`
+/// ends "not reached" at round 25 with the best-fit line's excursion as why.
+#[test]
+fn a_drifting_flash_disk_ends_not_reached_at_25_rounds() {
+    if skip_without_root("serves a FUSE lab disk on a loop device") {
+        return;
+    }
+    let _one = common::lab::one_at_a_time();
+    let m = flash(16, 0.25, 60.0, "");
+    let text = "name='flash-drift'\nsize='16M'\nzones={rates_mb_s=[60]}\noverhead='20us'\n\
+                flash={page='4K',block='256K',spare=0.25,drift=0.3}\n";
+    let drifting = Model::from_toml_str(text, "test").unwrap();
+    assert_eq!(drifting.truth().flash.unwrap().drift, 0.3);
+    let p = Procedure {
+        precondition_passes: 2,
+        block: 4096,
+        queue_depth: 32,
+        round_ns: 200_000_000,
+        rounds: 25,
+        seed: 1,
+    };
+    let model_says = verdict(
+        &rounds(&drifting, &p)
+            .iter()
+            .map(|r| r.iops)
+            .collect::<Vec<_>>(),
+        25,
+    );
+    assert_eq!(model_says.state, SteadyState::NotReached, "{model_says:?}");
+    // Its twin without the drift settles in the same procedure.
+    let twin = verdict(
+        &rounds(&m, &p).iter().map(|r| r.iops).collect::<Vec<_>>(),
+        25,
+    );
+    assert_eq!(twin.state, SteadyState::Reached, "{twin:?}");
+    // What the disk's rounds show is timed by the lab: a busy host voids a try.
+    common::busy::timing_tries(
+        2,
+        |_| {},
+        || {
+            let dev = common::lab::start(&drifting);
+            let out = drivescope_cmd()
+                .arg("steady")
+                .arg(dev.target())
+                .args(["--destructive", "--confirm", &confirmation(dev.target())])
+                .args(["--matrix", "tracked", "--round-time", "200ms"])
+                .args(["--json", "--quiet", "--no-store"])
+                .output()
+                .unwrap();
+            let r: SteadyRecord = record_of_ok(&out);
+            let values: Vec<f64> = r.rounds.iter().map(|x| x.tracked.round()).collect();
+            if r.rounds.len() != 25 || r.verdict.state != SteadyState::NotReached {
+                return Err(format!("{} after {values:?}", r.verdict.why));
+            }
+            assert!(
+                r.verdict.why.starts_with("not reached in 25 rounds")
+                    && r.verdict.why.contains("best-fit line"),
+                "{}",
+                r.verdict.why
+            );
+            assert!(r.steady_value.is_none());
+            // It fell all the way: the last round well under the fifth.
+            if r.rounds[24].tracked >= 0.7 * r.rounds[4].tracked {
+                return Err(format!("no fall: {values:?}"));
+            }
+            Ok(())
+        },
+    );
 }

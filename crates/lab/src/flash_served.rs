@@ -46,6 +46,10 @@ pub struct FlashSpec {
         default = "default_idle_after"
     )]
     pub idle_after_ns: u64,
+    /// Slows every page program by this fraction per second of the disk's clock, compounded
+    /// (0, the default: never): a drive that keeps slowing and never settles.
+    #[serde(default)]
+    pub drift: f64,
 }
 
 fn default_page() -> u64 {
@@ -73,6 +77,9 @@ impl FlashSpec {
         if !(self.spare.is_finite() && (0.01..=2.0).contains(&self.spare)) {
             return Err("flash.spare must lie in 0.01..=2 (1 % to 200 % over-provisioning)".into());
         }
+        if !(self.drift.is_finite() && (0.0..=10.0).contains(&self.drift)) {
+            return Err("flash.drift must lie in 0..=10 (a fraction per second)".into());
+        }
         if (size / self.page) * ((1.0 + self.spare) as u64 + 1) >= u32::MAX as u64 {
             return Err("too many flash pages; give a larger page".into());
         }
@@ -95,6 +102,7 @@ pub struct FlashDrive {
     flash: Flash,
     page: u64,
     idle_after_ns: u64,
+    drift: f64,
 }
 
 impl FlashDrive {
@@ -104,6 +112,17 @@ impl FlashDrive {
             flash: Flash::new(spec.config(size), seed),
             page: spec.page,
             idle_after_ns: spec.idle_after_ns,
+            drift: spec.drift,
+        }
+    }
+
+    /// How much longer a page program takes `elapsed_ns` after the disk's first command
+    /// (`drift`, compounded per second; 1 without).
+    pub fn slowdown(&self, elapsed_ns: u64) -> f64 {
+        if self.drift == 0.0 {
+            1.0
+        } else {
+            (1.0 + self.drift).powf(elapsed_ns as f64 / 1e9)
         }
     }
 
@@ -207,6 +226,7 @@ pub fn truth(model: &Model, spec: &FlashSpec) -> FlashTruth {
         rnd4k_fresh_write_iops: write_iops(model, spec, 4096, 1.0),
         rnd4k_steady_write_iops: write_iops(model, spec, 4096, wa),
         idle_after_ns: spec.idle_after_ns,
+        drift: spec.drift,
     }
 }
 

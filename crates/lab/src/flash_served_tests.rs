@@ -195,3 +195,37 @@ fn the_procedure_on_the_virtual_clock_falls_and_settles() {
     // The same procedure gives the same rounds (the truth a test compares with).
     assert_eq!(rounds(&m, &p), r);
 }
+
+/// A drifting drive's page programs slow by `drift` per second of its clock: after the same
+/// writes at the same WA, its rounds fall by that factor per second, and never hold still.
+#[test]
+fn a_drifting_drive_keeps_slowing_by_its_drift() {
+    let plain = model(16, 0.25, 256, 60.0, "");
+    let text = "name='f'\nsize='16M'\nzones={rates_mb_s=[60]}\noverhead='20us'\n\
+                flash={page='4K',block='256K',spare=0.25,drift=0.15}\n";
+    let drifting = Model::from_toml_str(text, "test").unwrap();
+    assert_eq!(drifting.truth().flash.unwrap().drift, 0.15);
+    assert_eq!(plain.truth().flash.unwrap().drift, 0.0);
+    let p = Procedure {
+        precondition_passes: 2,
+        block: 4096,
+        queue_depth: 32,
+        round_ns: 200_000_000,
+        rounds: 25,
+        seed: 3,
+    };
+    let steady: Vec<f64> = rounds(&plain, &p).iter().map(|r| r.iops).collect();
+    let drift: Vec<f64> = rounds(&drifting, &p).iter().map(|r| r.iops).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    // The plain drive holds its last ten rounds within a few percent; the drifting one falls
+    // from window to window by about 1.15 per second of rounds (1 s = five 200 ms rounds).
+    assert!(
+        (mean(&steady[15..20]) / mean(&steady[20..]) - 1.0).abs() < 0.05,
+        "{steady:?}"
+    );
+    let fall = mean(&drift[15..20]) / mean(&drift[20..]);
+    assert!(fall > 1.10 && fall < 1.20, "{fall} {drift:?}");
+    let bad = "drift=-0.1";
+    let text = format!("name='f'\nsize='16M'\nflash={{spare=0.25,{bad}}}\n");
+    assert!(Model::from_toml_str(&text, "test").is_err());
+}

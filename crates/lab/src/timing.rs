@@ -479,7 +479,8 @@ impl Timeline {
                 Some(f) => {
                     let pages = f.write(offset, len);
                     let page = media_ns(&self.model, &self.layout, offset, f.page());
-                    (pages as f64 * page / factor) as u64
+                    let slower = f.slowdown(xfer_start - self.epoch.unwrap_or(xfer_start));
+                    (pages as f64 * page * slower / factor) as u64
                 }
                 None => (media_ns(&self.model, &self.layout, offset, len) / factor) as u64,
             }

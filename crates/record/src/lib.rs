@@ -87,8 +87,9 @@ pub use stamp::{hostname, now_rfc3339, rfc3339};
 pub use state::RunState;
 pub use status::RunStatus;
 pub use steady::{
-    PurgeRefused, SteadyCell, SteadyCellSpec, SteadyPrecondition, SteadyPurge, SteadyRecord,
-    SteadyResume, SteadyRound, SteadyState, SteadyTest, SteadyVerdict, SteadyWindow,
+    IdleBurst, IdleRecovery, IdleSegment, PurgeRefused, SteadyCell, SteadyCellSpec,
+    SteadyPrecondition, SteadyPurge, SteadyRecord, SteadyResume, SteadyRound, SteadyState,
+    SteadyTest, SteadyVerdict, SteadyWindow,
 };
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use temperature::{TemperaturePoint, TemperatureSeries, TruthTemperature};

@@ -106,4 +106,9 @@ pub struct FlashTruth {
     pub rnd4k_steady_write_iops: f64,
     /// Idle time before the collector cleans in the background, ns.
     pub idle_after_ns: u64,
+    /// Page programs slow by this fraction per second of the disk's clock, compounded (0: never;
+    /// a drifting drive has no steady state, and its `rnd4k_steady_write_iops` holds at its first
+    /// command only).
+    #[serde(default)]
+    pub drift: f64,
 }

@@ -15,6 +15,12 @@ pub enum SteadyTest {
     Iops,
     /// Each round is random 4 KiB writes only; IOPS against the bytes written so far.
     WriteSaturation,
+    /// Each round runs 4 and 8 KiB random at QD1 × 1 thread for 100/0, 65/35 and 0/100; the
+    /// tracked variable is the random 4 KiB 100 % write mean latency (ns).
+    Latency,
+    /// Rounds of random 4 KiB writes to steady state, then bursts of them between idle
+    /// times that grow from wait state to wait state ([`IdleRecovery`]).
+    HostIdleRecovery,
 }
 
 impl SteadyTest {
@@ -22,7 +28,14 @@ impl SteadyTest {
         match self {
             SteadyTest::Iops => "iops",
             SteadyTest::WriteSaturation => "write_saturation",
+            SteadyTest::Latency => "latency",
+            SteadyTest::HostIdleRecovery => "host_idle_recovery",
         }
+    }
+
+    /// Whether the tracked variable is a latency (ns; lower is faster) rather than IOPS.
+    pub fn tracks_latency(&self) -> bool {
+        *self == SteadyTest::Latency
     }
 }
 
@@ -43,6 +56,11 @@ pub struct SteadyCell {
     pub mb_per_s: f64,
     pub mean_ns: f64,
     pub p99_ns: u64,
+    /// The 99.9th and 99.99th percentiles (0 in records written before they were kept).
+    #[serde(default)]
+    pub p999_ns: u64,
+    #[serde(default)]
+    pub p9999_ns: u64,
     pub max_ns: u64,
     pub bytes_written: u64,
     pub errors: u64,
@@ -54,7 +72,8 @@ pub struct SteadyRound {
     /// Counted from 1.
     pub round: u32,
     pub cells: Vec<SteadyCell>,
-    /// The tracked variable's value this round (RND4K 100 % write IOPS).
+    /// The tracked variable's value this round (RND4K 100 % write IOPS; the latency test: its
+    /// mean latency, ns).
     pub tracked: f64,
     /// Bytes written since the purge, preconditioning included, at the round's end.
     pub total_bytes_written: u64,
@@ -190,10 +209,61 @@ pub struct SteadyRecord {
     /// The window's tracked average when steady state was reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_value: Option<f64>,
+    /// The host idle recovery test's bursts, once the rounds have decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_recovery: Option<IdleRecovery>,
     pub duration_ns: u64,
     /// Present while the run can be continued with `--resume`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<SteadyResume>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<Checkpoint>,
+}
+
+/// The host idle recovery test after the rounds: for each wait state, `cycles` bursts of random
+/// 4 KiB writes each followed by an idle time of `wait_state` × `idle_unit_ns`, then writes without
+/// a pause for `baseline_ns` to bring the drive back to its steady state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IdleRecovery {
+    /// Each burst's length, ns.
+    pub burst_ns: u64,
+    /// The idle time of wait state 1, ns.
+    pub idle_unit_ns: u64,
+    /// Bursts per wait state.
+    pub cycles: u32,
+    /// The return to the baseline after each wait state, ns.
+    pub baseline_ns: u64,
+    /// The wait states planned, in order (idle time = wait state × `idle_unit_ns`).
+    pub wait_states: Vec<u32>,
+    /// The steady IOPS the bursts are compared with: the window's average (or the last round's
+    /// when steady state was not reached).
+    pub baseline_iops: f64,
+    /// The wait states run so far.
+    pub segments: Vec<IdleSegment>,
+}
+
+/// One wait state's bursts and its return to the baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IdleSegment {
+    pub wait_state: u32,
+    pub idle_ns: u64,
+    pub bursts: Vec<IdleBurst>,
+    /// The bursts' mean IOPS.
+    pub mean_iops: f64,
+    /// `mean_iops` over the steady baseline (1: no recovery; above: the idle time let the drive
+    /// clean ahead).
+    pub recovery: f64,
+    /// IOPS of the continuous writes after the bursts.
+    pub baseline_after_iops: f64,
+    /// When the return to the baseline ended, ns since the test's first burst.
+    pub end_ns: u64,
+}
+
+/// One burst of writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IdleBurst {
+    /// When the burst began, ns since the test's first burst.
+    pub at_ns: u64,
+    pub iops: f64,
+    pub bytes_written: u64,
 }

@@ -379,14 +379,25 @@ fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
 
 /// A steady-state run: the tracked variable's steady value, and the rounds it took.
 fn steady(s: &drivescope_record::SteadyRecord, out: &mut Vec<Metric>) {
-    push(
-        out,
-        "steady.iops".into(),
-        "Steady-state IOPS".into(),
-        Unit::Iops,
-        Better::Higher,
-        s.steady_value,
-    );
+    if s.test.tracks_latency() {
+        push(
+            out,
+            "steady.mean_latency".into(),
+            "Steady-state RND4K write mean latency".into(),
+            Unit::Nanos,
+            Better::Lower,
+            s.steady_value,
+        );
+    } else {
+        push(
+            out,
+            "steady.iops".into(),
+            "Steady-state IOPS".into(),
+            Unit::Iops,
+            Better::Higher,
+            s.steady_value,
+        );
+    }
     push(
         out,
         "steady.rounds".into(),

@@ -1,6 +1,7 @@
 //! The findings of a diagnosis, computed from the measurements it keeps.
 
 pub mod array;
+pub mod fresh;
 pub mod smr;
 pub mod spots;
 pub mod stream;
@@ -344,6 +345,17 @@ fn not_the_throttle(
     }
 }
 
+/// The write experiment's outcome with [`fresh::note`] after it, where the drive is flash.
+fn with_fresh_note(
+    (f, mut o): (Option<Finding>, Outcome),
+    d: &DiagnoseRecord,
+) -> (Option<Finding>, Outcome) {
+    if let Some(note) = fresh::note(d) {
+        o.text = format!("{}; {note}", o.text);
+    }
+    (f, o)
+}
+
 /// Every finding a diagnosis supports and one outcome line per experiment, in the experiments' order.
 pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
     let curve = media_curve(d);
@@ -378,7 +390,7 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
             Experiment::WriteCache => d
                 .write_cache
                 .as_ref()
-                .map(|w| not_the_throttle(write::assess(w, &curve), &found)),
+                .map(|w| with_fresh_note(not_the_throttle(write::assess(w, &curve), &found), d)),
             Experiment::Smr => d.smr.as_ref().map(|s| {
                 let positions = position_curve(d);
                 let hard_disk =

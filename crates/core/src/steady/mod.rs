@@ -7,6 +7,11 @@
 //! The rule itself is `drivescope_analysis::steady_state`; the caller hands it in as `judge`, so
 //! this loop stays with the commands.
 
+pub mod idle;
+#[cfg(test)]
+mod idle_tests;
+#[cfg(test)]
+mod latency_tests;
 pub mod precondition;
 pub mod purge;
 #[cfg(test)]
@@ -35,6 +40,20 @@ pub const IOPS_BLOCKS: [u64; 8] = [
 ];
 /// Read shares (percent) of the PTS IOPS test's mixes, 100/0 … 0/100.
 pub const IOPS_MIXES: [u8; 7] = [100, 95, 65, 50, 35, 5, 0];
+/// Block sizes of the PTS latency test, largest first.
+pub const LATENCY_BLOCKS: [u64; 2] = [8 << 10, 4 << 10];
+/// Read shares (percent) of the PTS latency test's mixes.
+pub const LATENCY_MIXES: [u8; 3] = [100, 65, 0];
+
+/// Commands in flight per thread and threads the test runs with: the latency test's are fixed
+/// at one and one (QD1 × 1 thread); the others take the asked ones.
+pub fn queue_of(test: SteadyTest, queue_depth: u32, threads: u32) -> (u32, u32) {
+    match test {
+        SteadyTest::Latency => (1, 1),
+        _ => (queue_depth, threads),
+    }
+}
+
 /// The specification's time per cell.
 pub const SPEC_CELL_TIME: Duration = Duration::from_secs(60);
 /// The tracked cell: random 4 KiB, all writes.
@@ -57,11 +76,17 @@ pub enum Matrix {
 impl Matrix {
     /// The cells in the order a round runs them (mixes outer, blocks largest first).
     pub fn cells(self, test: SteadyTest) -> Vec<SteadyCellSpec> {
-        if test == SteadyTest::WriteSaturation || self == Matrix::Tracked {
+        if matches!(
+            test,
+            SteadyTest::WriteSaturation | SteadyTest::HostIdleRecovery
+        ) || self == Matrix::Tracked
+        {
             return vec![TRACKED];
         }
-        let (mixes, blocks): (&[u8], &[u64]) = match self {
-            Matrix::Full => (&IOPS_MIXES, &IOPS_BLOCKS),
+        let (mixes, blocks): (&[u8], &[u64]) = match (test, self) {
+            // The latency test has six cells: no reduced form.
+            (SteadyTest::Latency, _) => (&LATENCY_MIXES, &LATENCY_BLOCKS),
+            (_, Matrix::Full) => (&IOPS_MIXES, &IOPS_BLOCKS),
             _ => (&[100, 65, 0], &[64 << 10, 4 << 10]),
         };
         mixes
@@ -92,6 +117,8 @@ pub struct SteadyOptions {
     /// Where the run departs from the specification (a shorter cell time, a reduced matrix,
     /// no purge), one line each.
     pub not_conformant: Vec<String>,
+    /// The host idle recovery test's plan ([`idle::plan`]), for that test.
+    pub idle: Option<drivescope_record::IdleRecovery>,
 }
 
 /// What a run continues and whom it tells.
@@ -127,6 +154,20 @@ pub fn tracked_name(test: SteadyTest) -> String {
     match test {
         SteadyTest::Iops => "RND4K write IOPS".into(),
         SteadyTest::WriteSaturation => "RND4K write IOPS (write saturation)".into(),
+        SteadyTest::Latency => "RND4K write mean latency".into(),
+        SteadyTest::HostIdleRecovery => "RND4K write IOPS (host idle recovery)".into(),
+    }
+}
+
+/// The tracked variable's value in a round's `cells`: the tracked cell's IOPS, or its mean
+/// latency for the latency test.
+pub fn tracked_of(test: SteadyTest, cells: &[SteadyCell]) -> f64 {
+    let c = cells
+        .iter()
+        .find(|c| c.read_pct == TRACKED.read_pct && c.block_size == TRACKED.block_size);
+    match test {
+        SteadyTest::Latency => c.map_or(0.0, |c| c.mean_ns),
+        _ => c.map_or(0.0, |c| c.iops),
     }
 }
 
@@ -169,6 +210,7 @@ fn fresh(target: &Target, o: &SteadyOptions) -> SteadyRecord {
             why: "no rounds yet".into(),
         },
         steady_value: None,
+        idle_recovery: o.idle.clone(),
         duration_ns: 0,
         resume: None,
         checkpoint: None,
@@ -193,12 +235,18 @@ pub fn options_of(r: &SteadyRecord, mut common: Common) -> SteadyOptions {
             as u32,
         max_rounds: resume.map_or(25, |s| s.max_rounds),
         not_conformant: r.not_conformant.clone(),
+        idle: r.idle_recovery.clone(),
     }
 }
 
 /// Whether the run has ended by the rule.
 fn decided(v: &SteadyVerdict) -> bool {
     v.state != SteadyState::Undecided
+}
+
+/// Whether the run has done all it planned: a verdict, and the idle recovery test's bursts.
+fn complete(rec: &SteadyRecord) -> bool {
+    decided(&rec.verdict) && rec.idle_recovery.as_ref().is_none_or(idle::finished)
 }
 
 /// The record as a snapshot that `--resume` continues.
@@ -307,6 +355,8 @@ pub fn steady_on<E: crate::engine::Engine>(
                 mb_per_s: r.mb_per_s(),
                 mean_ns: r.hist.mean(),
                 p99_ns: r.hist.quantile(0.99),
+                p999_ns: r.hist.quantile(0.999),
+                p9999_ns: r.hist.quantile(0.9999),
                 max_ns: r.hist.max().unwrap_or(0),
                 bytes_written: r.write_bytes,
                 errors: r.errors,
@@ -319,10 +369,7 @@ pub fn steady_on<E: crate::engine::Engine>(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let tracked = cells
-            .iter()
-            .find(|c| c.read_pct == TRACKED.read_pct && c.block_size == TRACKED.block_size)
-            .map_or(0.0, |c| c.iops);
+        let tracked = tracked_of(o.test, &cells);
         rec.rounds.push(SteadyRound {
             round,
             cells,
@@ -341,9 +388,13 @@ pub fn steady_on<E: crate::engine::Engine>(
         SteadyState::Reached => rec.verdict.window.as_ref().map(|w| w.average),
         _ => None,
     };
+    if decided(&rec.verdict) && !stop.load(Ordering::Relaxed) {
+        let mut save = |r: &SteadyRecord| (run.snapshot)(&with_resume(r.clone(), o));
+        idle::run(dev, target, o, &mut rec, &mut save, stop)?;
+    }
     rec.duration_ns = elapsed(&rec);
     rec.header.end_now();
-    let stopped = stop.load(Ordering::Relaxed) && !decided(&rec.verdict);
+    let stopped = stop.load(Ordering::Relaxed) && !complete(&rec);
     if stopped {
         rec = with_resume(rec, o);
     } else {

@@ -28,6 +28,7 @@ fn options(cell_ms: u64, matrix: Vec<SteadyCellSpec>, max_rounds: u32) -> Steady
         precondition_passes: 2,
         max_rounds,
         not_conformant: vec!["a test".into()],
+        idle: None,
     }
 }
 

@@ -25,6 +25,10 @@ pub enum TestArg {
     Iops,
     /// Rounds of random 4 KiB writes only; IOPS against the bytes written.
     WriteSaturation,
+    /// Rounds of 4 and 8 KiB random at QD1 for 100/0, 65/35, 0/100; tracks RND4K write mean latency.
+    Latency,
+    /// Rounds of random 4 KiB writes to steady state, then bursts between growing idle times.
+    HostIdleRecovery,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -69,12 +73,16 @@ pub struct SteadyArgs {
     /// Worker threads.
     #[arg(long, default_value = "1", value_parser = crate::opts::args::parse_count)]
     pub threads: u32,
+    /// Host idle recovery: bursts per wait state (the specification's 360; fewer is named in the
+    /// result as not conformant). Each burst is the round time ÷ 12.
+    #[arg(long, default_value = "360", value_parser = crate::opts::args::parse_count)]
+    pub bursts: u32,
     /// Start without purging the drive (the result says it is not conformant).
     #[arg(long)]
     pub no_purge: bool,
     /// Continue the stopped steady run RUN (a stored run number, or `last`) on its device, from
     /// its last checkpoint (the end of its last round), with its settings.
-    #[arg(long, value_name = "RUN", conflicts_with_all = ["test", "matrix", "round_time", "queue_depth", "threads", "no_purge"])]
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["test", "matrix", "round_time", "queue_depth", "threads", "no_purge", "bursts"])]
     pub resume: Option<String>,
     /// Print the run's JSON document on stdout instead of the text; stderr then carries only
     /// warnings and errors.
@@ -93,6 +101,8 @@ pub fn plan(a: SteadyArgs) -> anyhow::Result<SteadyPlan> {
         test: match a.test {
             TestArg::Iops => SteadyTest::Iops,
             TestArg::WriteSaturation => SteadyTest::WriteSaturation,
+            TestArg::Latency => SteadyTest::Latency,
+            TestArg::HostIdleRecovery => SteadyTest::HostIdleRecovery,
         },
         matrix: a.matrix.map(|m| match m {
             MatrixArg::Full => Matrix::Full,
@@ -103,6 +113,7 @@ pub fn plan(a: SteadyArgs) -> anyhow::Result<SteadyPlan> {
         queue_depth: a.queue_depth,
         threads: a.threads,
         no_purge: a.no_purge,
+        bursts: a.bursts,
         resume: a.resume,
         gate: a.gate,
         store: a.store,
@@ -161,16 +172,18 @@ pub fn run(a: SteadyArgs) -> anyhow::Result<Outcome> {
                     small.len()
                 ));
             }
+            let (queue_depth, threads) = steady::queue_of(p.test, p.queue_depth, p.threads);
             SteadyOptions {
                 common,
                 test: p.test,
                 matrix: cells,
-                queue_depth: p.queue_depth,
-                threads: p.threads,
+                queue_depth,
+                threads,
                 cell_time: p.cell_time,
                 precondition_passes: 2,
                 max_rounds: drivescope_analysis::steady_state::MAX_ROUNDS as u32,
                 not_conformant,
+                idle: p.idle_plan(),
             }
         }
     };
@@ -238,19 +251,8 @@ fn say(line: String) {
 
 /// One line per checkpoint: where the run stands.
 fn progress(r: &SteadyRecord) {
-    match r.rounds.last() {
-        None if r.precondition.written_bytes > 0 => say(format!(
-            "preconditioned {} of {}",
-            drivescope_units::format_size(r.precondition.written_bytes),
-            drivescope_units::format_size(r.precondition.planned_bytes)
-        )),
-        None => {}
-        Some(x) => say(format!(
-            "round {}: {} ({})",
-            x.round,
-            drivescope_units::format_iops(x.tracked),
-            r.verdict.why
-        )),
+    if let Some(line) = drivescope_report::text::steady_progress(r) {
+        say(line);
     }
 }
 

@@ -21,6 +21,8 @@ pub struct SteadyPlan {
     pub queue_depth: u32,
     pub threads: u32,
     pub no_purge: bool,
+    /// Host idle recovery: bursts per wait state.
+    pub bursts: u32,
     pub resume: Option<String>,
     pub gate: DestructiveOpts,
     pub store: StoreOpts,
@@ -41,6 +43,12 @@ impl SteadyPlan {
         })
     }
 
+    /// The host idle recovery test's plan, for that test.
+    pub fn idle_plan(&self) -> Option<drivescope_record::IdleRecovery> {
+        (self.test == SteadyTest::HostIdleRecovery)
+            .then(|| drivescope_core::steady::idle::plan(self.cell_time, self.bursts))
+    }
+
     /// Where the run departs from the specification, one line each.
     pub fn not_conformant(&self, matrix: Matrix) -> Vec<String> {
         let mut out = Vec::new();
@@ -53,7 +61,19 @@ impl SteadyPlan {
                 humantime::format_duration(self.cell_time)
             ));
         }
-        if self.test == SteadyTest::Iops && matrix != Matrix::Full {
+        if self.test == SteadyTest::HostIdleRecovery
+            && self.bursts < drivescope_core::steady::idle::SPEC_CYCLES
+        {
+            out.push(format!(
+                "--bursts {} per wait state, fewer than the specification's {}",
+                self.bursts,
+                drivescope_core::steady::idle::SPEC_CYCLES
+            ));
+        }
+        if matrix != Matrix::Full
+            && (self.test == SteadyTest::Iops
+                || (self.test == SteadyTest::Latency && matrix == Matrix::Tracked))
+        {
             out.push(format!(
                 "a {} matrix: not every R/W mix × block size of the IOPS test",
                 match matrix {
@@ -79,6 +99,7 @@ mod tests {
             queue_depth: 32,
             threads: 1,
             no_purge,
+            bursts: 360,
             resume: None,
             gate: DestructiveOpts::default(),
             store: StoreOpts::default(),
@@ -101,5 +122,22 @@ mod tests {
         // Write saturation has one cell by definition: no matrix to reduce.
         let wsat = plan(false, 60, SteadyTest::WriteSaturation, None);
         assert!(wsat.not_conformant(Matrix::Reduced).is_empty());
+        // The latency test has six cells: only the tracked cell alone falls short.
+        let lat = plan(false, 60, SteadyTest::Latency, None);
+        assert!(lat.not_conformant(Matrix::Reduced).is_empty());
+        assert_eq!(lat.not_conformant(Matrix::Tracked).len(), 1);
+        assert!(lat.idle_plan().is_none());
+        let mut hir = plan(false, 60, SteadyTest::HostIdleRecovery, None);
+        assert!(hir.not_conformant(Matrix::Reduced).is_empty());
+        let h = hir.idle_plan().unwrap();
+        assert_eq!((h.burst_ns, h.idle_unit_ns), (5_000_000_000, 5_000_000_000));
+        assert_eq!(h.baseline_ns, 1_800_000_000_000);
+        assert_eq!(h.wait_states, [1, 2, 3, 5, 10]);
+        hir.bursts = 4;
+        let said = hir.not_conformant(Matrix::Reduced);
+        assert!(
+            said.len() == 1 && said[0].starts_with("--bursts 4"),
+            "{said:?}"
+        );
     }
 }

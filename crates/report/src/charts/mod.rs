@@ -14,6 +14,7 @@ mod regions;
 mod screen;
 mod series;
 mod steady;
+mod steady_pages;
 mod sweep;
 mod temperature;
 mod time;
@@ -55,6 +56,7 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(steady::chart(r, i));
+        out.extend(steady_pages::charts(r, i));
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(diagnose::charts(r, i));

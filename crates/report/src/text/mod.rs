@@ -49,7 +49,7 @@ pub use screen::print_screen;
 pub use show::show;
 pub use soak::print_soak;
 pub use sparkline::sparkline;
-pub use steady::print_steady;
+pub use steady::{format_tracked, print_steady, steady_progress};
 pub use sweep::{print_sweep, sweep_line};
 pub use time::{print_time, sentence as time_sentence};
 

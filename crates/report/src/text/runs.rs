@@ -73,7 +73,7 @@ pub fn headline(doc: &Document) -> Option<String> {
         }
         Document::Capacity(r) => r.class?.as_str().replace('_', " "),
         Document::Steady(r) => match r.steady_value {
-            Some(v) => format!("{} steady", format_iops(v)),
+            Some(v) => format!("{} steady", super::format_tracked(r, v)),
             None => r.verdict.state_label().to_string(),
         },
         Document::Durability(r) => {

@@ -1,11 +1,20 @@
 //! The text of a steady-state run: what was done before the rounds, the convergence of the tracked
 //! variable round by round, the measurement window's table and the verdict.
 
-use drivescope_record::{SteadyRecord, SteadyState};
+use drivescope_record::{SteadyCell, SteadyRecord, SteadyState};
 use drivescope_units::{
     format_duration, format_elapsed, format_iops, format_latency, format_rate, format_size,
 };
 use std::io::Write;
+
+/// The tracked variable's value `v` as a person reads it: IOPS, or a latency for the latency test.
+pub fn format_tracked(r: &SteadyRecord, v: f64) -> String {
+    if r.test.tracks_latency() {
+        format_latency(v)
+    } else {
+        format_iops(v)
+    }
+}
 
 fn mix(read_pct: u8) -> String {
     format!("{}/{}", read_pct, 100u8.saturating_sub(read_pct))
@@ -36,7 +45,7 @@ fn convergence(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()> {
             out,
             "  {mark}round {:>2}  {:>12}  {:<30}  {} written",
             x.round,
-            format_iops(x.tracked),
+            format_tracked(r, x.tracked),
             "#".repeat(width),
             format_size(x.total_bytes_written)
         )?;
@@ -64,17 +73,41 @@ fn window_table(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()> {
         w.last_round,
         rounds.len()
     )?;
-    writeln!(
-        out,
-        "    {:>7}  {:>7}  {:>12}  {:>11}  {:>9}  {:>9}",
-        "R/W", "block", "IOPS", "rate", "mean", "p99"
-    )?;
+    let latency = r.test.tracks_latency();
+    if latency {
+        writeln!(
+            out,
+            "    {:>7}  {:>7}  {:>12}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}",
+            "R/W", "block", "IOPS", "mean", "p99", "p99.9", "p99.99", "max"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "    {:>7}  {:>7}  {:>12}  {:>11}  {:>9}  {:>9}",
+            "R/W", "block", "IOPS", "rate", "mean", "p99"
+        )?;
+    }
     for (i, c) in r.matrix.iter().enumerate() {
         let cells: Vec<_> = rounds.iter().filter_map(|x| x.cells.get(i)).collect();
         let n = cells.len().max(1) as f64;
-        let avg = |f: &dyn Fn(&drivescope_record::SteadyCell) -> f64| {
-            cells.iter().map(|c| f(c)).sum::<f64>() / n
-        };
+        let avg = |f: &dyn Fn(&SteadyCell) -> f64| cells.iter().map(|c| f(c)).sum::<f64>() / n;
+        // The window's maximum is the largest of its rounds'.
+        let max = cells.iter().map(|c| c.max_ns).max().unwrap_or(0);
+        if latency {
+            writeln!(
+                out,
+                "    {:>7}  {:>7}  {:>12}  {:>9}  {:>9}  {:>9}  {:>9}  {:>9}",
+                mix(c.read_pct),
+                format_size(c.block_size),
+                format_iops(avg(&|c| c.iops)),
+                format_latency(avg(&|c| c.mean_ns)),
+                format_latency(avg(&|c| c.p99_ns as f64)),
+                format_latency(avg(&|c| c.p999_ns as f64)),
+                format_latency(avg(&|c| c.p9999_ns as f64)),
+                format_latency(max as f64)
+            )?;
+            continue;
+        }
         writeln!(
             out,
             "    {:>7}  {:>7}  {:>12}  {:>11}  {:>9}  {:>9}",
@@ -89,7 +122,7 @@ fn window_table(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
         "    tracked: average {}, range {:.1} % (at most {:.0} %), best-fit excursion {:.1} % (at most {:.0} %)",
-        format_iops(w.average),
+        format_tracked(r, w.average),
         w.range_ratio * 100.0,
         w.range_allowed * 100.0,
         w.excursion_ratio * 100.0,
@@ -150,8 +183,14 @@ pub fn print_steady(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()
     };
     writeln!(out, "  {head}: {}", r.verdict.why)?;
     if let Some(v) = r.steady_value {
-        writeln!(out, "  steady-state {}: {}", r.tracked, format_iops(v))?;
+        writeln!(
+            out,
+            "  steady-state {}: {}",
+            r.tracked,
+            format_tracked(r, v)
+        )?;
     }
+    idle_recovery(r, out)?;
     if r.resume.is_some() {
         writeln!(
             out,
@@ -159,4 +198,71 @@ pub fn print_steady(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()
         )?;
     }
     Ok(())
+}
+
+/// The host idle recovery test: each wait state's bursts against the steady rate.
+fn idle_recovery(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    let Some(h) = &r.idle_recovery else {
+        return Ok(());
+    };
+    if h.segments.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  host idle recovery: {} bursts of {} a wait state, against {} steady:",
+        h.cycles,
+        format_duration(h.burst_ns),
+        format_iops(h.baseline_iops)
+    )?;
+    let top = h
+        .segments
+        .iter()
+        .flat_map(|s| s.bursts.iter().map(|b| b.iops))
+        .fold(0.0, f64::max);
+    for s in &h.segments {
+        let width = if top > 0.0 {
+            (s.mean_iops / top * 30.0).round() as usize
+        } else {
+            0
+        };
+        writeln!(
+            out,
+            "    WS{:<2} idle {:>7}  bursts {:>12} ({:.2}× steady)  {:<30}  then {}",
+            s.wait_state,
+            format_duration(s.idle_ns),
+            format_iops(s.mean_iops),
+            s.recovery,
+            "#".repeat(width),
+            format_iops(s.baseline_after_iops)
+        )?;
+    }
+    Ok(())
+}
+
+/// One line on where a running steady test stands (after a precondition pass, a round or a
+/// wait state), or None before any of them.
+pub fn steady_progress(r: &SteadyRecord) -> Option<String> {
+    if let Some(s) = r.idle_recovery.as_ref().and_then(|h| h.segments.last()) {
+        return Some(format!(
+            "idle recovery WS{}: bursts at {} ({:.2}× steady)",
+            s.wait_state,
+            format_iops(s.mean_iops),
+            s.recovery
+        ));
+    }
+    match r.rounds.last() {
+        None if r.precondition.written_bytes > 0 => Some(format!(
+            "preconditioned {} of {}",
+            format_size(r.precondition.written_bytes),
+            format_size(r.precondition.planned_bytes)
+        )),
+        None => None,
+        Some(x) => Some(format!(
+            "round {}: {} ({})",
+            x.round,
+            format_tracked(r, x.tracked),
+            r.verdict.why
+        )),
+    }
 }
