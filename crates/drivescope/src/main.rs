@@ -184,7 +184,7 @@ fn run(command: Command) -> anyhow::Result<finish::Outcome> {
         Command::Time(a) => runner::main(a),
         Command::Replay(a) => runner::main(a),
         Command::Capacity(a) => cmd::capacity::run(a),
-        Command::Steady(a) => cmd::steady::run(a),
+        Command::Steady(a) => cmd::steady::plan(a).and_then(runner::main),
         Command::Durability(a) => cmd::durability::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Lab(a) => cmd::lab::run(a),

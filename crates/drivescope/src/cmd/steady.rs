@@ -2,11 +2,12 @@
 //! `drivescope_core::steady` (purge, precondition, rounds, checkpoints) and
 //! `drivescope_analysis::steady_state` (the rule); this maps arguments to a plan and finishes.
 
-use crate::finish::{finish, Finish, Outcome, Refused};
-use crate::opts::args::parse_positive_duration;
+use crate::finish::{Cmd, Refused};
+use crate::opts::args::{parse_positive_duration, Every};
 use crate::opts::destructive::{self, DestructiveOpts};
 use crate::opts::store::StoreOpts;
 use crate::plan::steady::SteadyPlan;
+use crate::runner::{Measure, Measured, Session};
 use clap::{Args, ValueEnum};
 use drivescope_core::bench::Common;
 use drivescope_core::engine::{DataPattern, EngineKind, Reap};
@@ -15,8 +16,6 @@ use drivescope_probe::block::Transport;
 use drivescope_record::{Kind, SteadyRecord, SteadyTest};
 use drivescope_report::text::print_steady;
 use drivescope_store::RunId;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -121,126 +120,149 @@ pub fn plan(a: SteadyArgs) -> anyhow::Result<SteadyPlan> {
     })
 }
 
-pub fn run(a: SteadyArgs) -> anyhow::Result<Outcome> {
-    let mut p = plan(a)?;
-    let prior = match &p.resume {
-        Some(run) => Some(load_resumable(&p, run)?),
-        None => None,
-    };
-    if let Some((_, r)) = &prior {
-        if p.target.is_empty() {
-            p.target = r.header.target.path.clone();
-        }
-    }
-    let spec = p.target.clone();
-    block_device(&spec)?;
-    let device = crate::identity::of(&spec);
-    if let Some((id, r)) = &prior {
-        crate::resume::check_same_target(&r.header, &r.header.target.path, &spec, &device, id.0)?;
-    }
-    if let Some(why) = device.as_ref().and_then(|d| d.not_flash()) {
-        return Err(Refused(format!(
-            "{spec} is not flash: {why}; it has no garbage collection to reach a steady state"
-        ))
-        .into());
-    }
-    let target = destructive::open(&spec, &p.gate, &p.protected())?;
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let common = Common {
-        engine: EngineKind::Auto,
-        reap: Reap::Auto,
-        data: DataPattern::Random,
-        size: target.size,
-        seed: 0x0057_EAD1,
-        watch: None,
-    };
-    let o = match &prior {
-        Some((_, r)) => steady::options_of(r, common),
-        None => {
-            let matrix = p.matrix_for(target.size);
-            let mut not_conformant = p.not_conformant(matrix);
-            // A block smaller than the device's sector cannot be written.
-            let sector = target.logical_block_size as u64;
-            let (cells, small): (Vec<_>, Vec<_>) = matrix
-                .cells(p.test)
-                .into_iter()
-                .partition(|c| c.block_size >= sector);
-            if !small.is_empty() {
-                not_conformant.push(format!(
-                    "{} cells of blocks smaller than the device's {sector}-byte sectors left out",
-                    small.len()
-                ));
-            }
-            let (queue_depth, threads) = steady::queue_of(p.test, p.queue_depth, p.threads);
-            SteadyOptions {
-                common,
-                test: p.test,
-                matrix: cells,
-                queue_depth,
-                threads,
-                cell_time: p.cell_time,
-                precondition_passes: 2,
-                max_rounds: drivescope_analysis::steady_state::MAX_ROUNDS as u32,
-                not_conformant,
-                idle: p.idle_plan(),
+impl Measure for SteadyPlan {
+    type Record = SteadyRecord;
+    const CMD: Cmd = Cmd::Steady;
+    const RESUMABLE: bool = true;
+
+    fn measure(mut self, s: &Session) -> anyhow::Result<Measured<SteadyRecord>> {
+        let p = &mut self;
+        let prior = match &p.resume {
+            Some(run) => Some(load_resumable(s, p, run)?),
+            None => None,
+        };
+        if let Some((_, r)) = &prior {
+            if p.target.is_empty() {
+                p.target = r.header.target.path.clone();
             }
         }
-    };
-    let over = prior.as_ref().map(|(id, _)| *id);
-    if let Some((id, r)) = &prior {
-        say(format!(
-            "resuming steady run {} after {} round{}",
-            id.0,
-            r.rounds.len(),
-            if r.rounds.len() == 1 { "" } else { "s" }
-        ));
+        let spec = p.target.clone();
+        block_device(&spec)?;
+        let device = s.device(&spec);
+        if let Some((id, r)) = &prior {
+            crate::resume::check_same_target(
+                &r.header,
+                &r.header.target.path,
+                &spec,
+                &device,
+                id.0,
+            )?;
+        }
+        if let Some(why) = device.as_ref().and_then(|d| d.not_flash()) {
+            return Err(Refused(format!(
+                "{spec} is not flash: {why}; it has no garbage collection to reach a steady state"
+            ))
+            .into());
+        }
+        let target = destructive::open(&spec, &p.gate, &p.protected())?;
+        let stop = s.stop();
+        let common = Common {
+            engine: EngineKind::Auto,
+            reap: Reap::Auto,
+            data: DataPattern::Random,
+            size: target.size,
+            seed: 0x0057_EAD1,
+            watch: None,
+        };
+        let o = match &prior {
+            Some((_, r)) => steady::options_of(r, common),
+            None => {
+                let matrix = p.matrix_for(target.size);
+                let mut not_conformant = p.not_conformant(matrix);
+                // A block smaller than the device's sector cannot be written.
+                let sector = target.logical_block_size as u64;
+                let (cells, small): (Vec<_>, Vec<_>) = matrix
+                    .cells(p.test)
+                    .into_iter()
+                    .partition(|c| c.block_size >= sector);
+                if !small.is_empty() {
+                    not_conformant.push(format!(
+                        "{} cells of blocks smaller than the device's {sector}-byte sectors left out",
+                        small.len()
+                    ));
+                }
+                let (queue_depth, threads) = steady::queue_of(p.test, p.queue_depth, p.threads);
+                SteadyOptions {
+                    common,
+                    test: p.test,
+                    matrix: cells,
+                    queue_depth,
+                    threads,
+                    cell_time: p.cell_time,
+                    precondition_passes: 2,
+                    max_rounds: drivescope_analysis::steady_state::MAX_ROUNDS as u32,
+                    not_conformant,
+                    idle: p.idle_plan(),
+                }
+            }
+        };
+        let over = prior.as_ref().map(|(id, _)| *id);
+        if let Some((id, r)) = &prior {
+            say(format!(
+                "resuming steady run {} after {} round{}",
+                id.0,
+                r.rounds.len(),
+                if r.rounds.len() == 1 { "" } else { "s" }
+            ));
+        }
+        let round = o.cell_time * o.matrix.len().max(1) as u32;
+        let mut cuts = {
+            let device = device.clone();
+            let stamp = move |mut rec: SteadyRecord, me| {
+                rec.header.device = device.clone();
+                rec.checkpoint = Some(me);
+                rec.into()
+            };
+            s.checkpoints(Every(Some(round)), &p.store, true, over, "steady", stamp)
+        };
+        let mut checkpoints = cuts.take();
+        let on = |t: &[Transport]| {
+            device
+                .as_ref()
+                .is_some_and(|d| d.block_devices().any(|b| t.contains(&b.transport)))
+        };
+        let bus = purge::Bus {
+            nvme: on(&[Transport::Nvme]),
+            ata: on(&[Transport::Sata, Transport::Ata]),
+        };
+        let no_purge = p.no_purge;
+        let mut do_purge = || {
+            if no_purge {
+                purge::skipped()
+            } else {
+                say("purging: a discard of the whole device".into());
+                purge::purge(&target, bus)
+            }
+        };
+        let judge = |v: &[f64], max: u32| drivescope_analysis::steady_state::verdict(v, max);
+        let mut snapshot = |r: &SteadyRecord| {
+            progress(r);
+            if let Some(c) = checkpoints.as_mut() {
+                (c.save)(r.clone());
+            }
+        };
+        let run = SteadyRun {
+            prior: prior.map(|(_, r)| r),
+            purge: &mut do_purge,
+            judge: &judge,
+            snapshot: &mut snapshot,
+        };
+        let result = steady::steady(&target, &o, run, stop);
+        drop(checkpoints);
+        let written = cuts.finish();
+        let mut rec = result?;
+        rec.header.device = device;
+        let (json, store) = (self.json, self.store);
+        let text = Box::new(print_steady);
+        let replace = written.run.or(over);
+        Ok(Measured {
+            rec,
+            text,
+            json,
+            store,
+            replace,
+        })
     }
-    let round = o.cell_time * o.matrix.len().max(1) as u32;
-    let (writer, mut checkpoints) = start_checkpoints(&p, over, device.clone(), round);
-    let on = |t: &[Transport]| {
-        device
-            .as_ref()
-            .is_some_and(|d| d.block_devices().any(|b| t.contains(&b.transport)))
-    };
-    let bus = purge::Bus {
-        nvme: on(&[Transport::Nvme]),
-        ata: on(&[Transport::Sata, Transport::Ata]),
-    };
-    let no_purge = p.no_purge;
-    let mut do_purge = || {
-        if no_purge {
-            purge::skipped()
-        } else {
-            say("purging: a discard of the whole device".into());
-            purge::purge(&target, bus)
-        }
-    };
-    let judge = |v: &[f64], max: u32| drivescope_analysis::steady_state::verdict(v, max);
-    let mut snapshot = |r: &SteadyRecord| {
-        progress(r);
-        if let Some(c) = checkpoints.as_mut() {
-            (c.save)(r.clone());
-        }
-    };
-    let run = SteadyRun {
-        prior: prior.map(|(_, r)| r),
-        purge: &mut do_purge,
-        judge: &judge,
-        snapshot: &mut snapshot,
-    };
-    let result = steady::steady(&target, &o, run, &stop);
-    drop(checkpoints);
-    let written = writer.map(|w| w.finish()).unwrap_or_default();
-    let mut rec = result?;
-    rec.header.device = device;
-    let how = Finish {
-        json: p.json,
-        store: &p.store,
-        replace: written.run.or(over),
-        resume_with: Some(crate::finish::Cmd::Steady),
-    };
-    finish(rec, &print_steady, how)
 }
 
 fn say(line: String) {
@@ -271,33 +293,9 @@ fn block_device(spec: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The run's checkpoints saved in the store (in place of the run it continues), when it has one.
-fn start_checkpoints(
-    p: &SteadyPlan,
-    over: Option<RunId>,
-    device: Option<drivescope_probe::Identity>,
-    every: Duration,
-) -> (
-    Option<crate::checkpoints::Writer>,
-    Option<drivescope_core::checkpoint::Checkpoints<SteadyRecord>>,
-) {
-    match p.store.location() {
-        Ok(Some(path)) => {
-            let stamp = move |mut rec: SteadyRecord, me| {
-                rec.header.device = device.clone();
-                rec.checkpoint = Some(me);
-                rec.into()
-            };
-            let (w, c) = crate::checkpoints::start(path, every, over, "steady", stamp);
-            (Some(w), Some(c))
-        }
-        _ => (None, None),
-    }
-}
-
 /// The stored steady run to continue, checked to have stopped before its verdict.
-fn load_resumable(p: &SteadyPlan, run: &str) -> anyhow::Result<(RunId, SteadyRecord)> {
-    crate::resume::load(
+fn load_resumable(s: &Session, p: &SteadyPlan, run: &str) -> anyhow::Result<(RunId, SteadyRecord)> {
+    s.resumable(
         &p.store,
         run,
         Some(Kind::Steady),
