@@ -298,6 +298,58 @@ fn btrfs_members_and_profile_come_from_its_sysfs_directory() {
 }
 
 #[test]
+fn a_btrfs_mounted_degraded_names_the_missing_device_and_a_whole_one_none() {
+    let mut t = Tree::new();
+    for (i, mm) in ["8:16", "8:32", "8:48"].iter().enumerate() {
+        t.disk(&sd(i), mm);
+    }
+    // Three devices counted, devid 3 not found: the kernel lists the two it has under devices/.
+    let mnt = t.btrfs("5555-eeee", &["sdb", "sdc"], &["raid1"]);
+    let info = t.dir.join("sys/fs/btrfs/5555-eeee/devinfo");
+    for (id, missing) in [(1, 0), (2, 0), (3, 1), (10, 0)] {
+        t.write(
+            info.join(id.to_string()).join("missing"),
+            &missing.to_string(),
+        );
+    }
+    let r = t.roots();
+    let a = members(&mnt, &r).unwrap();
+    assert_eq!(names(&a), ["sdb", "sdc"]);
+    assert_eq!(a.missing, ["devid 3"]);
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("counts 4 devices and cannot find 1 (devid 3)")),
+        "{:?}",
+        a.notes
+    );
+    // Every device found: nothing missing, nothing said.
+    fs::write(info.join("3/missing"), "0\n").unwrap();
+    let a = members(&mnt, &r).unwrap();
+    assert!(a.missing.is_empty() && a.notes.is_empty(), "{a:?}");
+}
+
+#[test]
+fn an_md_array_names_its_empty_slots() {
+    let t = Tree::new();
+    for (i, mm) in ["8:16", "8:32", "8:48"].iter().enumerate() {
+        t.disk(&sd(i), mm);
+    }
+    t.md("md2", "9:2", "raid10", 4, &["sdb", "sdc", "sdd"]);
+    let md = t.dir.join("sys/devices/virtual/block/md2/md");
+    for (slot, dev) in [(0, "sdb"), (1, "sdc"), (3, "sdd")] {
+        symlink(md.join(format!("dev-{dev}")), md.join(format!("rd{slot}"))).unwrap();
+    }
+    let r = t.roots();
+    let a = members(&r.dev.join("md2"), &r).unwrap();
+    assert_eq!(a.missing, ["slot 2"]);
+    // Without the slot links: how many are short, unnamed.
+    t.md("md3", "9:3", "raid1", 3, &["sdb"]);
+    let a = members(&r.dev.join("md3"), &r).unwrap();
+    assert_eq!(a.missing, ["a member", "a member"]);
+}
+
+#[test]
 fn a_btrfs_mid_conversion_names_both_profiles_and_no_level() {
     let mut t = Tree::new();
     t.disk("sdb", "8:16");

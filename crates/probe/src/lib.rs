@@ -10,6 +10,7 @@
 //! opens a device, let alone for writing.
 
 pub mod array;
+mod array_missing;
 pub mod ata_id;
 pub mod block;
 pub mod ceiling;
