@@ -23,6 +23,12 @@
 //!   reads from the members left: each rate above over them, and the blocks whose other copy lay on the
 //!   missing member come from their one copy left, so several readers may be held to one member's rate.
 //!
+//! Writes by one writer through the array (a file on it), each member writing at its read rate × its model's
+//! `write_rate_factor` ([`ArrayPreset::writing_at`]): a stripe writes `n ×` its slowest member; a mirror writes
+//! each block to every copy, at the pace of the slower copy, between the slowest member and the slower of the
+//! two fastest; a raid10 writes both copies of every pair, half the members at the slowest's pace; the bus carries
+//! each copy, so it caps a mirror's and a raid10's writes at the bus over the copies.
+//!
 //! The slow member is named when it reads alone under [`SLOW_SHARE`] of the others (the preset makes it far
 //! slower); a bus that caps every member to the same rate hides a slow member, and the truth says so.
 
@@ -100,7 +106,16 @@ pub struct ArrayTruth {
     /// The array by as many readers as members, their sum: the least and the most it may read (which members
     /// hold a mirror's copies of what is read is the file system's choice).
     pub readers_mb_per_s: (f64, f64),
+    /// The array by one writer: the least and the most it may write (which members a mirror's copies go to is
+    /// the file system's choice).
+    pub write_mb_per_s: (f64, f64),
+    /// The members write well below their read rate (under [`WRITES_BELOW`] of what the array would write were
+    /// they to write as fast as they read), and the array's writes show it: no bus hides it.
+    pub writes_below_reads: bool,
 }
+
+/// The array writes under this share of what its members' read rates promise: its writes are slow.
+pub const WRITES_BELOW: f64 = 0.7;
 
 /// A flat model of `mb_s` and `size` bytes, no cache, answering at once: the member disk.
 pub fn member_model(name: &str, mb_s: f64, size: u64) -> Result<Model, ModelError> {
@@ -150,6 +165,33 @@ pub fn preset(
     })
 }
 
+/// One writer's rate over members that write at `rates` (member order, the missing one left out), `copies`
+/// copies of each block, behind a bus of `cap`: the least and the most.
+fn write_range(layout: Layout, rates: &[f64], copies: usize, cap: f64) -> (f64, f64) {
+    let mut sorted = rates.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let slowest = sorted[0];
+    match layout {
+        Layout::Stripe => {
+            let r = (n as f64 * slowest).min(cap);
+            (r, r)
+        }
+        Layout::Raid10 => {
+            let r = ((n / 2) as f64 * slowest).min(cap / 2.0);
+            (r, r)
+        }
+        Layout::Mirror => {
+            let c = copies.clamp(1, n) as f64;
+            let best = sorted[n - c as usize];
+            (slowest.min(cap / c), best.min(cap / c))
+        }
+    }
+}
+
 /// The middle value (the upper one of an even count).
 fn middle(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -157,6 +199,18 @@ fn middle(mut v: Vec<f64>) -> f64 {
 }
 
 impl ArrayPreset {
+    /// The same array with every member writing at `factor` × its read rate (flash whose writes are slower
+    /// than its reads).
+    pub fn writing_at(mut self, factor: f64) -> ArrayPreset {
+        for m in &mut self.members {
+            m.write_rate_factor = factor;
+        }
+        if factor != 1.0 {
+            self.name = format!("{}-writes-{factor:.2}", self.name);
+        }
+        self
+    }
+
     /// The same array with member `member` gone: a mirror of three or more members, so that two or more are
     /// left to read (a stripe does not mount without a member; a raid10's missing copy is left out of the
     /// truth). `None` for any other.
@@ -241,7 +295,20 @@ impl ArrayPreset {
                 ((slowest, fastest), (least, together))
             }
         };
+        // Writes: each member at its read rate × its write factor (capped by the bus it is behind).
+        let writes: Vec<f64> = left
+            .iter()
+            .map(|&(i, _)| {
+                let m = &self.members[i];
+                (m.peak_media_mb_s() * m.write_rate_factor).min(cap)
+            })
+            .collect();
+        let copies = self.copies.min(rates.len());
+        let write = write_range(self.layout, &writes, copies, cap);
+        let as_reads = write_range(self.layout, &rates, copies, cap);
         ArrayTruth {
+            write_mb_per_s: write,
+            writes_below_reads: write.1 < WRITES_BELOW * as_reads.0,
             layout: self.layout,
             alone_mb_per_s: alone,
             missing: self.missing,
@@ -450,5 +517,43 @@ mod tests {
         assert_eq!(b.paths, Paths::Capped);
         assert_eq!(b.one_reader_mb_per_s, (60.0, 60.0));
         assert_eq!(b.readers_mb_per_s, (60.0, 60.0));
+    }
+
+    #[test]
+    fn a_stripe_writes_with_every_member_a_mirror_at_its_slower_copy() {
+        let t = preset(Layout::Stripe, 3, 40.0, 256 << 20, None, None)
+            .unwrap()
+            .truth();
+        assert_eq!(t.write_mb_per_s, (120.0, 120.0));
+        assert!(!t.writes_below_reads);
+        let m = preset(Layout::Mirror, 3, 60.0, 256 << 20, None, Some((0, 0.25)))
+            .unwrap()
+            .truth();
+        // The copies go to the slow member and another, or to two fast ones.
+        assert_eq!(m.write_mb_per_s, (15.0, 60.0));
+        let r10 = preset(Layout::Raid10, 4, 40.0, 256 << 20, None, None)
+            .unwrap()
+            .truth();
+        assert_eq!(r10.write_mb_per_s, (80.0, 80.0));
+        // A bus carries every copy: a mirror behind 70 MB/s writes 35.
+        let bus = preset(Layout::Mirror, 3, 40.0, 256 << 20, Some(70.0), None)
+            .unwrap()
+            .truth();
+        assert_eq!(bus.write_mb_per_s, (35.0, 35.0));
+        // Members that write at a quarter of their reads: the array's writes show it...
+        let slow = preset(Layout::Stripe, 3, 40.0, 256 << 20, None, None)
+            .unwrap()
+            .writing_at(0.25);
+        assert_eq!(slow.name, "raid0-3x40-independent-writes-0.25");
+        let t = slow.truth();
+        assert_eq!(t.write_mb_per_s, (30.0, 30.0));
+        assert!(t.writes_below_reads);
+        // ...unless a bus narrower than their writes hides it.
+        let hidden = preset(Layout::Mirror, 3, 40.0, 256 << 20, Some(40.0), None)
+            .unwrap()
+            .writing_at(0.5)
+            .truth();
+        assert_eq!(hidden.write_mb_per_s, (20.0, 20.0));
+        assert!(!hidden.writes_below_reads);
     }
 }
