@@ -15,6 +15,8 @@ use drivescope_record::{ArrayReads, Confidence, Finding, FindingCode};
 
 /// Writes under this share of what the layout promises are a finding.
 pub const WRITES_BELOW: f64 = 0.7;
+/// The members' rate together over the copies caps the promise, in words, under this share of the members'.
+const PATH_BELOW: f64 = 0.9;
 
 fn usable(v: f64) -> bool {
     v > 0.0 && v.is_finite()
@@ -72,7 +74,9 @@ pub fn promise(r: &ArrayReads) -> Option<Promise> {
         slowest_mb_per_s: slowest,
         copies,
         in_step,
-        path_bound: path < members,
+        // Held by the path only where it is clearly below the members (a mirror of two reads together just
+        // twice one member: its copies fill it, no path holds them).
+        path_bound: path < PATH_BELOW * members,
         ratio: write / expected,
     })
 }

@@ -350,6 +350,38 @@ fn an_md_array_names_its_empty_slots() {
 }
 
 #[test]
+fn a_drive_names_the_arrays_it_or_its_partitions_belong_to() {
+    let mut t = Tree::new();
+    for (i, mm) in ["8:16", "8:32", "8:48", "8:64"].iter().enumerate() {
+        t.disk(&sd(i), mm);
+    }
+    t.partition("sdb", "sdb1", "8:17", 1);
+    t.md("md0", "9:0", "raid1", 2, &["sdb1", "sdc"]);
+    let holder = |dev: &str, array: &str| {
+        let h = t.dir.join("sys/class/block").join(dev).join("holders");
+        fs::create_dir_all(&h).unwrap();
+        symlink(t.dir.join("sys/class/block").join(array), h.join(array)).unwrap();
+    };
+    holder("sdb1", "md0");
+    holder("sdc", "md0");
+    t.btrfs("7777-aaaa", &["sdd", "sde"], &["raid0"]);
+    t.btrfs("8888-bbbb", &["sdb"], &["single"]);
+    let r = t.roots();
+    let of = |name: &str| crate::arrays_of(&r.dev.join(name), &r);
+    assert_eq!(of("sdb"), ["md0 (md raid1)"]);
+    assert_eq!(of("sdc"), ["md0 (md raid1)"]);
+    assert_eq!(of("sdd"), ["btrfs 7777-aaaa (raid0)"]);
+    assert_eq!(
+        crate::arrays_of(Path::new("sde"), &r),
+        ["btrfs 7777-aaaa (raid0)"]
+    );
+    // A one-device btrfs is no array; a drive in none names none.
+    t.disk("sdg", "8:96");
+    assert!(of("sdg").is_empty());
+    assert!(crate::arrays_of(Path::new("/nonexistent/drivescope-drive"), &r).is_empty());
+}
+
+#[test]
 fn a_btrfs_mid_conversion_names_both_profiles_and_no_level() {
     let mut t = Tree::new();
     t.disk("sdb", "8:16");
