@@ -120,11 +120,13 @@ fn rate(mb_per_s: f64) -> String {
     }
 }
 
-/// The findings: a `shared_path` when the members are capped together, a `slow_member` when one reads well
-/// below the others; nothing for members that read in parallel at like rates.
+/// The findings: a `degraded` when the array counts members it cannot find ([`crate::array_degraded`]), a
+/// `shared_path` when the members are capped together, a `slow_member` when one reads well below the others,
+/// an `array_writes` when one writer writes well below what its layout promises ([`crate::array_writes`]);
+/// nothing for a whole array whose members read in parallel at like rates and write as its layout promises.
 pub fn findings(r: &ArrayReads) -> Vec<Finding> {
     let v = assess(r);
-    let mut out = Vec::new();
+    let mut out: Vec<Finding> = crate::array_degraded::finding(r).into_iter().collect();
     let name = if r.array.name.is_empty() {
         "the array".to_string()
     } else {
@@ -195,6 +197,7 @@ pub fn findings(r: &ArrayReads) -> Vec<Finding> {
             ],
         ));
     }
+    out.extend(crate::array_writes::finding(r));
     out
 }
 

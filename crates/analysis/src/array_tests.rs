@@ -49,6 +49,7 @@ fn reads(alone: Vec<f64>, together: Vec<f64>) -> ArrayReads {
             members,
             controller: None,
             notes: Vec::new(),
+            missing: Vec::new(),
         },
         block_size: 1 << 20,
         queue_depth: 4,
@@ -58,6 +59,7 @@ fn reads(alone: Vec<f64>, together: Vec<f64>) -> ArrayReads {
         array_mb_per_s: None,
         readers: 0,
         readers_mb_per_s: None,
+        write_mb_per_s: None,
     }
 }
 

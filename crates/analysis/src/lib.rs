@@ -6,6 +6,8 @@
 //! fresh run and on any stored one alike.
 
 pub mod array;
+pub mod array_degraded;
+pub mod array_writes;
 pub mod cache_fit;
 pub mod capacity;
 pub mod diagnose;

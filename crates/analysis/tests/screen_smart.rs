@@ -93,6 +93,7 @@ fn member(before: Option<Smart>, after: Option<Smart>) -> Member {
         history: None,
         smart_before: before,
         smart_after: after,
+        arrays: Vec::new(),
         verdict: None,
     }
 }

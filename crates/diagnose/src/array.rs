@@ -3,7 +3,8 @@
 //! members in parallel, capped by a path they share, or taking turns, and a member well below the others.
 //!
 //! Members are read at their own devices; the array through its device (md, dm) or a file on it (btrfs).
-//! Everything is read, nothing written.
+//! Members are only read; the array is written through by one writer only when the caller says writes are
+//! allowed (its test file, or an array device offered for destruction), after the reads.
 
 use drivescope_core::bench::{run_once, Access, RunOptions, Rw, TestSpec};
 use drivescope_core::engine::{DataPattern, EngineError, EngineKind, Reap};
@@ -23,13 +24,15 @@ pub fn open_members(array: &Array) -> Result<Vec<Target>, TargetError> {
 }
 
 /// The members alone and together (`members` in the array's member order), then `whole`, the array, by one
-/// reader and (when `readers` is 2 or more) by `readers` readers at once; `None` when stopped before the reads
-/// were done. A member that could not be read reads as 0.
+/// reader and (when `readers` is 2 or more) by `readers` readers at once, and (when `write`) written by one
+/// writer; `None` when stopped before the reads were done. A member that could not be read reads as 0, an
+/// array that could not be written writes as 0.
 pub fn array_reads(
     array: &Array,
     members: &[&Target],
     whole: Option<&Target>,
     readers: u32,
+    write: bool,
     o: &SharedOptions,
     stop: &AtomicBool,
 ) -> Option<ArrayReads> {
@@ -46,6 +49,9 @@ pub fn array_reads(
     let readers_mb_per_s = whole
         .filter(|_| readers >= 2)
         .map(|t| read_whole(t, readers, o, stop).unwrap_or(0.0));
+    let write_mb_per_s = whole
+        .filter(|_| write)
+        .map(|t| whole_run(t, 1, Rw::Write, o, stop).unwrap_or(0.0));
     if stop.load(Ordering::Relaxed) {
         return None;
     }
@@ -59,6 +65,7 @@ pub fn array_reads(
         array_mb_per_s,
         readers,
         readers_mb_per_s,
+        write_mb_per_s,
     })
 }
 
@@ -67,6 +74,17 @@ pub fn array_reads(
 fn read_whole(
     target: &Target,
     readers: u32,
+    o: &SharedOptions,
+    stop: &AtomicBool,
+) -> Result<f64, EngineError> {
+    whole_run(target, readers, Rw::Read, o, stop)
+}
+
+/// [`read_whole`] for reads or writes: `target` in order for the window by `threads` at once.
+fn whole_run(
+    target: &Target,
+    readers: u32,
+    rw: Rw,
     o: &SharedOptions,
     stop: &AtomicBool,
 ) -> Result<f64, EngineError> {
@@ -92,8 +110,12 @@ fn read_whole(
         seed: 0,
         watch: None,
     };
-    let r = run_once(target, &spec, Rw::Read, &opts, stop)?;
-    Ok(mb_per_s(r.read_bytes, r.duration_ns))
+    let r = run_once(target, &spec, rw, &opts, stop)?;
+    let bytes = match rw {
+        Rw::Write => r.write_bytes,
+        _ => r.read_bytes,
+    };
+    Ok(mb_per_s(bytes, r.duration_ns))
 }
 
 /// An md stripe of `n` members that read as null targets (for tests).
@@ -114,6 +136,7 @@ pub(crate) fn array(n: usize) -> Array {
             .collect(),
         controller: None,
         notes: Vec::new(),
+        missing: Vec::new(),
     }
 }
 
@@ -136,7 +159,7 @@ mod tests {
         let refs: Vec<&Target> = members.iter().collect();
         let whole = Target::open_read("null:3G").unwrap();
         let stop = AtomicBool::new(false);
-        let r = array_reads(&a, &refs, Some(&whole), 3, &quick(), &stop).unwrap();
+        let r = array_reads(&a, &refs, Some(&whole), 3, false, &quick(), &stop).unwrap();
         assert_eq!(r.alone_mb_per_s.len(), 3);
         assert_eq!(r.together_mb_per_s.len(), 3);
         assert!(
@@ -151,12 +174,14 @@ mod tests {
         assert!(r.readers_mb_per_s.is_some_and(|x| x > 0.0), "{r:?}");
         assert_eq!(r.duration_ns, 30_000_000);
         assert_eq!(r.array, a);
-        // One reader asked for: the array is read once.
-        let r = array_reads(&a, &refs, Some(&whole), 1, &quick(), &stop).unwrap();
+        assert_eq!(r.write_mb_per_s, None, "writes not allowed: none");
+        // One reader asked for: the array is read once; writes allowed: written once.
+        let r = array_reads(&a, &refs, Some(&whole), 1, true, &quick(), &stop).unwrap();
         assert_eq!((r.readers, r.readers_mb_per_s), (0, None));
+        assert!(r.write_mb_per_s.is_some_and(|x| x > 0.0), "{r:?}");
         // Without the array's own device, only the members are read.
-        let r = array_reads(&a, &refs, None, 3, &quick(), &stop).unwrap();
-        assert_eq!(r.array_mb_per_s, None);
+        let r = array_reads(&a, &refs, None, 3, true, &quick(), &stop).unwrap();
+        assert_eq!((r.array_mb_per_s, r.write_mb_per_s), (None, None));
         assert_eq!((r.readers, r.readers_mb_per_s), (0, None));
     }
 
@@ -166,7 +191,10 @@ mod tests {
         let members = open_members(&a).unwrap();
         let refs: Vec<&Target> = members.iter().collect();
         let stop = AtomicBool::new(true);
-        assert_eq!(array_reads(&a, &refs, None, 2, &quick(), &stop), None);
+        assert_eq!(
+            array_reads(&a, &refs, None, 2, false, &quick(), &stop),
+            None
+        );
     }
 
     #[test]

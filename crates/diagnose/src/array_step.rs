@@ -55,7 +55,7 @@ pub fn find(target: &str, named: &[String], roots: &Roots) -> Result<Option<Foun
     }
     let says = match a.kind {
         ArrayKind::Device => a.controller.is_some(),
-        ArrayKind::Btrfs => a.members.is_empty(),
+        ArrayKind::Btrfs => a.members.is_empty() || !a.missing.is_empty(),
         ArrayKind::Md | ArrayKind::Dm => true,
         ArrayKind::Named => false,
     };
@@ -78,10 +78,12 @@ pub fn window(budget: Duration, members: usize) -> Duration {
 }
 
 /// Run the experiment for `found` on its members and on `whole` (the array as the diagnosis reads it: its
-/// device, or the test file on its file system), into `rec`. Kept as it is when `rec` has it already.
+/// device, or the test file on its file system), writing `whole` too when `writes` are allowed, into `rec`.
+/// Kept as it is when `rec` has it already.
 pub(crate) fn run<C: Now>(
     found: &Found,
     whole: &Target,
+    writes: bool,
     budget: &Budget<C>,
     rec: &mut DiagnoseRecord,
     stop: &AtomicBool,
@@ -107,7 +109,7 @@ pub(crate) fn run<C: Now>(
     };
     let n = array.members.len();
     let w = window(budget.total(), n);
-    if budget.left() < w * (n as u32 + 3) {
+    if budget.left() < w * (n as u32 + 3 + u32::from(writes)) {
         return skip(rec, "too little budget left for the members' reads".into());
     }
     let targets = match open_members(array) {
@@ -115,10 +117,11 @@ pub(crate) fn run<C: Now>(
         Err(e) => return skip(rec, format!("the members could not be opened: {e}")),
     };
     let names: Vec<&str> = array.members.iter().map(|m| m.name.as_str()).collect();
+    let writer = if writes { " and 1 writer" } else { "" };
     say(
         Experiment::Array,
         &format!(
-            "{} alone, all together, the array by 1 and {n} readers, {} ms each",
+            "{} alone, all together, the array by 1 and {n} readers{writer}, {} ms each",
             names.join(", "),
             w.as_millis()
         ),
@@ -128,7 +131,7 @@ pub(crate) fn run<C: Now>(
         duration_ns: w.as_nanos() as u64,
         ..SharedOptions::default()
     };
-    rec.array = array_reads(array, &refs, Some(whole), n as u32, &o, stop);
+    rec.array = array_reads(array, &refs, Some(whole), n as u32, writes, &o, stop);
 }
 
 #[cfg(test)]

@@ -194,7 +194,7 @@ pub fn measure_on<E: Engine>(
     };
     snapshot(&rec, &progress);
     if let Some(found) = &run.array {
-        array_step::run(found, target, &budget, &mut rec, stop, say);
+        array_step::run(found, target, o.writes, &budget, &mut rec, stop, say);
         if rec.array.is_some() {
             snapshot(&rec, &progress);
         }

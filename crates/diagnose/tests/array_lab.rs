@@ -1,6 +1,6 @@
 //! The array experiment and its rule on real btrfs over lab disks: a mirror (`raid1`) and a stripe (`raid0`)
 //! of three 256 MiB lab disks, each a loop device with its own timing, on independent paths or behind one
-//! lab bus. The members are found by the probe, read by the experiment, and judged by the rule, against the
+//! lab bus; a mirror mounted `-o degraded` with one of its disks gone; a `raid10` of four. The members are found by the probe, read by the experiment, and judged by the rule, against the
 //! lab's array truth: the parallel or serialized verdict, the slow member named, the rates within 10 %, and
 //! no finding on a healthy mirror on independent paths. The verdicts come from timings, so each check is
 //! tried up to three times and a try on a host too busy to serve the lab's timing is void (see
@@ -14,6 +14,7 @@ mod root;
 use drivescope_analysis::array::{assess, findings, Together};
 use drivescope_core::screen::SharedOptions;
 use drivescope_core::target::Target;
+use drivescope_core::testfile::TestFile;
 use drivescope_diagnose::array::{array_reads, open_members};
 use drivescope_lab::array::{preset, ArrayPreset, ArrayTruth, Layout, Paths};
 use drivescope_lab::{check_environment, LabDevice};
@@ -30,9 +31,9 @@ const SIZE: u64 = 256 << 20;
 /// The file on the array its own reads use.
 const FILE: usize = 48 << 20;
 
-/// The lab disks, btrfs over them, mounted; torn down in reverse.
+/// The lab disks (each with its index in the preset), btrfs over them, mounted; torn down in reverse.
 struct Rig {
-    disks: Vec<LabDevice>,
+    disks: Vec<(usize, LabDevice)>,
     mnt: PathBuf,
     mounted: bool,
 }
@@ -50,11 +51,12 @@ impl Rig {
     fn loops(&self) -> Vec<PathBuf> {
         self.disks
             .iter()
-            .map(|d| d.loop_device().expect("a loop device").to_path_buf())
+            .map(|d| d.1.loop_device().expect("a loop device").to_path_buf())
             .collect()
     }
 
-    /// Serve `p`'s members and make btrfs with its layout over them, a file of [`FILE`] bytes on it.
+    /// Serve `p`'s members and make btrfs with its layout over them, a file of [`FILE`] bytes on it; with a
+    /// member missing, unmount, forget and stop that member's disk, and mount the rest `-o degraded`.
     fn up(p: &ArrayPreset) -> Rig {
         if let Err(e) = check_environment(true) {
             panic!("array lab tests need root, /dev/fuse and losetup: {e}");
@@ -65,7 +67,12 @@ impl Rig {
             p.name
         ));
         let mut rig = Rig {
-            disks: p.serve().expect("serve the members"),
+            disks: p
+                .serve()
+                .expect("serve the members")
+                .into_iter()
+                .enumerate()
+                .collect(),
             mnt,
             mounted: false,
         };
@@ -88,6 +95,27 @@ impl Rig {
         let file = rig.file();
         std::fs::write(&file, vec![0xa5_u8; FILE]).expect("a file on the array");
         run(Command::new("sync").arg(&file));
+        if let Some(gone) = p.missing {
+            unmount(&rig.mnt);
+            rig.mounted = false;
+            let at = rig
+                .disks
+                .iter()
+                .position(|d| d.0 == gone)
+                .expect("a member");
+            let disk = rig.disks.remove(at);
+            let dev = disk.1.loop_device().expect("a loop device").to_path_buf();
+            run(Command::new("btrfs")
+                .args(["device", "scan", "--forget"])
+                .arg(&dev));
+            // The disk detaches its loop device and stops serving as it drops.
+            drop(disk);
+            run(Command::new("mount")
+                .args(["-o", "degraded"])
+                .arg(&rig.loops()[0])
+                .arg(&rig.mnt));
+            rig.mounted = true;
+        }
         rig
     }
 
@@ -128,8 +156,9 @@ impl Drop for Rig {
     }
 }
 
-/// The experiment on the rig's members and file, 1 s a read.
-fn measure(rig: &Rig) -> ArrayReads {
+/// The experiment on the rig's members and file, 1 s a read; with `write`, on a test file of [`FILE`] bytes
+/// made for it (filled, so that its reads reach the members), written through too.
+fn measure(rig: &Rig, write: bool) -> ArrayReads {
     let array = members(&rig.mnt, &Roots::default()).expect("the array's members");
     assert_eq!(array.kind, ArrayKind::Btrfs);
     let mut found: Vec<PathBuf> = array.members.iter().map(|m| m.dev_path.clone()).collect();
@@ -139,14 +168,31 @@ fn measure(rig: &Rig) -> ArrayReads {
     assert_eq!(found, want, "the members are the lab disks");
     let targets = open_members(&array).expect("open the members for reading");
     let refs: Vec<&Target> = targets.iter().collect();
-    let whole = Target::open_read(&rig.file().to_string_lossy()).expect("open the file");
+    let test = write.then(|| {
+        let t = TestFile::create(&rig.mnt, FILE as u64).expect("a test file on the array");
+        std::fs::write(t.path(), vec![0x5a_u8; FILE]).expect("fill the test file");
+        run(Command::new("sync").arg(t.path()));
+        t
+    });
+    let whole = match &test {
+        Some(t) => Target::open_test_file(t, false).expect("open the test file"),
+        None => Target::open_read(&rig.file().to_string_lossy()).expect("open the file"),
+    };
     let o = SharedOptions {
         duration_ns: 1_000_000_000,
         ..SharedOptions::default()
     };
     let n = array.members.len() as u32;
-    array_reads(&array, &refs, Some(&whole), n, &o, &AtomicBool::new(false))
-        .expect("the reads ran to the end")
+    array_reads(
+        &array,
+        &refs,
+        Some(&whole),
+        n,
+        write,
+        &o,
+        &AtomicBool::new(false),
+    )
+    .expect("the reads ran to the end")
 }
 
 fn within(what: &str, got: f64, want: f64) -> Result<(), String> {
@@ -161,7 +207,7 @@ fn within(what: &str, got: f64, want: f64) -> Result<(), String> {
 fn preset_index(rig: &Rig, r: &ArrayReads, member: usize) -> usize {
     let loops = rig.loops();
     let dev = &r.array.members[member].dev_path;
-    loops.iter().position(|l| l == dev).expect("a lab disk")
+    rig.disks[loops.iter().position(|l| l == dev).expect("a lab disk")].0
 }
 
 /// The rule's verdict and the rates against the truth.
@@ -225,6 +271,14 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn check(p: &ArrayPreset, extra: impl Fn(&ArrayReads, &ArrayTruth) -> Result<(), String>) {
+    check_with(p, false, extra)
+}
+
+fn check_with(
+    p: &ArrayPreset,
+    write: bool,
+    extra: impl Fn(&ArrayReads, &ArrayTruth) -> Result<(), String>,
+) {
     let _serial = one_at_a_time();
     let rig = Rig::up(p);
     let t = p.truth();
@@ -232,7 +286,7 @@ fn check(p: &ArrayPreset, extra: impl Fn(&ArrayReads, &ArrayTruth) -> Result<(),
         3,
         |_| {},
         || {
-            let r = measure(&rig);
+            let r = measure(&rig, write);
             eprintln!("{}: {r:?}", p.name);
             judge(&rig, &r, &t)?;
             extra(&r, &t)
@@ -285,6 +339,70 @@ fn a_stripe_with_a_slow_member_names_it() {
         let codes: Vec<FindingCode> = f.iter().map(|f| f.code.clone()).collect();
         if codes != [FindingCode::SlowMember] {
             return Err(format!("not one slow-member finding: {f:?}"));
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn a_mirror_with_a_member_gone_is_said_degraded_and_the_rest_read_against_truth() {
+    if skip_without_root("serves lab disks and mounts btrfs") {
+        return;
+    }
+    let p = preset(Layout::Mirror, 3, MB_S, SIZE, None, None)
+        .unwrap()
+        .degraded(2)
+        .unwrap();
+    check(&p, |r, _| {
+        // mkfs numbers the devices in the order given: the third is devid 3.
+        if r.array.missing != ["devid 3"] || r.array.members.len() != 2 {
+            return Err(format!(
+                "not two members and devid 3 missing: {:?}",
+                r.array
+            ));
+        }
+        let f = findings(r);
+        match f.as_slice() {
+            [one] if one.code == FindingCode::Degraded && one.claim.contains("(devid 3)") => Ok(()),
+            _ => Err(format!("not one degraded finding: {f:?}")),
+        }
+    });
+}
+
+#[test]
+fn a_raid10_of_four_reads_in_parallel_and_one_reader_gets_half_its_members() {
+    if skip_without_root("serves lab disks and mounts btrfs") {
+        return;
+    }
+    // Four members at 30 MB/s: the same sum as three at 40.
+    let p = preset(Layout::Raid10, 4, 30.0, SIZE, None, None).unwrap();
+    check(&p, |r, t| {
+        if r.array.level.as_deref() != Some("raid10") {
+            return Err(format!("level {:?}", r.array.level));
+        }
+        let f = findings(r);
+        if !f.is_empty() {
+            return Err(format!("findings on a healthy raid10: {f:?}"));
+        }
+        within(
+            "the array by one reader",
+            r.array_mb_per_s.unwrap_or(0.0),
+            t.one_reader_mb_per_s.1,
+        )
+    });
+}
+
+#[test]
+fn a_stripe_written_through_its_file_system_writes_with_every_member() {
+    if skip_without_root("serves lab disks and mounts btrfs") {
+        return;
+    }
+    let p = preset(Layout::Stripe, 3, MB_S, SIZE, None, None).unwrap();
+    check_with(&p, true, |r, t| {
+        between("one writer", r.write_mb_per_s, t.write_mb_per_s)?;
+        let f = findings(r);
+        if !f.is_empty() {
+            return Err(format!("findings on a healthy stripe's writes: {f:?}"));
         }
         Ok(())
     });

@@ -112,8 +112,16 @@ fn a_btrfs_stripe_is_read_member_by_member_together_and_whole() {
         duration_ns: 100_000_000,
         ..SharedOptions::default()
     };
-    let r = array_reads(&array, &refs, Some(&whole), 2, &o, &AtomicBool::new(false))
-        .expect("the reads ran to the end");
+    let r = array_reads(
+        &array,
+        &refs,
+        Some(&whole),
+        2,
+        false,
+        &o,
+        &AtomicBool::new(false),
+    )
+    .expect("the reads ran to the end");
     assert_eq!(r.alone_mb_per_s.len(), 2, "{r:?}");
     assert_eq!(r.together_mb_per_s.len(), 2, "{r:?}");
     assert!(

@@ -481,6 +481,7 @@ mod tests {
             history: None,
             smart_before: None,
             smart_after: None,
+            arrays: Vec::new(),
             verdict: Some(DriveVerdict {
                 grade,
                 reasons: Vec::new(),

@@ -14,7 +14,20 @@
 //!   id), so one reader reads one member's rate: between the slowest and the fastest member's; as many readers
 //!   as members spread over the copies of what they read: at least the slowest `copies` members' sum (what
 //!   they read lies on the same members) and at most all members at once (it lies in chunks on every member),
-//!   capped by the bus.
+//!   capped by the bus;
+//! - a **raid10** (btrfs `raid10`) stripes over mirrored pairs, two copies of each block: one reader reads one
+//!   copy of each stripe (btrfs picks the same copy index, by process id, in every pair), so half the members
+//!   in step: between half the members at the slowest member's pace and half at the fastest's; as many readers
+//!   as members read at least that and at most all members at once;
+//! - a mirror with a **missing** member (btrfs mounted `-o degraded` without it, [`ArrayPreset::degraded`])
+//!   reads from the members left: each rate above over them, and the blocks whose other copy lay on the
+//!   missing member come from their one copy left, so several readers may be held to one member's rate.
+//!
+//! Writes by one writer through the array (a file on it), each member writing at its read rate × its model's
+//! `write_rate_factor` ([`ArrayPreset::writing_at`]): a stripe writes `n ×` its slowest member; a mirror writes
+//! each block to every copy, at the pace of the slower copy, between the slowest member and the slower of the
+//! two fastest; a raid10 writes both copies of every pair, half the members at the slowest's pace; the bus carries
+//! each copy, so it caps a mirror's and a raid10's writes at the bus over the copies.
 //!
 //! The slow member is named when it reads alone under [`SLOW_SHARE`] of the others (the preset makes it far
 //! slower); a bus that caps every member to the same rate hides a slow member, and the truth says so.
@@ -32,6 +45,8 @@ pub enum Layout {
     Mirror,
     /// Data is striped over the members (RAID 0, btrfs `raid0`).
     Stripe,
+    /// Data is striped over mirrored pairs of members (RAID 10, btrfs `raid10`).
+    Raid10,
 }
 
 impl Layout {
@@ -40,6 +55,7 @@ impl Layout {
         match self {
             Layout::Mirror => "raid1",
             Layout::Stripe => "raid0",
+            Layout::Raid10 => "raid10",
         }
     }
 }
@@ -53,8 +69,11 @@ pub struct ArrayPreset {
     pub members: Vec<Model>,
     /// The shared bus rate, MB/s: `None` for members on independent paths.
     pub bus_mb_s: Option<f64>,
-    /// Copies of each block: two for a mirror of two or more members (btrfs `raid1`), one for a stripe.
+    /// Copies of each block: two for a mirror of two or more members (btrfs `raid1`) and for a raid10, one
+    /// for a stripe.
     pub copies: usize,
+    /// The member that is gone (its index): the array is built with it, then mounted degraded without it.
+    pub missing: Option<usize>,
 }
 
 /// How the members' paths let them read together.
@@ -72,8 +91,10 @@ pub enum Paths {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayTruth {
     pub layout: Layout,
-    /// Each member alone, in member order.
+    /// Each member alone, in member order; 0 for the missing member.
     pub alone_mb_per_s: Vec<f64>,
+    /// The member that is gone: the array is degraded, and every rate below is over the members left.
+    pub missing: Option<usize>,
     /// All members at once, their sum.
     pub together_mb_per_s: f64,
     pub paths: Paths,
@@ -85,7 +106,16 @@ pub struct ArrayTruth {
     /// The array by as many readers as members, their sum: the least and the most it may read (which members
     /// hold a mirror's copies of what is read is the file system's choice).
     pub readers_mb_per_s: (f64, f64),
+    /// The array by one writer: the least and the most it may write (which members a mirror's copies go to is
+    /// the file system's choice).
+    pub write_mb_per_s: (f64, f64),
+    /// The members write well below their read rate (under [`WRITES_BELOW`] of what the array would write were
+    /// they to write as fast as they read), and the array's writes show it: no bus hides it.
+    pub writes_below_reads: bool,
 }
+
+/// The array writes under this share of what its members' read rates promise: its writes are slow.
+pub const WRITES_BELOW: f64 = 0.7;
 
 /// A flat model of `mb_s` and `size` bytes, no cache, answering at once: the member disk.
 pub fn member_model(name: &str, mb_s: f64, size: u64) -> Result<Model, ModelError> {
@@ -128,10 +158,38 @@ pub fn preset(
         members,
         bus_mb_s,
         copies: match layout {
-            Layout::Mirror => n.min(2),
+            Layout::Mirror | Layout::Raid10 => n.min(2),
             Layout::Stripe => 1,
         },
+        missing: None,
     })
+}
+
+/// One writer's rate over members that write at `rates` (member order, the missing one left out), `copies`
+/// copies of each block, behind a bus of `cap`: the least and the most.
+fn write_range(layout: Layout, rates: &[f64], copies: usize, cap: f64) -> (f64, f64) {
+    let mut sorted = rates.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let slowest = sorted[0];
+    match layout {
+        Layout::Stripe => {
+            let r = (n as f64 * slowest).min(cap);
+            (r, r)
+        }
+        Layout::Raid10 => {
+            let r = ((n / 2) as f64 * slowest).min(cap / 2.0);
+            (r, r)
+        }
+        Layout::Mirror => {
+            let c = copies.clamp(1, n) as f64;
+            let best = sorted[n - c as usize];
+            (slowest.min(cap / c), best.min(cap / c))
+        }
+    }
 }
 
 /// The middle value (the upper one of an even count).
@@ -141,6 +199,31 @@ fn middle(mut v: Vec<f64>) -> f64 {
 }
 
 impl ArrayPreset {
+    /// The same array with every member writing at `factor` × its read rate (flash whose writes are slower
+    /// than its reads).
+    pub fn writing_at(mut self, factor: f64) -> ArrayPreset {
+        for m in &mut self.members {
+            m.write_rate_factor = factor;
+        }
+        if factor != 1.0 {
+            self.name = format!("{}-writes-{factor:.2}", self.name);
+        }
+        self
+    }
+
+    /// The same array with member `member` gone: a mirror of three or more members, so that two or more are
+    /// left to read (a stripe does not mount without a member; a raid10's missing copy is left out of the
+    /// truth). `None` for any other.
+    pub fn degraded(mut self, member: usize) -> Option<ArrayPreset> {
+        let n = self.members.len();
+        if self.layout != Layout::Mirror || n < 3 || member >= n {
+            return None;
+        }
+        self.missing = Some(member);
+        self.name = format!("{}-missing-{member}", self.name);
+        Some(self)
+    }
+
     /// Serve the members, each on a loop device in a fresh mount directory, all behind one bus when the
     /// preset has one; a failure tears down the members started before it.
     pub fn serve(&self) -> Result<Vec<LabDevice>, LabError> {
@@ -157,12 +240,27 @@ impl ArrayPreset {
         let alone: Vec<f64> = self
             .members
             .iter()
-            .map(|m| m.peak_media_mb_s().min(cap))
+            .enumerate()
+            .map(|(i, m)| {
+                if Some(i) == self.missing {
+                    0.0
+                } else {
+                    m.peak_media_mb_s().min(cap)
+                }
+            })
             .collect();
-        let sum: f64 = alone.iter().sum();
-        let together = bus_aggregate_mb_s(&alone, cap);
-        let fastest = alone.iter().cloned().fold(0.0, f64::max);
-        let slowest = alone.iter().cloned().fold(f64::INFINITY, f64::min);
+        // The members left, in member order.
+        let left: Vec<(usize, f64)> = alone
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != self.missing)
+            .map(|(i, r)| (i, *r))
+            .collect();
+        let rates: Vec<f64> = left.iter().map(|l| l.1).collect();
+        let sum: f64 = rates.iter().sum();
+        let together = bus_aggregate_mb_s(&rates, cap);
+        let fastest = rates.iter().cloned().fold(0.0, f64::max);
+        let slowest = rates.iter().cloned().fold(f64::INFINITY, f64::min);
         let paths = if together >= sum {
             Paths::Parallel
         } else if together <= fastest {
@@ -170,35 +268,50 @@ impl ArrayPreset {
         } else {
             Paths::Capped
         };
-        let slow_member = (alone.len() >= 2)
+        let slow_member = (left.len() >= 2)
             .then(|| {
-                let (i, &rate) = alone.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1))?;
-                let others: Vec<f64> = alone
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, r)| *r)
-                    .collect();
+                let &(i, rate) = left.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+                let others: Vec<f64> = left.iter().filter(|l| l.0 != i).map(|l| l.1).collect();
                 (rate < SLOW_SHARE * middle(others)).then_some(i)
             })
             .flatten();
-        let n = alone.len() as f64;
+        let n = rates.len() as f64;
+        let mut sorted = rates.clone();
+        sorted.sort_by(f64::total_cmp);
         let (one_reader, readers) = match self.layout {
             Layout::Stripe => {
                 let r = (n * slowest).min(together);
                 ((r, r), (r, r))
             }
+            Layout::Raid10 => {
+                let half = (n / 2.0).floor();
+                let lo = (half * slowest).min(cap);
+                ((lo, (half * fastest).min(cap)), (lo, together))
+            }
             Layout::Mirror => {
-                let mut sorted = alone.clone();
-                sorted.sort_by(f64::total_cmp);
-                let c = self.copies.min(sorted.len());
-                let least = bus_aggregate_mb_s(&sorted[..c], cap);
+                // Each copy that is left: one fewer for the blocks that had one on the missing member.
+                let c = self.copies - usize::from(self.missing.is_some());
+                let least = bus_aggregate_mb_s(&sorted[..c.clamp(1, sorted.len())], cap);
                 ((slowest, fastest), (least, together))
             }
         };
+        // Writes: each member at its read rate × its write factor (capped by the bus it is behind).
+        let writes: Vec<f64> = left
+            .iter()
+            .map(|&(i, _)| {
+                let m = &self.members[i];
+                (m.peak_media_mb_s() * m.write_rate_factor).min(cap)
+            })
+            .collect();
+        let copies = self.copies.min(rates.len());
+        let write = write_range(self.layout, &writes, copies, cap);
+        let as_reads = write_range(self.layout, &rates, copies, cap);
         ArrayTruth {
+            write_mb_per_s: write,
+            writes_below_reads: write.1 < WRITES_BELOW * as_reads.0,
             layout: self.layout,
             alone_mb_per_s: alone,
+            missing: self.missing,
             together_mb_per_s: together,
             paths,
             slow_member,
@@ -210,7 +323,7 @@ impl ArrayPreset {
 
 /// The named presets: a mirror and a stripe of three 256 MiB members of 40 MB/s, on independent paths, behind
 /// one bus that serializes them (40 MB/s), behind a bus that caps them (70 MB/s), and with member 1 at a third
-/// of the others' rate.
+/// of the others' rate; then the mirror on independent paths with member 2 missing, and a raid10 of four.
 pub fn presets() -> Vec<ArrayPreset> {
     const MB_S: f64 = 40.0;
     const SIZE: u64 = 256 << 20;
@@ -225,6 +338,9 @@ pub fn presets() -> Vec<ArrayPreset> {
             out.push(preset(layout, 3, MB_S, SIZE, bus, slow).expect("a valid preset"));
         }
     }
+    let mirror = preset(Layout::Mirror, 3, MB_S, SIZE, None, None).expect("a valid preset");
+    out.push(mirror.degraded(2).expect("a mirror of three"));
+    out.push(preset(Layout::Raid10, 4, MB_S, SIZE, None, None).expect("a valid preset"));
     out
 }
 
@@ -318,9 +434,9 @@ mod tests {
     #[test]
     fn the_named_presets_cover_both_layouts_every_path_and_a_slow_member() {
         let all = presets();
-        assert_eq!(all.len(), 8);
+        assert_eq!(all.len(), 10);
         for layout in [Layout::Mirror, Layout::Stripe] {
-            let truths: Vec<ArrayTruth> = all
+            let truths: Vec<ArrayTruth> = all[..8]
                 .iter()
                 .filter(|p| p.layout == layout)
                 .map(|p| p.truth())
@@ -338,11 +454,106 @@ mod tests {
             let slow: Vec<Option<usize>> = truths.iter().map(|t| t.slow_member).collect();
             assert_eq!(slow, [None, None, None, Some(1)]);
         }
+        assert_eq!(all[8].name, "raid1-3x40-independent-missing-2");
+        assert_eq!(all[9].name, "raid10-4x40-independent");
         let mut names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
         names.dedup();
-        assert_eq!(names.len(), 8, "{names:?}");
+        assert_eq!(names.len(), 10, "{names:?}");
         assert!(all
             .iter()
             .all(|p| p.members.iter().all(|m| m.size == 256 << 20)));
+    }
+
+    #[test]
+    fn a_degraded_mirror_reads_from_the_members_left() {
+        let p = preset(Layout::Mirror, 3, 40.0, 256 << 20, None, None)
+            .unwrap()
+            .degraded(2)
+            .unwrap();
+        assert_eq!(p.name, "raid1-3x40-independent-missing-2");
+        let t = p.truth();
+        assert_eq!(t.missing, Some(2));
+        assert_eq!(t.alone_mb_per_s, vec![40.0, 40.0, 0.0]);
+        assert!(close(t.together_mb_per_s, 80.0));
+        assert_eq!((t.paths, t.slow_member), (Paths::Parallel, None));
+        assert_eq!(t.one_reader_mb_per_s, (40.0, 40.0));
+        // A block whose other copy lay on the missing member has one copy left: one member's rate at least.
+        assert_eq!(t.readers_mb_per_s, (40.0, 80.0));
+        // A slow member among those left is still named; a gone one is never slow.
+        let s = preset(Layout::Mirror, 4, 60.0, 256 << 20, None, Some((1, 0.25)))
+            .unwrap()
+            .degraded(3)
+            .unwrap()
+            .truth();
+        assert_eq!(s.slow_member, Some(1));
+        assert_eq!(s.one_reader_mb_per_s, (15.0, 60.0));
+        // Only a mirror of three or more can lose a member and stay an array to read.
+        let two = preset(Layout::Mirror, 2, 40.0, 256 << 20, None, None).unwrap();
+        assert!(two.degraded(0).is_none());
+        for layout in [Layout::Stripe, Layout::Raid10] {
+            let p = preset(layout, 4, 40.0, 256 << 20, None, None).unwrap();
+            assert!(p.degraded(0).is_none());
+        }
+        let three = preset(Layout::Mirror, 3, 40.0, 256 << 20, None, None).unwrap();
+        assert!(three.degraded(3).is_none());
+    }
+
+    #[test]
+    fn a_raid10_reader_reads_half_the_members_in_step() {
+        let p = preset(Layout::Raid10, 4, 40.0, 256 << 20, None, None).unwrap();
+        assert_eq!((p.name.as_str(), p.copies), ("raid10-4x40-independent", 2));
+        let t = p.truth();
+        assert!(close(t.together_mb_per_s, 160.0));
+        assert_eq!(t.one_reader_mb_per_s, (80.0, 80.0));
+        assert_eq!(t.readers_mb_per_s, (80.0, 160.0));
+        // A slow member slows the half that holds it; behind a bus, the bus caps both.
+        let s = preset(Layout::Raid10, 4, 40.0, 256 << 20, None, Some((0, 0.25)))
+            .unwrap()
+            .truth();
+        assert_eq!(s.one_reader_mb_per_s, (20.0, 80.0));
+        let b = preset(Layout::Raid10, 4, 40.0, 256 << 20, Some(60.0), None)
+            .unwrap()
+            .truth();
+        assert_eq!(b.paths, Paths::Capped);
+        assert_eq!(b.one_reader_mb_per_s, (60.0, 60.0));
+        assert_eq!(b.readers_mb_per_s, (60.0, 60.0));
+    }
+
+    #[test]
+    fn a_stripe_writes_with_every_member_a_mirror_at_its_slower_copy() {
+        let t = preset(Layout::Stripe, 3, 40.0, 256 << 20, None, None)
+            .unwrap()
+            .truth();
+        assert_eq!(t.write_mb_per_s, (120.0, 120.0));
+        assert!(!t.writes_below_reads);
+        let m = preset(Layout::Mirror, 3, 60.0, 256 << 20, None, Some((0, 0.25)))
+            .unwrap()
+            .truth();
+        // The copies go to the slow member and another, or to two fast ones.
+        assert_eq!(m.write_mb_per_s, (15.0, 60.0));
+        let r10 = preset(Layout::Raid10, 4, 40.0, 256 << 20, None, None)
+            .unwrap()
+            .truth();
+        assert_eq!(r10.write_mb_per_s, (80.0, 80.0));
+        // A bus carries every copy: a mirror behind 70 MB/s writes 35.
+        let bus = preset(Layout::Mirror, 3, 40.0, 256 << 20, Some(70.0), None)
+            .unwrap()
+            .truth();
+        assert_eq!(bus.write_mb_per_s, (35.0, 35.0));
+        // Members that write at a quarter of their reads: the array's writes show it...
+        let slow = preset(Layout::Stripe, 3, 40.0, 256 << 20, None, None)
+            .unwrap()
+            .writing_at(0.25);
+        assert_eq!(slow.name, "raid0-3x40-independent-writes-0.25");
+        let t = slow.truth();
+        assert_eq!(t.write_mb_per_s, (30.0, 30.0));
+        assert!(t.writes_below_reads);
+        // ...unless a bus narrower than their writes hides it.
+        let hidden = preset(Layout::Mirror, 3, 40.0, 256 << 20, Some(40.0), None)
+            .unwrap()
+            .writing_at(0.5)
+            .truth();
+        assert_eq!(hidden.write_mb_per_s, (20.0, 20.0));
+        assert!(!hidden.writes_below_reads);
     }
 }

@@ -71,6 +71,10 @@ pub struct Array {
     /// Sentences a person reads: why no members were found, a missing member, a level not said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Members the array counts but the system cannot find, as the array knows them (`devid 3` of a btrfs
+    /// mounted `-o degraded`, `slot 1` of an md array): the array is degraded. Empty when every member is there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
 }
 
 impl Array {
@@ -215,23 +219,19 @@ fn block(target: &Path, name: &str, roots: &Roots) -> Result<Array> {
         let slaves = sysfs::list(&canon.join("slaves"));
         if canon.join("md").is_dir() {
             let level = sysfs::read(&canon.join("md/level"));
+            let mut missing = Vec::new();
             if let Some(want) = sysfs::read_u64(&canon.join("md/raid_disks")) {
                 if (slaves.len() as u64) < want {
                     notes.push(format!(
                         "{name} shows {} of its {want} members: the others are missing or failed",
                         slaves.len()
                     ));
+                    missing = crate::array_missing::md(&canon.join("md"), want, slaves.len());
                 }
             }
-            return Ok(array(
-                target,
-                ArrayKind::Md,
-                &name,
-                level,
-                &slaves,
-                roots,
-                notes,
-            ));
+            let mut a = array(target, ArrayKind::Md, &name, level, &slaves, roots, notes);
+            a.missing = missing;
+            return Ok(a);
         }
         if canon.join("dm").is_dir() {
             if let [only] = slaves.as_slice() {
@@ -307,6 +307,7 @@ fn btrfs(target: &Path, m: &MountEntry, roots: &Roots) -> Result<Array> {
             members: Vec::new(),
             controller: None,
             notes: vec![note],
+            missing: Vec::new(),
         });
     };
     let fs_dir = base.join(&uuid);
@@ -331,6 +332,14 @@ fn btrfs(target: &Path, m: &MountEntry, roots: &Roots) -> Result<Array> {
             None
         }
     };
+    let (counted, missing) = crate::array_missing::btrfs(&fs_dir);
+    if !missing.is_empty() {
+        notes.push(format!(
+            "{uuid} counts {counted} devices and cannot find {} ({}): it is mounted degraded",
+            missing.len(),
+            missing.join(", ")
+        ));
+    }
     let mut a = array(
         target,
         ArrayKind::Btrfs,
@@ -341,6 +350,7 @@ fn btrfs(target: &Path, m: &MountEntry, roots: &Roots) -> Result<Array> {
         notes,
     );
     a.profiles = profiles;
+    a.missing = missing;
     Ok(a)
 }
 
@@ -375,6 +385,7 @@ pub fn named(target: &Path, names: &[String], roots: &Roots) -> Result<Array> {
         members,
         controller: None,
         notes: Vec::new(),
+        missing: Vec::new(),
     })
 }
 
@@ -405,6 +416,7 @@ fn array(
         members,
         controller: None,
         notes,
+        missing: Vec::new(),
     }
 }
 

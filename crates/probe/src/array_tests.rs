@@ -298,6 +298,90 @@ fn btrfs_members_and_profile_come_from_its_sysfs_directory() {
 }
 
 #[test]
+fn a_btrfs_mounted_degraded_names_the_missing_device_and_a_whole_one_none() {
+    let mut t = Tree::new();
+    for (i, mm) in ["8:16", "8:32", "8:48"].iter().enumerate() {
+        t.disk(&sd(i), mm);
+    }
+    // Three devices counted, devid 3 not found: the kernel lists the two it has under devices/.
+    let mnt = t.btrfs("5555-eeee", &["sdb", "sdc"], &["raid1"]);
+    let info = t.dir.join("sys/fs/btrfs/5555-eeee/devinfo");
+    for (id, missing) in [(1, 0), (2, 0), (3, 1), (10, 0)] {
+        t.write(
+            info.join(id.to_string()).join("missing"),
+            &missing.to_string(),
+        );
+    }
+    let r = t.roots();
+    let a = members(&mnt, &r).unwrap();
+    assert_eq!(names(&a), ["sdb", "sdc"]);
+    assert_eq!(a.missing, ["devid 3"]);
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("counts 4 devices and cannot find 1 (devid 3)")),
+        "{:?}",
+        a.notes
+    );
+    // Every device found: nothing missing, nothing said.
+    fs::write(info.join("3/missing"), "0\n").unwrap();
+    let a = members(&mnt, &r).unwrap();
+    assert!(a.missing.is_empty() && a.notes.is_empty(), "{a:?}");
+}
+
+#[test]
+fn an_md_array_names_its_empty_slots() {
+    let t = Tree::new();
+    for (i, mm) in ["8:16", "8:32", "8:48"].iter().enumerate() {
+        t.disk(&sd(i), mm);
+    }
+    t.md("md2", "9:2", "raid10", 4, &["sdb", "sdc", "sdd"]);
+    let md = t.dir.join("sys/devices/virtual/block/md2/md");
+    for (slot, dev) in [(0, "sdb"), (1, "sdc"), (3, "sdd")] {
+        symlink(md.join(format!("dev-{dev}")), md.join(format!("rd{slot}"))).unwrap();
+    }
+    let r = t.roots();
+    let a = members(&r.dev.join("md2"), &r).unwrap();
+    assert_eq!(a.missing, ["slot 2"]);
+    // Without the slot links: how many are short, unnamed.
+    t.md("md3", "9:3", "raid1", 3, &["sdb"]);
+    let a = members(&r.dev.join("md3"), &r).unwrap();
+    assert_eq!(a.missing, ["a member", "a member"]);
+}
+
+#[test]
+fn a_drive_names_the_arrays_it_or_its_partitions_belong_to() {
+    let mut t = Tree::new();
+    for (i, mm) in ["8:16", "8:32", "8:48", "8:64"].iter().enumerate() {
+        t.disk(&sd(i), mm);
+    }
+    t.partition("sdb", "sdb1", "8:17", 1);
+    t.md("md0", "9:0", "raid1", 2, &["sdb1", "sdc"]);
+    let holder = |dev: &str, array: &str| {
+        let h = t.dir.join("sys/class/block").join(dev).join("holders");
+        fs::create_dir_all(&h).unwrap();
+        symlink(t.dir.join("sys/class/block").join(array), h.join(array)).unwrap();
+    };
+    holder("sdb1", "md0");
+    holder("sdc", "md0");
+    t.btrfs("7777-aaaa", &["sdd", "sde"], &["raid0"]);
+    t.btrfs("8888-bbbb", &["sdb"], &["single"]);
+    let r = t.roots();
+    let of = |name: &str| crate::arrays_of(&r.dev.join(name), &r);
+    assert_eq!(of("sdb"), ["md0 (md raid1)"]);
+    assert_eq!(of("sdc"), ["md0 (md raid1)"]);
+    assert_eq!(of("sdd"), ["btrfs 7777-aaaa (raid0)"]);
+    assert_eq!(
+        crate::arrays_of(Path::new("sde"), &r),
+        ["btrfs 7777-aaaa (raid0)"]
+    );
+    // A one-device btrfs is no array; a drive in none names none.
+    t.disk("sdg", "8:96");
+    assert!(of("sdg").is_empty());
+    assert!(crate::arrays_of(Path::new("/nonexistent/drivescope-drive"), &r).is_empty());
+}
+
+#[test]
 fn a_btrfs_mid_conversion_names_both_profiles_and_no_level() {
     let mut t = Tree::new();
     t.disk("sdb", "8:16");

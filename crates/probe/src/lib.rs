@@ -10,6 +10,8 @@
 //! opens a device, let alone for writing.
 
 pub mod array;
+mod array_missing;
+pub mod array_of;
 pub mod ata_id;
 pub mod block;
 pub mod ceiling;
@@ -28,6 +30,7 @@ pub mod temperature_poll;
 pub mod transport;
 
 pub use array::{members, named, Array, ArrayKind, Member};
+pub use array_of::arrays_of;
 pub use block::{BlockInfo, BlockRole, Hardware, LoopInfo, Transport};
 pub use ceiling::Link;
 pub use error::ProbeError;

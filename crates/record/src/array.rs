@@ -26,6 +26,10 @@ pub struct ArrayReads {
     /// The array read by [`ArrayReads::readers`] readers at once, their sum; `None` when not read so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readers_mb_per_s: Option<f64>,
+    /// The array written through by one writer (sequential, the same block size and depth, over the first half
+    /// of the diagnosis's test file or the array device), only where writes are allowed; `None` when not written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_mb_per_s: Option<f64>,
 }
 
 fn is_zero(n: &u32) -> bool {

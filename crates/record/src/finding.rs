@@ -42,6 +42,11 @@ pub enum FindingCode {
     CounterfeitCapacity,
     /// One member of an array reads well below the others: it holds the array back.
     SlowMember,
+    /// An array runs without a member it counts (missing or failed): its reads come from the members left.
+    Degraded,
+    /// An array writes well below what its members' rates promise for its layout (a stripe `n ×` its slowest
+    /// member, a mirror its slower copy).
+    ArrayWrites,
     /// Places where a diagnosis's reads or writes failed, or reads were slow on every read of them.
     BadSpots,
     /// A code this version does not know.
@@ -70,6 +75,8 @@ impl FindingCode {
             FindingCode::Smr => "smr",
             FindingCode::CounterfeitCapacity => "counterfeit_capacity",
             FindingCode::SlowMember => "slow_member",
+            FindingCode::Degraded => "degraded",
+            FindingCode::ArrayWrites => "array_writes",
             FindingCode::BadSpots => "bad_spots",
             FindingCode::Other(s) => s,
         }

@@ -79,7 +79,8 @@ pub use replay::{ReplayClass, ReplayRecord, ReplayTotals};
 pub use same_device::{drive_facts, drive_key, facts, serials, DeviceMatch};
 pub use scan::{Checkpoint, CheckpointCost, Event, RateSummary, Region, ResumeState, ScanRecord};
 pub use screen::{
-    Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord, SharedPath,
+    group_arrays, Criteria, DriveVerdict, Grade, History, Member, Reason, Rule, ScreenRecord,
+    SharedPath,
 };
 pub use smr::{FlashTruth, RandomWrites, SmrData, SmrTruth, Stall, WritePoint, STALL_LIST_CAP};
 pub use spots::{BadSpot, BadSpotKind, ExperimentSpots, Spots, SPOT_LIST_CAP};

@@ -68,6 +68,10 @@ pub struct Member {
     /// The verdict the criteria give (filled by the analysis).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<DriveVerdict>,
+    /// The arrays the drive (or a partition of it) belongs to, as the system shows them (`md0 (md raid1)`,
+    /// `btrfs UUID (raid1)`); empty for a drive in none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arrays: Vec<String>,
 }
 
 impl Member {
@@ -114,6 +118,21 @@ pub struct History {
     /// Their run ids and mean rates (MB/s), oldest first.
     pub runs: Vec<i64>,
     pub mean_mb_per_s: Vec<f64>,
+}
+
+/// The arrays a drive of a group belongs to, as the system shows them (`md0 (md raid1)`, `btrfs UUID (raid0)`):
+/// what its drives do together is then what the array's members do.
+pub fn group_arrays(members: &[Member]) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for m in members {
+        for a in &m.arrays {
+            match out.iter_mut().find(|(name, _)| name == a) {
+                Some((_, drives)) => drives.push(m.target.clone()),
+                None => out.push((a.clone(), vec![m.target.clone()])),
+            }
+        }
+    }
+    out
 }
 
 /// The same sequential read on each drive alone, one after another, then on all at once.

@@ -23,6 +23,8 @@ pub(crate) fn finding_name(code: &FindingCode) -> String {
         FindingCode::Smr => "SMR".into(),
         FindingCode::CounterfeitCapacity => "counterfeit capacity".into(),
         FindingCode::SlowMember => "slow member".into(),
+        FindingCode::Degraded => "degraded".into(),
+        FindingCode::ArrayWrites => "array writes".into(),
         FindingCode::BadSpots => "bad spots".into(),
         FindingCode::Other(s) => s.replace('_', " "),
     }

@@ -86,3 +86,31 @@ fn its_tables_export_as_csv() {
         "{csv}"
     );
 }
+
+/// A diagnosis of a btrfs raid1 of three lab disks with its third disk gone, mounted degraded (a real run):
+/// the array's chart comes first, a bar for each member alone and together, both sums, and the array by one
+/// reader, by two and by one writer, captioned with the array's outcome.
+#[test]
+fn an_array_diagnosis_charts_its_members_and_the_array_first() {
+    let path = format!(
+        "{}/../analysis/tests/fixtures/diagnose-degraded-mirror.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let doc: Document = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let run = Run::new(Some(9), doc);
+    let all = charts::build(std::slice::from_ref(&run));
+    let first = &all[0];
+    assert_eq!(first.id, "array-run9");
+    let Document::Diagnose(d) = &run.doc else {
+        unreachable!()
+    };
+    let a = d.array.as_ref().expect("the array's reads");
+    assert_eq!(a.array.missing, ["devid 3"]);
+    assert_eq!(a.array.members.len(), 2);
+    // 2 members × (alone, together), the two sums, the array by 1 reader, 2 readers and 1 writer.
+    assert_eq!(first.marks, 9);
+    assert!(first
+        .caption
+        .starts_with("Array: devid 3 missing: the array is degraded"));
+    assert!(first.svg.contains("array 1 writer: "), "{}", first.svg);
+}

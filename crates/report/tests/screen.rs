@@ -386,3 +386,25 @@ fn a_screen_of_drives_of_another_size_draws_by_share_of_each_drive() {
     r.members[0].verdict.as_mut().unwrap().grade = Grade::Incomplete;
     assert!(text_of(&r).contains("\n  /dev/sdb: INCOMPLETE\n"));
 }
+
+#[test]
+fn drives_that_belong_to_an_array_name_it() {
+    let mut r = sample::screen(1, 4);
+    let t = text_of(&r);
+    assert!(!t.contains("array: "), "{t}");
+    for m in &mut r.members[1..3] {
+        m.arrays = vec!["md0 (md raid1)".into()];
+    }
+    let t = text_of(&r);
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("array: "))
+        .unwrap_or_else(|| panic!("no array line in\n{t}"));
+    assert!(
+        line.starts_with("array: /dev/sdc, /dev/sdd belong to md0 (md raid1)"),
+        "{line}"
+    );
+    // Kept in the document; absent when none.
+    let json = serde_json::to_string(&r).unwrap();
+    assert_eq!(json.matches("\"arrays\":[\"md0 (md raid1)\"]").count(), 2);
+}

@@ -69,22 +69,37 @@ fn array_words(r: &ArrayReads) -> Option<String> {
     let parallel = matches!(v.together, Together::Parallel { .. });
     let level = r.array.level.as_deref();
     let mirror = matches!(level, Some("raid1" | "raid1c3" | "raid1c4") | None);
-    let stripe = matches!(level, Some("raid0" | "raid10"));
+    let stripe = matches!(level, Some("raid0"));
+    let raid10 = level == Some("raid10");
+    // A raid10 reader reads one copy of each mirrored pair: half the members in step.
+    let half = (r.array.members.len() + r.array.missing.len()) as f64 / 2.0;
+    let policy = match r.array.kind {
+        ArrayKind::Btrfs => {
+            " (btrfs reads a stream from one copy, chosen by the reader's process id)"
+        }
+        _ => "",
+    };
     match &v.slow {
+        Some(slow) if raid10 => s.push_str(&format!(
+            ": {:.1}× its slowest member ({}): a raid10 reader reads one copy of each mirrored pair in step, at \
+             the pace of the slowest copy it reads",
+            one / slow.mb_per_s,
+            slow.name
+        )),
+        None if parallel && raid10 && one <= ONE_MEMBER_WITHIN * half * fastest => {
+            s.push_str(&format!(
+                ": one reader is served about {half:.0} members' rate, one copy of each mirrored pair, by the \
+                 array's read policy{policy}, not its hardware"
+            ));
+        }
         Some(slow) if stripe => s.push_str(&format!(
             ": {:.1}× its slowest member ({}): a stripe moves at its slowest member's pace",
             one / slow.mb_per_s,
             slow.name
         )),
         None if parallel && mirror && one <= ONE_MEMBER_WITHIN * fastest => {
-            let how = match r.array.kind {
-                ArrayKind::Btrfs => {
-                    " (btrfs reads a stream from one copy, chosen by the reader's process id)"
-                }
-                _ => "",
-            };
             s.push_str(&format!(
-                ": one reader is served about one member's rate, by the array's read policy{how}, not its \
+                ": one reader is served about one member's rate, by the array's read policy{policy}, not its \
                  hardware"
             ));
         }
@@ -109,10 +124,21 @@ fn array_words(r: &ArrayReads) -> Option<String> {
 /// The findings of an array diagnosis and its outcome line: the evidence (rates, ratios, which members).
 pub fn assess(r: &ArrayReads) -> (Vec<Finding>, Outcome) {
     let f = findings(r);
-    let mut text = together_words(r);
+    let mut text = String::new();
+    if !r.array.missing.is_empty() {
+        text = format!(
+            "{} missing: the array is degraded; ",
+            r.array.missing.join(", ")
+        );
+    }
+    text.push_str(&together_words(r));
     if let Some(a) = array_words(r) {
         text.push_str("; ");
         text.push_str(&a);
+    }
+    if let Some(w) = crate::array_writes::words(r) {
+        text.push_str("; ");
+        text.push_str(&w);
     }
     let verdict = if f.is_empty() {
         Verdict::NotFound

@@ -29,9 +29,11 @@ pub fn header(specs: &[String], targets: &[Target], started_at: String) -> Heade
     )
 }
 
-/// A drive of a new group, before its scan.
+/// A drive of a new group, before its scan, with the arrays the system shows it in.
 pub fn new_member(target: &str) -> Member {
+    let roots = drivescope_probe::Roots::default();
     Member {
+        arrays: drivescope_probe::arrays_of(std::path::Path::new(target), &roots),
         target: target.to_string(),
         run: None,
         scan: None,

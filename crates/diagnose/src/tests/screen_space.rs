@@ -217,6 +217,7 @@ fn judge_groups(seed: u64, groups: u64) -> (BTreeMap<&'static str, Row>, Vec<Str
                     history: None,
                     smart_before: None,
                     smart_after: None,
+                    arrays: Vec::new(),
                     verdict: None,
                 }
             })

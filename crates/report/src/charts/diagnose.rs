@@ -1,5 +1,5 @@
-//! A diagnosis's charts, each captioned with what its experiment showed: the warm-up stream over time, the rate
-//! by position, the working-set curve, the queue depths and the sustained write.
+//! A diagnosis's charts, each captioned with what its experiment showed: an array's members and its own rates,
+//! the warm-up stream over time, the rate by position, the working-set curve, the queue depths and the sustained write.
 
 use super::{slug, style, Chart};
 use crate::doc::Run;
@@ -84,6 +84,14 @@ pub fn charts(run: &Run, i: usize) -> Vec<Chart> {
     };
     let label = run.label();
     let mut out = Vec::new();
+    if let Some(a) = &d.array {
+        out.extend(super::array::chart(
+            format!("array-{}", slug(run, i)),
+            &label,
+            a,
+            format!("Array: {}", shown(d, Experiment::Array)),
+        ));
+    }
     if let Some(w) = &d.warm_up {
         out.extend(line(
             run,

@@ -1,6 +1,7 @@
 //! The charts of a report, as SVG. Every chart says how many data marks it drew (`marks`): one per curve bin,
 //! histogram bucket, region, sweep cell, series sample or bench result — the same count the run documents hold.
 
+mod array;
 mod bench;
 mod curve;
 mod diagnose;

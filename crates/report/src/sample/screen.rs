@@ -93,6 +93,7 @@ pub fn screen(seed: u64, drives: usize) -> ScreenRecord {
             history: None,
             smart_before: None,
             smart_after: None,
+            arrays: Vec::new(),
             verdict: Some(verdict),
         });
     }

@@ -17,7 +17,10 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::ThermalThrottle => Experiment::Throttle,
         FindingCode::Smr => Experiment::Smr,
         // In a diagnosis these come from its array's members only.
-        FindingCode::SharedPath | FindingCode::SlowMember => Experiment::Array,
+        FindingCode::SharedPath
+        | FindingCode::SlowMember
+        | FindingCode::Degraded
+        | FindingCode::ArrayWrites => Experiment::Array,
         FindingCode::StorageBound
         | FindingCode::CpuBound
         | FindingCode::MixedBound

@@ -100,6 +100,16 @@ pub fn print_screen(r: &ScreenRecord, out: &mut dyn Write) -> std::io::Result<()
         }
     }
     reasons(r, out)?;
+    for (array, drives) in drivescope_record::group_arrays(&r.members) {
+        let what = format!(
+            "{} belong to {array}: what they read together is what the array's members do (`drivescope \
+             diagnose` of the array reads it by them)",
+            drives.join(", ")
+        );
+        for l in wrapped("array: ", &what) {
+            writeln!(out, "{l}")?;
+        }
+    }
     if let Some(sp) = &r.shared_path {
         shared(r, sp, out)?;
     }
