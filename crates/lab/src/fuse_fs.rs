@@ -119,6 +119,18 @@ enum Action {
     Written(ReplyWrite, u32),
     WriteError(ReplyWrite, Errno),
     Done(ReplyEmpty),
+    DoneError(ReplyEmpty, Errno),
+}
+
+impl Action {
+    /// The same reply as a failure: what a command in flight gets when the power goes.
+    fn failed(self) -> Action {
+        match self {
+            Action::Data(r, _) | Action::ReadError(r, _) => Action::ReadError(r, Errno::EIO),
+            Action::Written(r, _) | Action::WriteError(r, _) => Action::WriteError(r, Errno::EIO),
+            Action::Done(r) | Action::DoneError(r, _) => Action::DoneError(r, Errno::EIO),
+        }
+    }
 }
 
 struct Pending {
@@ -291,11 +303,25 @@ impl ReplyClock {
         s.timeline.dirty_at(now)
     }
 
-    /// The power goes now: the dirty bytes the write cache held, emptied.
+    /// The power goes now: the dirty bytes the write cache held, emptied. Every command still
+    /// in flight fails at once: a flush the power cut short never completes.
     fn cut_power(&self) -> u64 {
         let mut s = self.state.lock().expect("clock");
         let now = self.now_ns();
-        s.timeline.cut_power(now)
+        let pending: Vec<Pending> = std::mem::take(&mut s.heap).into_vec();
+        for p in pending {
+            Self::queue(&mut s, now, p.action.failed());
+        }
+        let parked: Vec<u64> = s.parked.keys().copied().collect();
+        for id in parked {
+            if let Some(a) = s.parked.remove(&id) {
+                s.parked.insert(id, a.failed());
+            }
+        }
+        let dirty = s.timeline.cut_power(now);
+        drop(s);
+        self.wake.notify_one();
+        dirty
     }
 
     /// A flush arriving now: when the device has written its cache out.
@@ -394,6 +420,7 @@ impl ReplyClock {
                 Action::Written(r, n) => r.written(n),
                 Action::WriteError(r, e) => r.error(e),
                 Action::Done(r) => r.ok(),
+                Action::DoneError(r, e) => r.error(e),
             }
             s = self.state.lock().expect("clock");
         }
@@ -918,6 +945,13 @@ impl Filesystem for LabFs {
     ) {
         if let Some(e) = self.gone() {
             reply.error(Errno::from_i32(e));
+            return;
+        }
+        // The power cannot go between the flush's arrival and its reply's queueing: a cut
+        // fails every reply queued before it.
+        let power = self.model.write_cache.as_ref().map(|_| self.power.lock());
+        if power.as_ref().is_some_and(|v| v.dark()) {
+            reply.error(Errno::EIO);
             return;
         }
         self.counters.flushes.fetch_add(1, Ordering::Relaxed);
