@@ -14,7 +14,7 @@ pub fn finding(c: &PowerCutCheck) -> Option<Finding> {
         .first()
         .map(|l| {
             format!(
-                " (record {} at byte {} held {})",
+                " (the first, record {} at byte {}: {})",
                 l.number,
                 l.offset,
                 l.found.words()

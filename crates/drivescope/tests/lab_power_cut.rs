@@ -138,8 +138,9 @@ fn expected(log: &Log, truth: &CutTruth) -> (Vec<u64>, Vec<u64>) {
 
 /// Write to the disk, cut its power after `after` acknowledged records, kill the writer (the
 /// host goes down with the power), bring the power back and verify. Checks the verdict against
-/// the truth record by record; returns how many acknowledged records were lost.
-fn cut_once(model: &Model, after: u64, name: &str) -> u64 {
+/// the truth record by record; returns how many acknowledged records were lost. `switch`: cut
+/// through the disk's `power` file, as a person at a shell would, rather than the lab's call.
+fn cut_once(model: &Model, after: u64, name: &str, switch: bool) -> u64 {
     let lab = start(model);
     let dev = lab.loop_device().expect("a loop device").to_path_buf();
     let scratch = Scratch::new(name);
@@ -156,9 +157,23 @@ fn cut_once(model: &Model, after: u64, name: &str) -> u64 {
         ],
     );
     wait_for(&log, after, &mut w);
-    let truth = lab.power_cut();
+    let power = lab.mountdir().join(drivescope_lab::fuse_fs::POWER_NAME);
+    let truth = if switch {
+        std::fs::write(&power, "cut\n").unwrap();
+        let cuts = lab.power_cuts();
+        assert_eq!(cuts.len(), 1);
+        cuts[0].clone()
+    } else {
+        lab.power_cut()
+    };
     kill9(&mut w);
-    lab.power_on();
+    let said = std::fs::read_to_string(&power).unwrap();
+    assert!(said.starts_with("off\ncuts 1\n"), "{said}");
+    if switch {
+        std::fs::write(&power, "on").unwrap();
+    } else {
+        lab.power_on();
+    }
     let text = std::fs::read_to_string(&log).unwrap();
     let parsed = parse_log(&text).unwrap();
     let (out, check) = verify(&dev, &log);
@@ -199,7 +214,7 @@ fn a_lying_disk_loses_acknowledged_records_and_verify_names_every_one() {
     .enumerate()
     {
         let after = 20 + rng.below(100);
-        lost.push(cut_once(&disk(flush), after, &format!("lying-{i}")));
+        lost.push(cut_once(&disk(flush), after, &format!("lying-{i}"), i == 2));
     }
     // A cut after 20 or more acknowledged records, at several a second into a cache draining
     // 12 a second, always finds some still in it.
@@ -216,7 +231,10 @@ fn an_honest_or_protected_disk_loses_nothing_acknowledged() {
         .enumerate()
     {
         let after = 3 + rng.below(12);
-        assert_eq!(cut_once(&disk(flush), after, &format!("honest-{i}")), 0);
+        assert_eq!(
+            cut_once(&disk(flush), after, &format!("honest-{i}"), i == 1),
+            0
+        );
     }
 }
 

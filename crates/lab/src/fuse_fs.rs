@@ -677,7 +677,7 @@ impl Filesystem for LabFs {
         reply: ReplyAttr,
     ) {
         // A disk does not change size; everything else is accepted and ignored.
-        if size.is_some_and(|s| s != self.model.size) {
+        if ino.0 == IMAGE && size.is_some_and(|s| s != self.model.size) {
             reply.error(Errno::EPERM);
         } else {
             reply.attr(&TTL, &self.attr(ino.0));

@@ -24,7 +24,7 @@ impl FoundInstead {
             FoundInstead::Zeros => "zeros",
             FoundInstead::OlderRecord => "an older record",
             FoundInstead::OtherRun => "another run's record",
-            FoundInstead::Torn => "the record torn (checksum wrong)",
+            FoundInstead::Torn => "torn (part of it there, its checksum wrong)",
             FoundInstead::Other => "other data",
         }
     }
