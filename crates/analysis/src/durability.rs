@@ -86,6 +86,7 @@ pub fn findings(r: &DurabilityRecord) -> Vec<Finding> {
         out.extend(flush_honesty::finding(&verdict(r)));
     }
     out.extend(needs(r));
+    out.extend(r.power_cut.as_ref().and_then(crate::power_cut::finding));
     out
 }
 
@@ -145,6 +146,7 @@ mod tests {
             budget_ns: 1,
             duration_ns: 1,
             interrupted: false,
+            power_cut: None,
         }
     }
 

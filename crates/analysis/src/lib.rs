@@ -17,6 +17,7 @@ pub mod flush_honesty;
 mod link;
 mod middle;
 pub mod multi;
+pub mod power_cut;
 pub mod predict;
 mod queueing;
 pub mod screen;

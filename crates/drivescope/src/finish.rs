@@ -316,11 +316,7 @@ pub fn outcome(doc: &Document) -> Outcome {
         };
     }
     if let Document::Durability(r) = doc {
-        if r.data
-            .flush_honesty
-            .as_ref()
-            .is_some_and(|f| f.verdict == drivescope_record::durability::FlushHonestyVerdict::Early)
-        {
+        if r.broke_promise() {
             return Outcome::DriveFailed;
         }
     }

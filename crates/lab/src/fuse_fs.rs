@@ -17,6 +17,7 @@
 use crate::fake::FakeMedia;
 use crate::marginal::Marginal;
 use crate::model::Model;
+use crate::power_cut::{CutTruth, Volatile};
 use crate::temperature::{Heat, TEMP_NAME};
 use crate::timing::{fails, Op, Timeline};
 use fuser::{
@@ -43,6 +44,11 @@ const TEMP: u64 = 3;
 const PLP: u64 = 4;
 /// The name the write cache's power-loss protection is declared under, beside the image.
 pub const PLP_NAME: &str = "power_loss_protection";
+/// `power`, served when the model has a write cache: write `cut` to cut the power (see
+/// [`crate::power_cut`]), `on` to bring it back; reads say which, and what the last cut lost.
+const POWER: u64 = 5;
+/// The name of the power switch beside the image.
+pub const POWER_NAME: &str = "power";
 /// How long before a deadline the reply clock stops sleeping and spins.
 const SPIN_NS: u64 = 50_000;
 const TTL: Duration = Duration::from_secs(3600);
@@ -113,6 +119,18 @@ enum Action {
     Written(ReplyWrite, u32),
     WriteError(ReplyWrite, Errno),
     Done(ReplyEmpty),
+    DoneError(ReplyEmpty, Errno),
+}
+
+impl Action {
+    /// The same reply as a failure: what a command in flight gets when the power goes.
+    fn failed(self) -> Action {
+        match self {
+            Action::Data(r, _) | Action::ReadError(r, _) => Action::ReadError(r, Errno::EIO),
+            Action::Written(r, _) | Action::WriteError(r, _) => Action::WriteError(r, Errno::EIO),
+            Action::Done(r) | Action::DoneError(r, _) => Action::DoneError(r, Errno::EIO),
+        }
+    }
 }
 
 struct Pending {
@@ -278,6 +296,34 @@ impl ReplyClock {
         self.state.lock().expect("clock").timeline.flash_counters()
     }
 
+    /// The write cache's dirty bytes now (0 without one).
+    fn dirty_now(&self) -> u64 {
+        let mut s = self.state.lock().expect("clock");
+        let now = self.now_ns();
+        s.timeline.dirty_at(now)
+    }
+
+    /// The power goes now: the dirty bytes the write cache held, emptied. Every command still
+    /// in flight fails at once: a flush the power cut short never completes.
+    fn cut_power(&self) -> u64 {
+        let mut s = self.state.lock().expect("clock");
+        let now = self.now_ns();
+        let pending: Vec<Pending> = std::mem::take(&mut s.heap).into_vec();
+        for p in pending {
+            Self::queue(&mut s, now, p.action.failed());
+        }
+        let parked: Vec<u64> = s.parked.keys().copied().collect();
+        for id in parked {
+            if let Some(a) = s.parked.remove(&id) {
+                s.parked.insert(id, a.failed());
+            }
+        }
+        let dirty = s.timeline.cut_power(now);
+        drop(s);
+        self.wake.notify_one();
+        dirty
+    }
+
     /// A flush arriving now: when the device has written its cache out.
     fn flush_now(&self) -> u64 {
         let mut s = self.state.lock().expect("clock");
@@ -374,6 +420,7 @@ impl ReplyClock {
                 Action::Written(r, n) => r.written(n),
                 Action::WriteError(r, e) => r.error(e),
                 Action::Done(r) => r.ok(),
+                Action::DoneError(r, e) => r.error(e),
             }
             s = self.state.lock().expect("clock");
         }
@@ -406,6 +453,53 @@ pub struct LabFs {
     clock: Arc<ReplyClock>,
     counters: Arc<Counters>,
     heat: Option<Arc<Heat>>,
+    power: Arc<Power>,
+}
+
+/// The power switch of a served disk, shared with [`crate::LabDevice`].
+#[derive(Default)]
+pub struct Power {
+    volatile: Mutex<Volatile>,
+    /// The image, to restore what a cut loses (set when the file system is made).
+    backing: OnceLock<File>,
+    clock: OnceLock<Arc<ReplyClock>>,
+    protected: bool,
+}
+
+impl Power {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Volatile> {
+        self.volatile.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Cut the power now: the write cache's contents not on the media are lost, and every
+    /// command fails until [`Power::on`]. Returns what was lost.
+    pub fn cut(&self) -> CutTruth {
+        let mut v = self.lock();
+        let dirty = self.clock.get().map_or(0, |c| c.cut_power());
+        let (restores, truth) = v.cut(dirty, self.protected);
+        if let Some(b) = self.backing.get() {
+            for (offset, old) in restores {
+                if let Err(e) = b.write_all_at(&old, offset) {
+                    eprintln!("drivescope-lab: restoring after a power cut: {e}");
+                }
+            }
+        }
+        truth
+    }
+
+    /// The power is back: the disk serves what survived.
+    pub fn on(&self) {
+        self.lock().power_on();
+    }
+
+    /// Every cut so far, oldest first.
+    pub fn cuts(&self) -> Vec<CutTruth> {
+        self.lock().cuts().to_vec()
+    }
+
+    fn dark(&self) -> bool {
+        self.lock().dark()
+    }
 }
 
 impl LabFs {
@@ -420,6 +514,16 @@ impl LabFs {
             let _ = clock.heat.set(h.clone());
             h
         });
+        let power = Arc::new(Power {
+            protected: model.write_cache.as_ref().is_some_and(|c| c.protected),
+            ..Power::default()
+        });
+        if model.write_cache.is_some() {
+            let _ = power.clock.set(clock.clone());
+            if let Ok(b) = backing.try_clone() {
+                let _ = power.backing.set(b);
+            }
+        }
         LabFs {
             model: model.clone(),
             marginal: Marginal::new(model),
@@ -428,12 +532,15 @@ impl LabFs {
             clock,
             counters,
             heat,
+            power,
         }
     }
 
     fn attr(&self, ino: u64) -> FileAttr {
         let (kind, perm, size, nlink) = if ino == ROOT {
             (FileType::Directory, 0o755, 0, 2)
+        } else if ino == POWER {
+            (FileType::RegularFile, 0o644, 4096, 1)
         } else if ino == TEMP || ino == PLP {
             // As sysfs: a page-sized read-only file whose reads return the current value.
             (FileType::RegularFile, 0o444, 4096, 1)
@@ -458,6 +565,11 @@ impl LabFs {
             blksize: 4096,
             flags: 0,
         }
+    }
+
+    /// The disk's power switch.
+    pub fn power(&self) -> Arc<Power> {
+        self.power.clone()
     }
 
     fn count_size(&self, size: u32) {
@@ -494,6 +606,9 @@ impl LabFs {
         if self.counters.pulled.load(Ordering::Relaxed) {
             return Some(libc::ENODEV);
         }
+        if self.model.write_cache.is_some() && self.power.dark() {
+            return Some(libc::EIO);
+        }
         let v = self.model.vanish.as_ref()?;
         v.gone(self.counters.bytes_read.load(Ordering::Relaxed))
             .then(|| v.errno())
@@ -527,6 +642,8 @@ impl Filesystem for LabFs {
             reply.entry(&TTL, &self.attr(TEMP), Generation(0));
         } else if parent.0 == ROOT && name == PLP_NAME && self.model.write_cache.is_some() {
             reply.entry(&TTL, &self.attr(PLP), Generation(0));
+        } else if parent.0 == ROOT && name == POWER_NAME && self.model.write_cache.is_some() {
+            reply.entry(&TTL, &self.attr(POWER), Generation(0));
         } else {
             reply.error(Errno::ENOENT);
         }
@@ -536,7 +653,7 @@ impl Filesystem for LabFs {
         match ino.0 {
             ROOT | IMAGE => reply.attr(&TTL, &self.attr(ino.0)),
             TEMP if self.heat.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
-            PLP if self.model.write_cache.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
+            PLP | POWER if self.model.write_cache.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
             _ => reply.error(Errno::ENOENT),
         }
     }
@@ -560,7 +677,7 @@ impl Filesystem for LabFs {
         reply: ReplyAttr,
     ) {
         // A disk does not change size; everything else is accepted and ignored.
-        if size.is_some_and(|s| s != self.model.size) {
+        if ino.0 == IMAGE && size.is_some_and(|s| s != self.model.size) {
             reply.error(Errno::EPERM);
         } else {
             reply.attr(&TTL, &self.attr(ino.0));
@@ -568,7 +685,9 @@ impl Filesystem for LabFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        if ino.0 == TEMP || ino.0 == PLP {
+        if ino.0 == POWER {
+            reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+        } else if ino.0 == TEMP || ino.0 == PLP {
             if flags.0 & libc::O_ACCMODE != libc::O_RDONLY {
                 reply.error(Errno::EACCES);
             } else {
@@ -594,10 +713,11 @@ impl Filesystem for LabFs {
         _lock: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        if ino.0 == TEMP || ino.0 == PLP {
+        if ino.0 == TEMP || ino.0 == PLP || ino.0 == POWER {
             let text = match (&self.heat, &self.model.write_cache) {
                 (Some(h), _) if ino.0 == TEMP => h.text_at(self.clock.now_ns()),
                 (_, Some(c)) if ino.0 == PLP => format!("{}\n", u8::from(c.protected)),
+                (_, Some(_)) if ino.0 == POWER => self.power.lock().text(),
                 _ => String::new(),
             };
             let b = text.as_bytes();
@@ -653,6 +773,20 @@ impl Filesystem for LabFs {
         reply: ReplyWrite,
     ) {
         let len = data.len() as u64;
+        if ino.0 == POWER {
+            match std::str::from_utf8(data).map(str::trim) {
+                Ok("cut") => {
+                    self.power.cut();
+                    reply.written(len as u32);
+                }
+                Ok("on") => {
+                    self.power.on();
+                    reply.written(len as u32);
+                }
+                _ => reply.error(Errno::EINVAL),
+            }
+            return;
+        }
         if ino.0 == TEMP || ino.0 == PLP {
             reply.error(Errno::EACCES);
             return;
@@ -671,7 +805,25 @@ impl Filesystem for LabFs {
             return;
         }
         self.counters.writes.fetch_add(1, Ordering::Relaxed);
+        // With a volatile cache, what the write replaces is kept until the cache has drained
+        // it, so that a power cut can take it back; the power cannot go meanwhile.
+        let mut volatile = self
+            .model
+            .write_cache
+            .as_ref()
+            .filter(|c| !c.protected)
+            .map(|_| self.power.lock());
+        if volatile.as_ref().is_some_and(|v| v.dark()) {
+            reply.error(Errno::EIO);
+            return;
+        }
         let id = self.submit(Op::Write, offset, len);
+        if let Some(v) = volatile.as_mut() {
+            let mut old = vec![0u8; len as usize];
+            if self.load(&mut old, offset).is_ok() {
+                v.wrote(offset, old, self.clock.dirty_now());
+            }
+        }
         if let Some(e) = fails(&self.model, Op::Write, offset, len) {
             self.counters.errors.fetch_add(1, Ordering::Relaxed);
             self.clock
@@ -791,6 +943,17 @@ impl Filesystem for LabFs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
+        if let Some(e) = self.gone() {
+            reply.error(Errno::from_i32(e));
+            return;
+        }
+        // The power cannot go between the flush's arrival and its reply's queueing: a cut
+        // fails every reply queued before it.
+        let power = self.model.write_cache.as_ref().map(|_| self.power.lock());
+        if power.as_ref().is_some_and(|v| v.dark()) {
+            reply.error(Errno::EIO);
+            return;
+        }
         self.counters.flushes.fetch_add(1, Ordering::Relaxed);
         let done = self.clock.flush_now();
         self.clock.push(done, Action::Done(reply));
@@ -818,6 +981,7 @@ impl Filesystem for LabFs {
         }
         if self.model.write_cache.is_some() {
             entries.push((PLP, FileType::RegularFile, PLP_NAME));
+            entries.push((POWER, FileType::RegularFile, POWER_NAME));
         }
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
             if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {

@@ -20,6 +20,7 @@ pub mod group;
 pub mod late;
 pub mod marginal;
 pub mod model;
+pub mod power_cut;
 pub mod presets;
 pub mod random_reads;
 pub mod serve;

@@ -2,8 +2,9 @@
 //! down again — on drop too, so a failing test still unmounts and detaches.
 
 use crate::bus::Bus;
-use crate::fuse_fs::{Counters, LabFs, ReplyClock, Stats, IMAGE_NAME};
+use crate::fuse_fs::{Counters, LabFs, Power, ReplyClock, Stats, IMAGE_NAME};
 use crate::model::Model;
+use crate::power_cut::CutTruth;
 use crate::timing::Timeline;
 use drivescope_core::loopdev::LoopDevice;
 use fuser::{BackgroundSession, Config, MountOption, Session};
@@ -107,6 +108,7 @@ pub struct LabDevice {
     clock_thread: Option<std::thread::JoinHandle<()>>,
     counters: Arc<Counters>,
     bus: Option<Arc<Bus>>,
+    power: Option<Arc<Power>>,
 }
 
 impl std::fmt::Debug for LabDevice {
@@ -194,9 +196,11 @@ impl LabDevice {
             clock_thread: Some(clock_thread),
             counters: counters.clone(),
             bus,
+            power: None,
         };
         // From here on, Drop cleans up whatever was set up.
         let fs = LabFs::new(model, backing_file(model.size)?, clock, counters);
+        dev.power = Some(fs.power());
         let mut config = Config::default();
         config.mount_options = vec![
             MountOption::FSName(FS_NAME.into()),
@@ -280,6 +284,25 @@ impl LabDevice {
             abort_connection(dev);
         }
         lazy_unmount(&self.mountdir);
+    }
+
+    /// Cut the power (see [`crate::power_cut`]): what the write cache held and had not made
+    /// durable is lost, and every command fails with EIO until [`LabDevice::power_on`]. Returns
+    /// the byte ranges lost (none on a disk without a cache or with a protected one).
+    pub fn power_cut(&self) -> CutTruth {
+        self.power.as_ref().map(|p| p.cut()).unwrap_or_default()
+    }
+
+    /// Bring the power back after [`LabDevice::power_cut`]: the disk serves what survived.
+    pub fn power_on(&self) {
+        if let Some(p) = &self.power {
+            p.on();
+        }
+    }
+
+    /// Every power cut so far, oldest first.
+    pub fn power_cuts(&self) -> Vec<CutTruth> {
+        self.power.as_ref().map(|p| p.cuts()).unwrap_or_default()
     }
 
     /// Tear down now and report the first error (drop does the same silently).

@@ -670,6 +670,25 @@ impl Timeline {
             }
     }
 
+    /// Dirty bytes in the write cache at `now` (0 without one): what a power cut then drops.
+    pub fn dirty_at(&mut self, now: u64) -> u64 {
+        let drain = self.drain_bytes_per_ns(self.head.min(self.model.size - 1), now);
+        self.wcache.as_mut().map_or(0, |w| {
+            w.settle(now, drain);
+            w.dirty()
+        })
+    }
+
+    /// The power goes at `now`: the write cache's dirty bytes then (see [`Timeline::dirty_at`]);
+    /// the cache is empty after it.
+    pub fn cut_power(&mut self, now: u64) -> u64 {
+        let dirty = self.dirty_at(now);
+        if let Some(c) = &self.model.write_cache {
+            self.wcache = Some(WriteBack::new(c.size));
+        }
+        dirty
+    }
+
     /// Dirty bytes in the write cache as of its last update (0 without one).
     pub fn dirty_bytes(&self) -> u64 {
         self.wcache.as_ref().map_or(0, |w| w.dirty())

@@ -173,6 +173,21 @@ pub struct DurabilityRecord {
     /// Stopped (SIGINT/SIGTERM) before it finished.
     #[serde(default)]
     pub interrupted: bool,
+    /// `durability --verify`: the guided power-cut test's records checked after the cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_cut: Option<crate::power_cut::PowerCutCheck>,
+}
+
+impl DurabilityRecord {
+    /// The storage broke its promise: flushes return before the data can have reached the
+    /// media, or acknowledged records did not survive a power cut.
+    pub fn broke_promise(&self) -> bool {
+        self.data
+            .flush_honesty
+            .as_ref()
+            .is_some_and(|f| f.verdict == FlushHonestyVerdict::Early)
+            || self.power_cut.as_ref().is_some_and(|p| p.broken())
+    }
 }
 
 #[cfg(test)]
@@ -256,6 +271,7 @@ mod tests {
             budget_ns: 5_000_000_000,
             duration_ns: 2_500_000_000,
             interrupted: false,
+            power_cut: None,
         };
         let text = serde_json::to_string(&rec).unwrap();
         assert!(text.contains("\"kind\":\"durability\""), "{text}");

@@ -26,6 +26,7 @@ mod lab;
 mod lab_truth;
 mod liveness;
 mod multi;
+pub mod power_cut;
 mod prediction;
 mod replay;
 mod same_device;

@@ -3,6 +3,10 @@
 pub mod commit;
 pub mod file_device;
 pub mod flush;
+pub mod power_cut;
+pub mod power_cut_log;
+pub mod power_cut_verify;
+pub mod power_cut_write;
 pub mod run;
 
 /// Whether drivescope may make test files in `dir`: it is writable and not on a read-only mount.

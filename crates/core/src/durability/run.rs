@@ -284,6 +284,7 @@ impl DurabilityRun {
             budget_ns,
             duration_ns: self.duration_ns,
             interrupted: self.flush.interrupted,
+            power_cut: None,
         }
     }
 }

@@ -22,8 +22,10 @@ use std::time::Duration;
     return before the data can have reached the media exits with code 5.")]
 pub struct DurabilityArgs {
     /// A directory (test files are made and removed there) or a block device.
-    #[arg(value_name = "TARGET")]
-    pub target: String,
+    #[arg(value_name = "TARGET", required_unless_present = "listen")]
+    pub target: Option<String>,
+    #[command(flatten)]
+    pub power: super::durability_power_cut::PowerCutArgs,
     #[command(flatten)]
     pub gate: DestructiveOpts,
     /// Time the run may take: about a third for the commit costs, the rest for the flush
@@ -43,7 +45,7 @@ pub struct DurabilityArgs {
 
 /// Where the run writes: a writable directory, or a block device through the write gate.
 fn place(a: &DurabilityArgs) -> anyhow::Result<(Place, TargetInfo)> {
-    let spec = &a.target;
+    let spec = a.target.as_deref().unwrap_or_default();
     let meta = std::fs::metadata(spec).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => anyhow::anyhow!("{spec}: no such directory or device"),
         _ => anyhow::anyhow!("{spec}: {e}"),
@@ -56,7 +58,7 @@ fn place(a: &DurabilityArgs) -> anyhow::Result<(Place, TargetInfo)> {
             .into());
         }
         let info = TargetInfo {
-            path: spec.clone(),
+            path: spec.to_string(),
             kind: TargetType::File,
             size: 0,
             logical_block_size: 512,
@@ -82,7 +84,7 @@ fn place(a: &DurabilityArgs) -> anyhow::Result<(Place, TargetInfo)> {
 }
 
 /// What the storage under the target says of its cache.
-fn cache_word(id: Option<&drivescope_probe::Identity>) -> CacheWord {
+pub(crate) fn cache_word(id: Option<&drivescope_probe::Identity>) -> CacheWord {
     let Some(id) = id else {
         return CacheWord::default();
     };
@@ -97,11 +99,14 @@ fn cache_word(id: Option<&drivescope_probe::Identity>) -> CacheWord {
 }
 
 pub fn run(a: DurabilityArgs) -> anyhow::Result<Outcome> {
+    if a.power.asked() {
+        return super::durability_power_cut::run(a);
+    }
     let (place, info) = place(&a)?;
     let stop = Arc::new(AtomicBool::new(false));
     crate::signals::stop_on_interrupt(&stop)?;
     let mut header = Header::now(Kind::Durability, info);
-    header.device = crate::identity::of(&a.target);
+    header.device = crate::identity::of(a.target.as_deref().unwrap_or_default());
     let cache = cache_word(header.device.as_ref());
     let budget_ns = a.budget.as_nanos() as u64;
     let plan = DurabilityPlan::new(place, budget_ns);

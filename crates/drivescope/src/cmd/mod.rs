@@ -7,6 +7,7 @@ pub mod compare_prediction;
 pub mod completions;
 pub mod diagnose;
 pub mod durability;
+pub mod durability_power_cut;
 pub mod export;
 pub mod info;
 pub mod lab;

@@ -52,6 +52,9 @@ fn size_row(r: &FlushSizeRow, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 pub fn print_durability(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    if let Some(c) = &r.power_cut {
+        return super::power_cut::print_power_cut(&r.header.target.path, c, out);
+    }
     writeln!(
         out,
         "durability of {} ({}): {} written, {} flushes, {} of a {} budget",

@@ -15,6 +15,7 @@ mod info;
 mod multi;
 #[cfg(test)]
 mod params_tests;
+mod power_cut;
 mod prediction;
 mod replay;
 mod runs;

@@ -5,6 +5,7 @@
 
 use super::families::*;
 use crate::exposition::Exposition;
+use drivescope_record::durability::{CommitModeName, DurabilityRecord};
 use drivescope_record::{
     drive_key, BenchRecord, CapacityClass, CapacityRecord, Confidence, DeviceSummary,
     DiagnoseRecord, Document, FromDocument, Grade, Header, Kind, RunState, ScanRecord,
@@ -135,6 +136,7 @@ enum Latest {
     Bench(Arc<BenchRecord>),
     Capacity(Arc<CapacityRecord>),
     Diagnose(Arc<DiagnoseRecord>),
+    Durability(Arc<DurabilityRecord>),
 }
 
 impl Latest {
@@ -143,6 +145,7 @@ impl Latest {
             Kind::Scan | Kind::QuickScan => Latest::Scan(reader.record(info)?),
             Kind::Bench => Latest::Bench(reader.record(info)?),
             Kind::Capacity => Latest::Capacity(reader.record(info)?),
+            Kind::Durability => Latest::Durability(reader.record(info)?),
             _ => Latest::Diagnose(reader.record(info)?),
         })
     }
@@ -153,6 +156,7 @@ impl Latest {
             Latest::Bench(r) => &r.header,
             Latest::Capacity(r) => &r.header,
             Latest::Diagnose(r) => &r.header,
+            Latest::Durability(r) => &r.header,
         }
     }
 }
@@ -222,6 +226,32 @@ impl Collector {
                 1.0
             };
             self.out.set(&CAPACITY_COUNTERFEIT, &l, fake);
+        }
+        self.run(id, &r.header, &d);
+    }
+
+    fn durability(&mut self, id: RunId, r: &DurabilityRecord) {
+        let d = drive(&r.header);
+        for c in &r.data.commits {
+            let mode = match c.mode {
+                CommitModeName::Fdatasync => "fdatasync",
+                CommitModeName::Fsync => "fsync",
+                CommitModeName::ODsync => "o_dsync",
+            };
+            let (committers, size) = (c.committers.to_string(), c.size.to_string());
+            let l = [d[0].as_str(), &d[1], &d[2], mode, &committers, &size];
+            self.out
+                .set(&DURABILITY_COMMIT_P99, &l, c.p99_ns as f64 / 1e9);
+        }
+        let verdict = match (&r.power_cut, &r.data.flush_honesty) {
+            (Some(_), _) => Some("power_cut"),
+            (None, Some(f)) => Some(f.verdict.as_str()),
+            _ => None,
+        };
+        if let Some(v) = verdict {
+            let l = [d[0].as_str(), &d[1], &d[2], v];
+            let early = if r.broke_promise() { 1.0 } else { 0.0 };
+            self.out.set(&DURABILITY_FLUSH_EARLY, &l, early);
         }
         self.run(id, &r.header, &d);
     }
@@ -299,7 +329,12 @@ fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
         let key = key(info);
         if !matches!(
             kind,
-            Kind::Scan | Kind::QuickScan | Kind::Bench | Kind::Diagnose | Kind::Capacity
+            Kind::Scan
+                | Kind::QuickScan
+                | Kind::Bench
+                | Kind::Diagnose
+                | Kind::Capacity
+                | Kind::Durability
         ) || seen.contains(&(info.kind.clone(), key.clone()))
         {
             continue;
@@ -322,6 +357,7 @@ fn collect_with(reader: &mut Reader, runs: &[RunInfo]) -> Snapshot {
             Latest::Bench(r) => c.bench(info.id, &r),
             Latest::Capacity(r) => c.capacity(info.id, &r),
             Latest::Diagnose(r) => c.diagnose(info.id, &r),
+            Latest::Durability(r) => c.durability(info.id, &r),
         }
     }
     verdicts(reader, &screens, &drives, &current, &mut c);

@@ -117,6 +117,22 @@ pub(crate) static RUN_ID: Family = Family {
     labels: RUN_LABELS,
 };
 
+pub(crate) static DURABILITY_COMMIT_P99: Family = Family {
+    name: "drivescope_durability_commit_p99_seconds",
+    help: "99th percentile of a commit (a write made durable) in the drive's latest durability \
+           run, by how it was made durable, committers at once and bytes per commit.",
+    labels: &[DRIVE[0], DRIVE[1], DRIVE[2], "mode", "committers", "size"],
+};
+
+pub(crate) static DURABILITY_FLUSH_EARLY: Family = Family {
+    name: "drivescope_durability_flush_early",
+    help: "1 when the drive's latest durability run found flushes returning before the data can \
+           have reached the media (or acknowledged records lost in a power cut), else 0; the \
+           verdict label names the flush rule's verdict (honest, early, nothing_pending, \
+           protected, inconclusive; power_cut for a power-cut check).",
+    labels: &[DRIVE[0], DRIVE[1], DRIVE[2], "verdict"],
+};
+
 /// Every family, for the checks of names.
 #[cfg(test)]
 pub(crate) static ALL: &[&Family] = &[
@@ -134,6 +150,8 @@ pub(crate) static ALL: &[&Family] = &[
     &CAPACITY_REPORTED,
     &CAPACITY_REAL,
     &CAPACITY_COUNTERFEIT,
+    &DURABILITY_COMMIT_P99,
+    &DURABILITY_FLUSH_EARLY,
     &RUN_AGE,
     &RUN_ID,
 ];

@@ -325,3 +325,115 @@ fn a_kernel_name_s_series_are_of_the_device_it_last_named() {
         }
     }
 }
+
+/// A durability run of `/dev/loop7` whose 4 KiB fdatasync commits at one committer took `p99_ns`
+/// at the 99th percentile, with the flush verdict `verdict`, ended at `ended`.
+fn durability(
+    p99_ns: u64,
+    verdict: drivescope_record::durability::FlushHonestyVerdict,
+    ended: &str,
+) -> Document {
+    use drivescope_record::durability::*;
+    let info = drivescope_record::TargetInfo {
+        path: "/dev/loop7".into(),
+        kind: drivescope_record::TargetType::Block,
+        size: 64 << 20,
+        logical_block_size: 512,
+    };
+    let mut header = drivescope_record::Header::now(drivescope_record::Kind::Durability, info);
+    header.started_at = ended.into();
+    header.ended_at = ended.into();
+    DurabilityRecord {
+        header,
+        on: "device".into(),
+        data: DurabilityData {
+            commits: vec![CommitCostRow {
+                mode: CommitModeName::Fdatasync,
+                committers: 1,
+                size: 4096,
+                count: 100,
+                bytes: 409_600,
+                flushes: 100,
+                p50_ns: p99_ns / 4,
+                p99_ns,
+                max_ns: p99_ns * 2,
+            }],
+            flush_honesty: Some(FlushHonesty {
+                verdict,
+                early_by: None,
+                media_bytes_per_s: None,
+                reason: None,
+                sizes: Vec::new(),
+            }),
+        },
+        cache: CacheWord::default(),
+        sustained: None,
+        pairs: Vec::new(),
+        bytes_written: 0,
+        flushes: 0,
+        budget_ns: 1,
+        duration_ns: 1,
+        interrupted: false,
+        power_cut: None,
+    }
+    .into()
+}
+
+#[test]
+fn the_newest_durability_run_gives_commit_p99_and_the_flush_verdict() {
+    use drivescope_record::durability::FlushHonestyVerdict;
+    let d = dir("durability");
+    let path = d.0.join("runs.sqlite");
+    let mut store = Store::open(Location::Sqlite(path.clone())).unwrap();
+    store
+        .save(&durability(
+            2_000_000,
+            FlushHonestyVerdict::Early,
+            "2026-11-20T10:00:00Z",
+        ))
+        .unwrap();
+    store
+        .save(&durability(
+            12_000_000,
+            FlushHonestyVerdict::Honest,
+            "2026-11-21T10:00:00Z",
+        ))
+        .unwrap();
+    drop(store);
+    let store = Store::open_read_only(Location::Sqlite(path.clone())).unwrap();
+    let text = document(&store, &Cache::default(), 1_795_000_000.0).unwrap();
+    let target = "target=\"/dev/loop7\"";
+    let l = [
+        target,
+        "mode=\"fdatasync\"",
+        "committers=\"1\"",
+        "size=\"4096\"",
+    ];
+    let p99 = value(&text, "drivescope_durability_commit_p99_seconds", &l).unwrap();
+    assert!(close(p99, 0.012), "the newer run's: {p99}");
+    let honest = [target, "verdict=\"honest\""];
+    assert_eq!(
+        value(&text, "drivescope_durability_flush_early", &honest),
+        Some(0.0)
+    );
+    assert!(
+        !text.contains("verdict=\"early\""),
+        "the older run is passed over: {text}"
+    );
+    // A newer run that finds early flushes says 1.
+    drop(store);
+    let mut store = Store::open(Location::Sqlite(path.clone())).unwrap();
+    store
+        .save(&durability(
+            1_000_000,
+            FlushHonestyVerdict::Early,
+            "2026-11-22T10:00:00Z",
+        ))
+        .unwrap();
+    let text = document(&store, &Cache::default(), 1_795_000_000.0).unwrap();
+    let early = [target, "verdict=\"early\""];
+    assert_eq!(
+        value(&text, "drivescope_durability_flush_early", &early),
+        Some(1.0)
+    );
+}
