@@ -118,6 +118,7 @@ fn member(s: ScanRecord) -> Member {
         smart_before: None,
         smart_after: None,
         verdict: None,
+        arrays: Vec::new(),
     }
 }
 
@@ -410,6 +411,7 @@ fn a_lost_drive_fails_and_says_where() {
         smart_before: None,
         smart_after: None,
         verdict: None,
+        arrays: Vec::new(),
     };
     let v = verdict(&none, &[], &Criteria::default());
     assert_eq!((v.grade, rules(&v)), (Grade::Fail, vec![Rule::Error]));
