@@ -6,7 +6,8 @@
 mod root;
 
 use drivescope_analysis::screen::{judge, shared_path, verdict};
-use drivescope_core::scan::{self, Progress, ScanConfig};
+use drivescope_core::engine::Live;
+use drivescope_core::scan::{self, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_core::testfile::TestFile;
 use drivescope_record::{
@@ -17,7 +18,6 @@ use drivescope_report::sample;
 use root::skip_without_root;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 const MIB: u64 = 1 << 20;
 /// 16 MiB in 128 bins of 128 KiB (two 64 KiB commands each): one bin is 0.78 % of the drive, so the default
@@ -50,15 +50,8 @@ impl Drop for ShmFile {
 
 fn run(target: &Target, cfg: &ScanConfig, stop: bool) -> ScanRecord {
     let stop = AtomicBool::new(stop);
-    scan::run(
-        target,
-        cfg,
-        Arc::new(Progress::default()),
-        &stop,
-        None,
-        None,
-    )
-    .expect("scan")
+    let observer = scan::Observer::new(&stop);
+    scan::run(&Live(target), target, scan::Start::New(cfg), observer).expect("scan")
 }
 
 fn cfg() -> ScanConfig {

@@ -3,7 +3,8 @@
 //! time with only the counter under test changed. Each rule has its twin that must stay silent.
 
 use drivescope_analysis::screen::verdict;
-use drivescope_core::scan::{self, Progress, ScanConfig};
+use drivescope_core::engine::Live;
+use drivescope_core::scan::{self, ScanConfig};
 use drivescope_core::target::Target;
 use drivescope_probe::smart::parse_smartctl_json;
 use drivescope_probe::Smart;
@@ -11,7 +12,6 @@ use drivescope_record::{Criteria, DriveVerdict, Grade, Member, Rule, ScanRecord}
 use serde_json::Value;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 fn document(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -58,13 +58,12 @@ fn clean_scan() -> ScanRecord {
         .and_then(|f| f.set_len(4 << 20))
         .expect("a file in /dev/shm");
     let t = Target::open_read(&p).expect("O_DIRECT on /dev/shm");
+    let stop = AtomicBool::new(false);
     let s = scan::run(
+        &Live(&t),
         &t,
-        &ScanConfig::default(),
-        Arc::new(Progress::default()),
-        &AtomicBool::new(false),
-        None,
-        None,
+        scan::Start::New(&ScanConfig::default()),
+        scan::Observer::new(&stop),
     );
     let _ = std::fs::remove_file(&p);
     let s = s.expect("scan");

@@ -8,6 +8,7 @@ pub mod durability;
 pub mod engine;
 pub mod gone;
 pub mod loopdev;
+pub mod observer;
 pub mod rank_target;
 pub mod replay;
 pub mod rng;

@@ -1,9 +1,10 @@
-//! Property run over `scan::resume` from stored documents: an interrupted scan of `null:64M` (a
+//! Property run over resuming a scan (`Start::Resume`) from stored documents: an interrupted scan of `null:64M` (a
 //! real record, `sample`, as the store keeps it) with numbers no scan writes in the fields a
 //! resumed scan reads and continues. The scan refuses it with one line or continues to the
 //! whole range; it never panics, and its memory does not follow the numbers. Small budget.
 
-use drivescope_core::scan::{self, Progress, ResumeState};
+use drivescope_core::engine::Live;
+use drivescope_core::scan::{self, ResumeState};
 use drivescope_core::target::Target;
 use drivescope_record::{Direction, Document, EngineKind, ScanRecord, TargetInfo, TargetType};
 use drivescope_report::sample;
@@ -11,7 +12,6 @@ use drivescope_stats::BinState;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 const SIZE: u64 = 64 << 20;
 
@@ -191,13 +191,11 @@ fn number() -> impl Strategy<Value = u64> {
 fn resume(prior: &ScanRecord) -> Result<ScanRecord, scan::ScanError> {
     let target = Target::open_read(&format!("null:{SIZE}")).unwrap();
     let stop = AtomicBool::new(false);
-    scan::resume(
+    scan::run(
+        &Live(&target),
         &target,
-        prior,
-        Arc::new(Progress::default()),
-        &stop,
-        None,
-        None,
+        scan::Start::Resume(prior),
+        scan::Observer::new(&stop),
     )
 }
 

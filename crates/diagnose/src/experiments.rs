@@ -17,7 +17,6 @@ use drivescope_record::{
 use drivescope_units::{format_rate, format_size};
 use std::cell::RefCell;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 const MIB: u64 = 1 << 20;
@@ -225,12 +224,11 @@ impl<E: Engine> Run<'_, '_, E> {
             queue_depth: 4,
             ..ScanConfig::default()
         };
-        let scan = scan::run_on(
+        let scan = scan::run(
             self.dev,
             self.target,
-            &cfg,
-            Arc::new(Default::default()),
-            self.stop,
+            scan::Start::New(&cfg),
+            scan::Observer::new(self.stop),
         )
         .map_err(|e| EngineError::Io(std::io::Error::other(e.to_string())))?;
         let watch = self.watch.get_mut();

@@ -421,7 +421,7 @@ impl std::error::Error for Refused {}
 mod tests {
     //! Exit codes of records made by real runs on `null:` targets (no root needed).
     use super::*;
-    use drivescope_core::scan::{self, Progress, ScanConfig};
+    use drivescope_core::scan::{self, ScanConfig};
     use drivescope_core::target::Target;
     use drivescope_record::{DriveVerdict, Member, ScanRecord, ScreenRecord};
     use std::sync::atomic::AtomicBool;
@@ -448,8 +448,6 @@ mod tests {
         assert_eq!(said(&plain), "outer: bare");
     }
 
-    use std::sync::Arc;
-
     fn null_scan(stopped: bool) -> ScanRecord {
         let target = Target::open_read("null:16M").expect("null target");
         let cfg = ScanConfig {
@@ -457,13 +455,12 @@ mod tests {
             ..ScanConfig::default()
         };
         let stop = AtomicBool::new(stopped);
+        let live = drivescope_core::engine::Live(&target);
         scan::run(
+            &live,
             &target,
-            &cfg,
-            Arc::new(Progress::default()),
-            &stop,
-            None,
-            None,
+            scan::Start::New(&cfg),
+            scan::Observer::new(&stop),
         )
         .expect("scan")
     }

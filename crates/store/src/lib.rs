@@ -13,6 +13,7 @@
 //! Which backend a store uses follows from its [`Location`]: a path is SQLite, a connection string PostgreSQL.
 //! [`copy`] moves runs between any two stores.
 
+mod backend;
 mod copy;
 mod error;
 mod fault;
@@ -21,7 +22,9 @@ mod location;
 pub mod migrations;
 mod pg;
 mod query;
+mod row;
 mod save;
+mod sqlite;
 mod typed;
 
 pub use copy::{copy, Copied};
@@ -32,8 +35,9 @@ pub use migrations::SCHEMA_VERSION;
 pub use query::{ListFilter, RunInfo};
 pub use typed::RunsOf;
 
-use rusqlite::Connection;
-use std::path::{Path, PathBuf};
+use backend::Backend;
+use std::cell::RefCell;
+use std::path::PathBuf;
 
 /// The number of a stored run (SQLite rowid, PostgreSQL `bigserial`; stable for the life of the store).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -47,14 +51,8 @@ impl std::fmt::Display for RunId {
 
 /// An open results store.
 pub struct Store {
-    backend: Backend,
+    backend: RefCell<Box<dyn Backend>>,
     location: Location,
-}
-
-/// The database behind a store.
-pub(crate) enum Backend {
-    Sqlite(Connection),
-    Postgres(Box<std::cell::RefCell<postgres::Client>>),
 }
 
 impl Store {
@@ -64,11 +62,14 @@ impl Store {
     /// exist; the store creates its tables in it.
     pub fn open(location: impl Into<Location>) -> Result<Store> {
         let location = location.into();
-        let backend = match &location {
-            Location::Sqlite(path) => Backend::Sqlite(open_sqlite(path)?),
-            Location::Postgres(conn) => Backend::Postgres(Box::new(pg::open(conn)?.into())),
+        let backend: Box<dyn Backend> = match &location {
+            Location::Sqlite(path) => Box::new(sqlite::Sqlite::open(path)?),
+            Location::Postgres(conn) => Box::new(pg::Postgres::open(conn)?),
         };
-        Ok(Store { backend, location })
+        Ok(Store {
+            backend: backend.into(),
+            location,
+        })
     }
 
     /// Opens an existing store without changing it: nothing is created, no migration runs (a store
@@ -76,13 +77,14 @@ impl Store {
     /// writes (SQLite opened read-only; a PostgreSQL session whose transactions are read-only).
     pub fn open_read_only(location: impl Into<Location>) -> Result<Store> {
         let location = location.into();
-        let backend = match &location {
-            Location::Sqlite(path) => Backend::Sqlite(open_sqlite_read_only(path)?),
-            Location::Postgres(conn) => {
-                Backend::Postgres(Box::new(pg::open_read_only(conn)?.into()))
-            }
+        let backend: Box<dyn Backend> = match &location {
+            Location::Sqlite(path) => Box::new(sqlite::Sqlite::open_read_only(path)?),
+            Location::Postgres(conn) => Box::new(pg::Postgres::open_read_only(conn)?),
         };
-        let store = Store { backend, location };
+        let store = Store {
+            backend: backend.into(),
+            location,
+        };
         let found = store.schema_version()?;
         if found > SCHEMA_VERSION {
             return Err(Error::TooNew {
@@ -103,12 +105,7 @@ impl Store {
     /// Renews what a store opened with [`Store::open_read_only`] sees: a SQLite store read as a snapshot is opened
     /// again (a long reader, such as `serve`, calls it before each request). Other stores see every commit already.
     pub fn refresh(&mut self) -> Result<()> {
-        if let (Backend::Sqlite(conn), Location::Sqlite(path)) = (&self.backend, &self.location) {
-            if conn.is_readonly(rusqlite::MAIN_DB)? {
-                self.backend = Backend::Sqlite(open_sqlite_read_only(path)?);
-            }
-        }
-        Ok(())
+        self.backend.get_mut().refresh()
     }
 
     /// `$XDG_DATA_HOME/drivescope/runs.sqlite`, else `~/.local/share/drivescope/runs.sqlite`.
@@ -126,74 +123,8 @@ impl Store {
 
     /// The schema version of the open store (always [`SCHEMA_VERSION`] after [`Store::open`]).
     pub fn schema_version(&self) -> Result<i64> {
-        match &self.backend {
-            Backend::Sqlite(conn) => Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?),
-            Backend::Postgres(c) => pg::schema_version(&mut c.borrow_mut()),
-        }
+        self.backend.borrow_mut().schema_version()
     }
-}
-
-/// A SQLite store opened for reading creates no file and changes none. While a writer has the store open (its
-/// `-wal` file exists) the connection is `mode=ro` and sees every commit; otherwise the whole store is in its main
-/// file and is opened `immutable` (SQLite then needs neither a `-shm` file nor a writable directory), a snapshot
-/// that [`Store::refresh`] renews.
-fn open_sqlite_read_only(path: &Path) -> Result<Connection> {
-    use rusqlite::OpenFlags;
-    if !path.is_file() {
-        return Err(Error::Io(
-            path.to_path_buf(),
-            std::io::Error::new(std::io::ErrorKind::NotFound, "no store there"),
-        ));
-    }
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    let mode = if Path::new(&wal).exists() {
-        "mode=ro"
-    } else {
-        "immutable=1"
-    };
-    let uri = format!("{}?{mode}", file_uri(path));
-    let conn = Connection::open_with_flags(
-        uri,
-        OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI,
-    )?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.execute_batch("PRAGMA query_only=ON;")?;
-    Ok(conn)
-}
-
-/// `path` as an SQLite `file:` URI: absolute, with the characters a URI gives meaning to escaped.
-fn file_uri(path: &Path) -> String {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut uri = String::from("file:");
-    for b in path.as_os_str().as_encoded_bytes() {
-        match b {
-            b'%' | b'?' | b'#' | b'&' | b'=' | b'+' | b' ' => uri.push_str(&format!("%{b:02X}")),
-            _ if b.is_ascii_graphic() => uri.push(*b as char),
-            _ => uri.push_str(&format!("%{b:02X}")),
-        }
-    }
-    uri
-}
-
-fn open_sqlite(path: &Path) -> Result<Connection> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
-    }
-    let mut conn = Connection::open(path)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    // WAL: readers never block the writer and a killed writer leaves the last committed state.
-    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        return Err(Error::Unsupported(format!(
-            "journal_mode WAL refused (got {mode})"
-        )));
-    }
-    conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")?;
-    migrations::migrate(&mut conn)?;
-    Ok(conn)
 }
 
 fn default_path_from(xdg_data_home: Option<PathBuf>, home: Option<PathBuf>) -> Result<PathBuf> {

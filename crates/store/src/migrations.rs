@@ -113,7 +113,7 @@ fn recopy_identities(conn: &Connection) -> Result<()> {
             continue;
         };
         if let Ok(doc) = Document::from_value(json) {
-            crate::save::write_identity(conn, run, &Identity::of(&doc))?;
+            crate::row::write_identity(&mut crate::sqlite::Lite(conn), run, &Identity::of(&doc))?;
         }
     }
     Ok(())

@@ -1,10 +1,10 @@
 //! Reading runs back: one document, or a filtered list of identities.
 
+use crate::backend::Val;
 use crate::error::{Error, Result};
-use crate::{Backend, RunId, Store};
+use crate::row::{info_from_row, INFO_COLUMNS};
+use crate::{RunId, Store};
 use drivescope_record::Document;
-use rusqlite::types::Value as Sql;
-use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 
 /// Which runs `list` returns. Empty fields match everything.
@@ -67,36 +67,6 @@ impl RunInfo {
     }
 }
 
-const INFO_COLUMNS: &str = "r.id, r.kind, r.started_at, r.ended_at, r.host, r.tool_version, r.target_path,
-    r.target_type, r.target_size, r.device_model, r.device_serial, r.device_firmware, r.device_capacity,
-    r.device_transport, r.saved_at, d.json_bytes, r.device_name, r.state";
-
-fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
-    Ok(RunInfo {
-        id: RunId(r.get(0)?),
-        kind: r.get(1)?,
-        started_at: r.get(2)?,
-        ended_at: r.get(3)?,
-        host: r.get(4)?,
-        tool_version: r.get(5)?,
-        target_path: r.get(6)?,
-        target_type: r.get(7)?,
-        target_size: r.get(8)?,
-        device_model: r.get(9)?,
-        device_serial: r.get(10)?,
-        device_firmware: r.get(11)?,
-        device_capacity: r.get(12)?,
-        device_transport: r.get(13)?,
-        saved_at: r.get(14)?,
-        json_bytes: r.get(15)?,
-        device_name: r.get(16)?,
-        state: r
-            .get::<_, Option<String>>(17)?
-            .as_deref()
-            .and_then(drivescope_record::RunState::parse),
-    })
-}
-
 /// A stored body back to JSON.
 pub(crate) fn decode(run: i64, encoding: &str, body: Vec<u8>) -> Result<Value> {
     let json = match encoding {
@@ -118,115 +88,59 @@ impl Store {
     /// The document of run `id` as JSON, as it was saved (on PostgreSQL, jsonb keeps values and not their
     /// spelling: an integral float of 1e16 or more reads back as an integer).
     pub fn get_json(&self, id: RunId) -> Result<Value> {
-        match &self.backend {
-            Backend::Sqlite(conn) => get_json_sqlite(conn, id),
-            Backend::Postgres(client) => crate::pg::get_json(&mut client.borrow_mut(), id),
+        let mut backend = self.backend.borrow_mut();
+        let sql = format!(
+            "SELECT {} FROM run_documents WHERE run_id = $1",
+            backend.document_columns()
+        );
+        let row = backend.query(&sql, &[Val::Int(id.0)])?.into_iter().next();
+        match row.ok_or(Error::NotFound(id.0))?.as_slice() {
+            [Val::Text(encoding), body] => {
+                let body = match body {
+                    Val::Bytes(b) => b.clone(),
+                    Val::Text(t) => t.clone().into_bytes(),
+                    other => return Err(Error::Corrupt(id.0, format!("body {other:?}"))),
+                };
+                decode(id.0, encoding, body)
+            }
+            other => Err(Error::Corrupt(id.0, format!("document row {other:?}"))),
         }
     }
 
     /// The identity of run `id`.
     pub fn info(&self, id: RunId) -> Result<RunInfo> {
-        match &self.backend {
-            Backend::Sqlite(conn) => {
-                let sql = format!("SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE r.id = ?1");
-                conn.query_row(&sql, [id.0], info_from_row)
-                    .optional()?
-                    .ok_or(Error::NotFound(id.0))
-            }
-            Backend::Postgres(client) => crate::pg::info(&mut client.borrow_mut(), id),
-        }
+        let sql = format!(
+            "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE r.id = $1"
+        );
+        let row = self.backend.borrow_mut().query(&sql, &[Val::Int(id.0)])?;
+        info_from_row(row.into_iter().next().ok_or(Error::NotFound(id.0))?)
     }
 
     /// Runs matching `filter`, newest first (by start time, then by number).
     pub fn list(&self, filter: &ListFilter) -> Result<Vec<RunInfo>> {
-        match &self.backend {
-            Backend::Sqlite(conn) => list_sqlite(conn, filter),
-            Backend::Postgres(client) => crate::pg::list(&mut client.borrow_mut(), filter),
-        }
+        let mut backend = self.backend.borrow_mut();
+        let (cond, mut args) = backend.conditions(filter);
+        let page = backend.order_and_page(filter, &mut args);
+        let sql = format!(
+            "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1{cond}{page}"
+        );
+        backend
+            .query(&sql, &args)?
+            .into_iter()
+            .map(info_from_row)
+            .collect()
     }
 
     /// How many runs match `filter` (its limit and offset aside).
     pub fn count(&self, filter: &ListFilter) -> Result<u64> {
-        match &self.backend {
-            Backend::Sqlite(conn) => count_sqlite(conn, filter),
-            Backend::Postgres(client) => crate::pg::count(&mut client.borrow_mut(), filter),
+        let mut backend = self.backend.borrow_mut();
+        let (cond, args) = backend.conditions(filter);
+        let sql = format!("SELECT count(*) FROM runs r WHERE 1=1{cond}");
+        match backend.query(&sql, &args)?.first().map(|r| r.as_slice()) {
+            Some([Val::Int(n)]) => Ok(*n as u64),
+            other => Err(Error::Unsupported(format!(
+                "count(*) came back as {other:?}"
+            ))),
         }
     }
-}
-
-fn get_json_sqlite(conn: &Connection, id: RunId) -> Result<Value> {
-    let row: Option<(String, Vec<u8>)> = conn
-        .query_row(
-            "SELECT encoding, body FROM run_documents WHERE run_id = ?1",
-            [id.0],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let (encoding, body) = row.ok_or(Error::NotFound(id.0))?;
-    decode(id.0, &encoding, body)
-}
-
-/// The conditions of `filter` after `WHERE 1=1`, and their arguments.
-fn where_sqlite(filter: &ListFilter) -> (String, Vec<Sql>) {
-    let mut sql = String::new();
-    let mut args: Vec<Sql> = Vec::new();
-    if let Some(dev) = filter.device.as_deref().filter(|s| !s.is_empty()) {
-        // instr, not LIKE: the text is found as it is written, `%` and `_` included
-        args.push(Sql::Text(dev.to_lowercase()));
-        let n = args.len();
-        let has = |col: &str| format!("instr(lower(coalesce(r.{col},'')), ?{n}) > 0");
-        sql += &format!(
-            " AND ({} OR {} OR {} OR {})",
-            has("device_model"),
-            has("device_serial"),
-            has("device_name"),
-            has("target_path")
-        );
-    }
-    if let Some(kind) = filter.kind.as_deref().filter(|s| !s.is_empty()) {
-        args.push(Sql::Text(kind.to_string()));
-        sql += &format!(" AND r.kind = ?{}", args.len());
-    }
-    if let Some(since) = filter.since.as_deref().filter(|s| !s.is_empty()) {
-        args.push(Sql::Text(since.to_string()));
-        sql += &format!(" AND r.started_at >= ?{}", args.len());
-    }
-    if let Some(until) = filter.until.as_deref().filter(|s| !s.is_empty()) {
-        args.push(Sql::Text(until.to_string()));
-        let n = args.len();
-        sql += &format!(" AND substr(r.started_at, 1, length(?{n})) <= ?{n}");
-    }
-    (sql, args)
-}
-
-fn count_sqlite(conn: &Connection, filter: &ListFilter) -> Result<u64> {
-    let (cond, args) = where_sqlite(filter);
-    let sql = format!("SELECT count(*) FROM runs r WHERE 1=1{cond}");
-    let n: i64 = conn.query_row(&sql, rusqlite::params_from_iter(args), |r| r.get(0))?;
-    Ok(n as u64)
-}
-
-fn list_sqlite(conn: &Connection, filter: &ListFilter) -> Result<Vec<RunInfo>> {
-    let (cond, args) = where_sqlite(filter);
-    let mut sql = format!(
-        "SELECT {INFO_COLUMNS} FROM runs r JOIN run_documents d ON d.run_id = r.id WHERE 1=1{cond}"
-    );
-    sql += if filter.oldest_first {
-        " ORDER BY r.started_at ASC, r.id ASC"
-    } else {
-        " ORDER BY r.started_at DESC, r.id DESC"
-    };
-    // SQLite's LIMIT is an i64: a larger one asks for every run (-1: no limit, for an offset)
-    let limit = filter
-        .limit
-        .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
-    if filter.limit.is_some() || filter.offset.is_some() {
-        sql += &format!(" LIMIT {limit}");
-    }
-    if let Some(offset) = filter.offset {
-        sql += &format!(" OFFSET {}", i64::try_from(offset).unwrap_or(i64::MAX));
-    }
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(args), info_from_row)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }

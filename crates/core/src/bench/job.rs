@@ -27,6 +27,21 @@ pub struct WorkerStats {
     pub next_block: u64,
 }
 
+/// What a worker's job does: `access` over `[lo, lo + len)` (len a multiple of `block_size`)
+/// for `duration_ns` from its first command, its random offsets drawn from `seed`, a time
+/// series at `series_interval_ns` when asked.
+#[derive(Debug, Clone, Copy)]
+pub struct JobSpec {
+    pub access: Access,
+    pub rw: Rw,
+    pub block_size: u64,
+    pub lo: u64,
+    pub len: u64,
+    pub duration_ns: u64,
+    pub seed: u64,
+    pub series_interval_ns: Option<u64>,
+}
+
 /// A worker's job.
 pub struct IoJob<'c> {
     access: Access,
@@ -47,19 +62,18 @@ pub struct IoJob<'c> {
 }
 
 impl IoJob<'_> {
-    /// A job over `[lo, lo + len)` (len a multiple of block_size) for `duration_ns` from its
-    /// first command. A sequential job starts at the region's start and wraps around.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        access: Access,
-        rw: Rw,
-        block_size: u64,
-        lo: u64,
-        len: u64,
-        duration_ns: u64,
-        seed: u64,
-        series_interval_ns: Option<u64>,
-    ) -> Self {
+    /// The job `spec` describes. A sequential job starts at the region's start and wraps around.
+    pub fn new(spec: JobSpec) -> Self {
+        let JobSpec {
+            access,
+            rw,
+            block_size,
+            lo,
+            len,
+            duration_ns,
+            seed,
+            series_interval_ns,
+        } = spec;
         IoJob {
             access,
             rw,

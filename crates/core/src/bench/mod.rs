@@ -20,7 +20,7 @@ mod watch_tests;
 
 pub use cut::CutResult;
 pub use gate::RunGate;
-pub(crate) use job::IoJob;
+pub(crate) use job::{IoJob, JobSpec};
 pub use pattern::{profile, Access, Rw, TestSpec};
 pub use pattern_error::PatternError;
 pub use record::{

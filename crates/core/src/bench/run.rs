@@ -2,7 +2,7 @@
 //! shared clock, each issuing until the deadline; their statistics merged.
 
 use super::cut::{Cut, CutResult};
-use super::job::{thread_cpu_ns, IoJob, WorkerStats};
+use super::job::{thread_cpu_ns, IoJob, JobSpec, WorkerStats};
 use super::pattern::{Access, Rw, TestSpec};
 use crate::engine::{
     self, Clock, Cmd, Completion, DataPattern, Engine, EngineConfig, EngineError, EngineKind, Job,
@@ -168,16 +168,16 @@ pub(crate) fn run_continued<E: Engine>(
                         Access::Rnd => (0, blocks * bs),
                     };
                     let seed = opts.seed.wrapping_add(t.wrapping_mul(0x1000_0001));
-                    let mut job = IoJob::new(
-                        spec.access,
+                    let mut job = IoJob::new(JobSpec {
+                        access: spec.access,
                         rw,
-                        bs,
+                        block_size: bs,
                         lo,
                         len,
-                        opts.duration_ns,
+                        duration_ns: opts.duration_ns,
                         seed,
-                        opts.series_interval_ns,
-                    );
+                        series_interval_ns: opts.series_interval_ns,
+                    });
                     job.lane = opts
                         .watch
                         .map(|w| super::watch::LaneWriter::new(w.lane(t as usize)));

@@ -4,7 +4,7 @@
 //! in passes (see `passes`).
 
 use super::extents::{FailedSpans, SlowSpans};
-use super::live::Live;
+use super::live::{self, Live};
 use super::lost::{is_gone, AfterFailure, AfterProbe, Ask, Prober};
 use crate::engine::{Cmd, Completion, Next};
 pub use drivescope_record::Event;
@@ -411,15 +411,15 @@ impl Accum {
             .commands
             .store(self.commands, Ordering::Relaxed);
         if let Some(live) = self.progress.live.get() {
-            live.position(
-                c.cmd.offset,
-                c.result.ok().map(u64::from),
-                c.issue_ns,
-                c.done_ns,
-                lat,
-                c.result.is_ok() && lat >= self.slow_ns,
-                c.cmd.tag == TAG_MAIN,
-            );
+            live.position(live::Done {
+                offset: c.cmd.offset,
+                bytes: c.result.ok().map(u64::from),
+                issue_ns: c.issue_ns,
+                done_ns: c.done_ns,
+                latency_ns: lat,
+                slow: c.result.is_ok() && lat >= self.slow_ns,
+                paced: c.cmd.tag == TAG_MAIN,
+            });
         }
         let ok = match c.result {
             Ok(n) => {

@@ -3,7 +3,7 @@
 //! continuation) ends with the coverage and totals of one uninterrupted scan.
 
 use super::scripted_tests::{target, touches};
-use super::{run_hooked, run_inner, Checkpoints, Hooks, ScanConfig, ScanRecord};
+use super::{run_from, run_inner, Checkpoints, Observer, ScanConfig, ScanRecord};
 use crate::engine::scripted::{Call, Reply, Scripted};
 use crate::scan::Progress;
 use std::ops::Range;
@@ -52,22 +52,20 @@ fn checkpointed(
 ) -> (ScanRecord, Vec<ScanRecord>) {
     let snaps = Arc::new(Mutex::new(Vec::new()));
     let keep = snaps.clone();
-    let hooks = Hooks {
-        sink: None,
-        checkpoints: Some(Checkpoints {
+    let stop = AtomicBool::new(false);
+    let observer = Observer::counting(Arc::new(Progress::default()), &stop).with_checkpoints(Some(
+        Checkpoints {
             every_ns,
             save: Box::new(move |r| keep.lock().unwrap().push(r)),
-        }),
-    };
+        },
+    ));
     let state = prior.map(|p| p.resume.clone().expect("a resume state"));
-    let rec = run_hooked(
+    let rec = run_from(
         &device(),
         &target(SIZE),
         cfg,
         prior.zip(state.as_ref()),
-        Arc::new(Progress::default()),
-        &AtomicBool::new(false),
-        hooks,
+        observer,
     )
     .unwrap();
     let snaps = snaps.lock().unwrap().clone();

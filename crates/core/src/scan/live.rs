@@ -25,6 +25,24 @@ struct Bin {
     unpaced_ns: AtomicU64,
 }
 
+/// A completed command as the live view counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Done {
+    /// Where it began, bytes into the device.
+    pub offset: u64,
+    /// Bytes moved; `None`: it failed.
+    pub bytes: Option<u64>,
+    /// When it was issued and when it completed, ns on the run's clock.
+    pub issue_ns: u64,
+    pub done_ns: u64,
+    /// Its latency from its submission.
+    pub latency_ns: u64,
+    /// It took at least the scan's slow threshold.
+    pub slow: bool,
+    /// It belongs to the range's order (a first pass), so its time counts towards its bin's rate.
+    pub paced: bool,
+}
+
 /// The live counters of one scan over `[start, start + length)`.
 #[derive(Debug)]
 pub struct Live {
@@ -134,24 +152,14 @@ impl Live {
         self.bins.get(i as usize)
     }
 
-    /// A command over the range completed: `bytes` moved (`None`: it failed) between
-    /// `issue_ns` and `done_ns`, `latency_ns` from its submission. `paced`: it belongs to the
-    /// range's order (a first pass), so its time counts towards its bin's rate. Counts it by
-    /// position ([`Live::position`]) and in the bands and latencies, for a writer that keeps
-    /// no histogram of its own.
+    /// A command over the range completed: counts it by position ([`Live::position`]) and in
+    /// the bands and latencies, for a writer that keeps no histogram of its own.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn command(
-        &self,
-        offset: u64,
-        bytes: Option<u64>,
-        issue_ns: u64,
-        done_ns: u64,
-        latency_ns: u64,
-        slow: bool,
-        paced: bool,
-    ) {
-        self.position(offset, bytes, issue_ns, done_ns, latency_ns, slow, paced);
+    pub fn command(&self, done: Done) {
+        self.position(done);
+        let Done {
+            bytes, latency_ns, ..
+        } = done;
         match bytes {
             Some(_) => {
                 bump(&self.bands[band(latency_ns)]);
@@ -164,17 +172,16 @@ impl Live {
     /// A command counted by position only (its bin's bytes, busy span, slow and failed marks):
     /// a writer that keeps its own histogram and bands [`Live::publish`]es them now and then.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn position(
-        &self,
-        offset: u64,
-        bytes: Option<u64>,
-        issue_ns: u64,
-        done_ns: u64,
-        latency_ns: u64,
-        slow: bool,
-        paced: bool,
-    ) {
+    pub fn position(&self, done: Done) {
+        let Done {
+            offset,
+            bytes,
+            issue_ns,
+            done_ns,
+            latency_ns,
+            slow,
+            paced,
+        } = done;
         let Some(b) = self.bin(offset) else { return };
         match bytes {
             Some(n) => {
@@ -299,26 +306,34 @@ mod tests {
         // 1 MB per bin in 10 ms: 100 MB/s, 1 ms each.
         for k in 0..10u64 {
             let off = 4096 + k * 100_000;
-            l.command(
-                off,
-                Some(100_000),
-                k * 1_000_000,
-                (k + 1) * 1_000_000,
-                1_000_000,
-                false,
-                true,
-            );
+            l.command(Done {
+                offset: off,
+                bytes: Some(100_000),
+                issue_ns: k * 1_000_000,
+                done_ns: (k + 1) * 1_000_000,
+                latency_ns: 1_000_000,
+                slow: false,
+                paced: true,
+            });
         }
-        l.command(
-            4096 + 300 * 1_000_000,
-            Some(100_000),
-            0,
-            60_000_000,
-            60_000_000,
-            true,
-            true,
-        );
-        l.command(4096 + 511 * 1_000_000, None, 0, 1, 1, false, true);
+        l.command(Done {
+            offset: 4096 + 300 * 1_000_000,
+            bytes: Some(100_000),
+            issue_ns: 0,
+            done_ns: 60_000_000,
+            latency_ns: 60_000_000,
+            slow: true,
+            paced: true,
+        });
+        l.command(Done {
+            offset: 4096 + 511 * 1_000_000,
+            bytes: None,
+            issue_ns: 0,
+            done_ns: 1,
+            latency_ns: 1,
+            slow: false,
+            paced: true,
+        });
         let s = l.snapshot();
         assert_eq!(s.bins[0].bytes, 1_000_000);
         assert!((s.bins[0].mb_s().unwrap() - 100.0).abs() < 1e-3);

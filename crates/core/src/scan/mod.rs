@@ -48,11 +48,10 @@ pub use quick::{QuickParams, QuickScan, Region};
 pub use record::{Checkpoint, CheckpointCost, RateSummary, ResumeState, ScanRecord, ToolInfo};
 pub use sequential::{ScanParams, SequentialScan};
 
-use crate::engine::{self, Engine, EngineConfig, EngineError, EngineKind, Live, Now, Reap};
+use crate::engine::{self, Engine, EngineConfig, EngineError, EngineKind, Now, Reap};
 use crate::target::{Target, TargetType};
 use crate::units::{format_size, short_size, SizeOrPercent};
 use drivescope_record::{Header, Kind, Pass};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -287,90 +286,43 @@ pub fn plan(cfg: &ScanConfig, target: &Target) -> Result<Plan, ScanError> {
     })
 }
 
-/// Run a scan (or quick scan) to the end or until `stop` is set; every failed-list entry
-/// also goes to `sink` as it is found. A full scan (without `verify`) hands a snapshot of
-/// itself to `checkpoints` at its interval (see [`checkpoint`]).
-pub fn run(
-    target: &Target,
-    cfg: &ScanConfig,
-    progress: Arc<Progress>,
-    stop: &AtomicBool,
-    sink: Option<FailedSink>,
-    checkpoints: Option<Checkpoints>,
-) -> Result<ScanRecord, ScanError> {
-    run_on_hooked(
-        &Live(target),
-        target,
-        cfg,
-        progress,
-        stop,
-        sink,
-        checkpoints,
-    )
+/// Where a scan begins.
+#[derive(Debug, Clone, Copy)]
+pub enum Start<'r> {
+    /// A new scan (or quick scan), as the user asked.
+    New(&'r ScanConfig),
+    /// The interrupted scan `prior` (a stored scan document) continued from where it stopped,
+    /// with its parameters. The result covers the whole range as one uninterrupted scan would:
+    /// the same curve bins, totals, histograms, bands and lists (the series continues after the
+    /// first part's duration).
+    Resume(&'r ScanRecord),
 }
 
-/// [`run`] with the commands run on `dev` (a scripted device in tests; `target` then is the
-/// null target, for the plan), without a sink or checkpoints.
-pub fn run_on<E: Engine>(
+/// What a scan reports to: its live counters, its stop flag, its checkpoints (snapshots of the
+/// whole scan so far, of a full scan without `verify`, at their interval: see [`checkpoint`]) and
+/// every failed-list entry as it is found.
+pub type Observer<'a> = crate::observer::Observer<'a, Progress, ScanRecord, Event>;
+
+/// Run a scan of `target`, with its commands run on `dev` ([`engine::Live`] for the device
+/// itself; a scripted device in tests, `target` then being the null target of its size), to the
+/// end or until the observer's stop flag is set.
+pub fn run<E: Engine>(
     dev: &E,
     target: &Target,
-    cfg: &ScanConfig,
-    progress: Arc<Progress>,
-    stop: &AtomicBool,
+    start: Start<'_>,
+    observer: Observer<'_>,
 ) -> Result<ScanRecord, ScanError> {
-    run_on_hooked(dev, target, cfg, progress, stop, None, None)
+    let prior = match start {
+        Start::New(cfg) => return run_from(dev, target, cfg, None, observer),
+        Start::Resume(prior) => prior,
+    };
+    let state = resume_state(target, prior)?;
+    let cfg = ScanConfig::of_record(prior);
+    run_from(dev, target, &cfg, Some((prior, state)), observer)
 }
 
-/// [`run`] with the commands run on `dev`, handing failed-list entries to `sink` and snapshots
-/// to `checkpoints`.
-pub fn run_on_hooked<E: Engine>(
-    dev: &E,
-    target: &Target,
-    cfg: &ScanConfig,
-    progress: Arc<Progress>,
-    stop: &AtomicBool,
-    sink: Option<FailedSink>,
-    checkpoints: Option<Checkpoints>,
-) -> Result<ScanRecord, ScanError> {
-    let hooks = Hooks { sink, checkpoints };
-    run_hooked(dev, target, cfg, None, progress, stop, hooks)
-}
-
-/// Continue the interrupted scan `prior` (a stored scan document) on `target`, from where it
-/// stopped, with its parameters. The result covers the whole range as one uninterrupted scan
-/// would: the same curve bins, totals, histograms, bands and lists (the series continues
-/// after the first part's duration). `sink` gets the failed-list entries this part finds;
-/// `checkpoints` the snapshots of the whole scan so far.
-pub fn resume(
-    target: &Target,
-    prior: &ScanRecord,
-    progress: Arc<Progress>,
-    stop: &AtomicBool,
-    sink: Option<FailedSink>,
-    checkpoints: Option<Checkpoints>,
-) -> Result<ScanRecord, ScanError> {
-    resume_on(
-        &Live(target),
-        target,
-        prior,
-        progress,
-        stop,
-        sink,
-        checkpoints,
-    )
-}
-
-/// [`resume`] with the commands run on `dev` (a scripted device in tests; `target` then is the
-/// null target of the run's size).
-pub fn resume_on<E: Engine>(
-    dev: &E,
-    target: &Target,
-    prior: &ScanRecord,
-    progress: Arc<Progress>,
-    stop: &AtomicBool,
-    sink: Option<FailedSink>,
-    checkpoints: Option<Checkpoints>,
-) -> Result<ScanRecord, ScanError> {
+/// The resume state of `prior`, when `target` can continue it.
+fn resume_state<'p>(target: &Target, prior: &'p ScanRecord) -> Result<&'p ResumeState, ScanError> {
     let invalid = |m: String| Err(ScanError::Invalid(m));
     if prior.header.kind != Kind::Scan {
         return invalid(format!(
@@ -408,28 +360,10 @@ pub fn resume_on<E: Engine>(
     {
         return invalid("the stored resume point is not inside the run's range".into());
     }
-    let cfg = ScanConfig::of_record(prior);
-    let hooks = Hooks { sink, checkpoints };
-    run_hooked(
-        dev,
-        target,
-        &cfg,
-        Some((prior, state)),
-        progress,
-        stop,
-        hooks,
-    )
+    Ok(state)
 }
 
-/// What a running scan hands out as it goes.
-struct Hooks {
-    /// Every failed-list entry.
-    sink: Option<FailedSink>,
-    /// Snapshots of a full scan.
-    checkpoints: Option<Checkpoints>,
-}
-
-/// A scan (or its continuation) of `target` with its commands run on `dev`.
+/// [`run_from`] with fresh counters and no checkpoints, for the tests.
 #[cfg(test)]
 fn run_inner<E: Engine>(
     dev: &E,
@@ -437,27 +371,27 @@ fn run_inner<E: Engine>(
     cfg: &ScanConfig,
     prior: Option<(&ScanRecord, &ResumeState)>,
     progress: Arc<Progress>,
-    stop: &AtomicBool,
+    stop: &std::sync::atomic::AtomicBool,
     sink: Option<FailedSink>,
 ) -> Result<ScanRecord, ScanError> {
-    let hooks = Hooks {
-        sink,
-        checkpoints: None,
-    };
-    run_hooked(dev, target, cfg, prior, progress, stop, hooks)
+    let observer = Observer::counting(progress, stop).with_events(sink);
+    run_from(dev, target, cfg, prior, observer)
 }
 
-/// A scan (or its continuation) of `target` with its commands run on `dev`, handing out what
-/// `hooks` asks for.
-fn run_hooked<E: Engine>(
+/// A scan (or its continuation of `prior`) of `target` with its commands run on `dev`.
+fn run_from<E: Engine>(
     dev: &E,
     target: &Target,
     cfg: &ScanConfig,
     prior: Option<(&ScanRecord, &ResumeState)>,
-    progress: Arc<Progress>,
-    stop: &AtomicBool,
-    hooks: Hooks,
+    observer: Observer<'_>,
 ) -> Result<ScanRecord, ScanError> {
+    let Observer {
+        progress,
+        stop,
+        checkpoints,
+        events: sink,
+    } = observer;
     let plan = plan(cfg, target)?;
     let lbs = target.logical_block_size as u64;
     let engine_cfg = EngineConfig {
@@ -514,10 +448,10 @@ fn run_hooked<E: Engine>(
                     .resume(state.next_offset, state.passes.as_ref(), &bad);
                 job.acc.absorb(p, &state.submit_histogram);
             }
-            job.acc.sink = hooks.sink;
+            job.acc.sink = sink;
             let pattern = cfg.verify.map(|seed| verify::Pattern { seed, unit: lbs });
             let mut cost = None;
-            let job = match (pattern, hooks.checkpoints) {
+            let job = match (pattern, checkpoints) {
                 (Some(pattern), _) => {
                     // A verified write scan cannot be resumed: no checkpoints.
                     let mut pass = verify::WritePass { scan: job, pattern };
@@ -592,7 +526,7 @@ fn run_hooked<E: Engine>(
                 },
                 progress,
             );
-            job.acc.sink = hooks.sink;
+            job.acc.sink = sink;
             job.acc.prober.set_kernel(dev.gone_check());
             dev.run(&engine_cfg, 0, &clock, stop, &mut job)?;
             let duration_ns = clock.now_ns();

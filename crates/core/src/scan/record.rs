@@ -7,23 +7,21 @@ pub use drivescope_record::{
 #[cfg(test)]
 mod tests {
     use super::ScanRecord;
+    use crate::engine::Live;
     use crate::engine::Reap;
-    use crate::scan::{self, Progress, ScanConfig};
+    use crate::scan::{self, Observer, ScanConfig, Start};
     use crate::target::Target;
     use std::sync::atomic::AtomicBool;
-    use std::sync::Arc;
 
     #[test]
     fn a_document_from_before_reap_reads_as_sleeping() {
         let target = Target::open_read("null:1M").unwrap();
         let stop = AtomicBool::new(false);
         let rec = scan::run(
+            &Live(&target),
             &target,
-            &ScanConfig::default(),
-            Arc::new(Progress::default()),
-            &stop,
-            None,
-            None,
+            Start::New(&ScanConfig::default()),
+            Observer::new(&stop),
         )
         .unwrap();
         let mut doc = serde_json::to_value(&rec).unwrap();

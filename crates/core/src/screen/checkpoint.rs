@@ -122,7 +122,9 @@ mod tests {
             ..scan::ScanConfig::default()
         };
         let stop = std::sync::atomic::AtomicBool::new(false);
-        let mut r = scan::run(&t, &cfg, Default::default(), &stop, None, None).unwrap();
+        let live = crate::engine::Live(&t);
+        let observer = scan::Observer::new(&stop);
+        let mut r = scan::run(&live, &t, scan::Start::New(&cfg), observer).unwrap();
         r.covered = covered;
         r
     }
@@ -211,7 +213,8 @@ mod tests {
             vec![false, false],
         );
         let stop = std::sync::atomic::AtomicBool::new(false);
-        let out = super::super::scan_all_checkpointed(&drives, &stop, &|_, _| {}, Some(&g));
+        let devs = super::super::live_devices(&drives);
+        let out = super::super::scan_all(&devs, &drives, &stop, &|_, _| {}, Some(&g));
         assert!(out.iter().all(|r| r.as_ref().is_ok_and(|r| !r.interrupted)));
         let seen = seen.lock().unwrap();
         for i in 0..2 {

@@ -83,19 +83,17 @@ pub fn interrupted(rec: &ScreenRecord) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::{self, Progress, ScanConfig};
+    use crate::scan::{self, ScanConfig};
     use std::sync::atomic::AtomicBool;
 
     fn null_scan(size: &str, stopped: bool) -> ScanRecord {
         let t = Target::open_read(size).unwrap();
         let stop = AtomicBool::new(stopped);
         scan::run(
+            &crate::engine::Live(&t),
             &t,
-            &ScanConfig::default(),
-            Progress::default().into(),
-            &stop,
-            None,
-            None,
+            scan::Start::New(&ScanConfig::default()),
+            scan::Observer::new(&stop),
         )
         .unwrap()
     }

@@ -44,37 +44,20 @@ pub struct Drive<'a> {
     pub progress: Arc<Progress>,
 }
 
-/// Scan every drive at the same time. One result per drive, in order: the scan's record, or
-/// why it could not run (a scan that lost its device mid-run is a record, with `device_lost`).
-pub fn scan_all(drives: &[Drive], stop: &AtomicBool) -> Vec<Result<ScanRecord, DriveError>> {
-    scan_all_with(drives, stop, &|_, _| {})
+/// The drives' own devices, for [`scan_all`].
+pub fn live_devices<'a>(drives: &[Drive<'a>]) -> Vec<Live<'a>> {
+    drives.iter().map(|d| Live(d.target)).collect()
 }
 
-/// [`scan_all`], calling `ended(i, result)` on drive `i`'s own thread as soon as its scan ends
-/// (while the others may still run), so a display can tell a finished drive from a running one.
-pub fn scan_all_with(
-    drives: &[Drive],
-    stop: &AtomicBool,
-    ended: &(dyn Fn(usize, &Result<ScanRecord, DriveError>) + Sync),
-) -> Vec<Result<ScanRecord, DriveError>> {
-    scan_all_checkpointed(drives, stop, ended, None)
-}
-
-/// [`scan_all_with`], each drive's snapshots and its result also handed to `checkpoints`
-/// (drive `i` of `drives` is the group's drive `i`).
-pub fn scan_all_checkpointed(
-    drives: &[Drive],
-    stop: &AtomicBool,
-    ended: &(dyn Fn(usize, &Result<ScanRecord, DriveError>) + Sync),
-    checkpoints: Option<&GroupCheckpoints>,
-) -> Vec<Result<ScanRecord, DriveError>> {
-    let devs: Vec<Live> = drives.iter().map(|d| Live(d.target)).collect();
-    scan_all_on(&devs, drives, stop, ended, checkpoints)
-}
-
-/// [`scan_all_checkpointed`] with drive `i`'s commands run on `devs[i]` (scripted devices in
-/// tests; the drives' targets then are null targets of their sizes).
-pub fn scan_all_on<E: Engine>(
+/// Scan every drive at the same time, drive `i`'s commands run on `devs[i]` ([`live_devices`]
+/// for the drives themselves; scripted devices in tests, the drives' targets then being null
+/// targets of their sizes). One result per drive, in order: the scan's record, or why it could
+/// not run (a scan that lost its device mid-run is a record, with `device_lost`). `ended(i,
+/// result)` is called on drive `i`'s own thread as soon as its scan ends (while the others may
+/// still run), so a display can tell a finished drive from a running one; each drive's
+/// snapshots and its result also go to `checkpoints` (drive `i` of `drives` is the group's
+/// drive `i`).
+pub fn scan_all<E: Engine>(
     devs: &[E],
     drives: &[Drive],
     stop: &AtomicBool,
@@ -91,11 +74,13 @@ pub fn scan_all_on<E: Engine>(
                     .name(format!("screen-{i}"))
                     .spawn_scoped(s, move || {
                         let snapshots = checkpoints.map(|c| c.drive(i));
-                        let (t, p) = (d.target, d.progress.clone());
-                        let r = match d.prior {
-                            Some(prior) => scan::resume_on(dev, t, prior, p, stop, None, snapshots),
-                            None => scan::run_on_hooked(dev, t, &d.cfg, p, stop, None, snapshots),
+                        let start = match d.prior {
+                            Some(prior) => scan::Start::Resume(prior),
+                            None => scan::Start::New(&d.cfg),
                         };
+                        let observer = scan::Observer::counting(d.progress.clone(), stop)
+                            .with_checkpoints(snapshots);
+                        let r = scan::run(dev, d.target, start, observer);
                         let r = r.map_err(|e| DriveError::Scan(e.to_string()));
                         if let Some(c) = checkpoints {
                             c.ended(i, &r);

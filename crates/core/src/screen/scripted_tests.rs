@@ -3,7 +3,7 @@
 //! finish; a resumed drive reads only what is left; checkpoints get every drive's end.
 
 use super::checkpoint::{GroupCheckpoints, Pending};
-use super::{scan_all_on, Drive, DriveError};
+use super::{scan_all, Drive, DriveError};
 use crate::checkpoint::Checkpoints;
 use crate::engine::scripted::{Call, Reply, Scripted};
 use crate::scan::{Progress, ScanConfig, ScanRecord};
@@ -56,7 +56,7 @@ fn screen(
         })
         .collect();
     let ends = Mutex::new(Vec::new());
-    let results = scan_all_on(
+    let results = scan_all(
         &devs,
         &drives,
         stop,
@@ -299,7 +299,7 @@ fn a_range_a_drive_does_not_have_fails_that_drive_only() {
         })
         .collect();
     let stop = AtomicBool::new(false);
-    let r = scan_all_on(&devs, &drives, &stop, &|_, _| {}, None);
+    let r = scan_all(&devs, &drives, &stop, &|_, _| {}, None);
     assert_eq!(r[0].as_ref().expect("in range").covered, 14 * MIB);
     let Err(DriveError::Scan(why)) = &r[1] else {
         panic!(

@@ -2,7 +2,7 @@
 //! on all drives at once. Together reads start where the drive's alone read ended, so a cache in
 //! the drive that kept the first read's data does not serve the second.
 
-use crate::bench::{Access, IoJob, Rw};
+use crate::bench::{Access, IoJob, JobSpec, Rw};
 use crate::engine::{self, Clock, EngineConfig, EngineError, EngineKind, Reap};
 use crate::target::Target;
 use crate::units::mb_per_s;
@@ -70,16 +70,16 @@ fn read(
         data: DataPattern::Random,
         reap: engine::resolve_reap(Reap::Auto, kind, qd, 1),
     };
-    let mut job = IoJob::new(
-        Access::Seq,
-        Rw::Read,
-        bs,
+    let mut job = IoJob::new(JobSpec {
+        access: Access::Seq,
+        rw: Rw::Read,
+        block_size: bs,
         lo,
-        len.max(bs),
-        o.duration_ns,
-        0,
-        None,
-    );
+        len: len.max(bs),
+        duration_ns: o.duration_ns,
+        seed: 0,
+        series_interval_ns: None,
+    });
     let clock = Clock::new();
     engine::run(target, &cfg, 0, &clock, stop, &mut job)?;
     let s = &job.stats;

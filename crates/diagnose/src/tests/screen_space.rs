@@ -14,7 +14,7 @@
 use super::space::rng::Rng;
 use drivescope_core::engine::scripted::{Call, Reply, Scripted};
 use drivescope_core::scan::{Progress, ScanConfig};
-use drivescope_core::screen::{scan_all_on, Drive};
+use drivescope_core::screen::{scan_all, Drive};
 use drivescope_core::target::Target;
 use drivescope_record::{Criteria, Grade, Member, Rule};
 use std::collections::BTreeMap;
@@ -201,7 +201,7 @@ fn judge_groups(seed: u64, groups: u64) -> (BTreeMap<&'static str, Row>, Vec<Str
                 progress: Arc::new(Progress::default()),
             })
             .collect();
-        let results = scan_all_on(&devs, &drives, &AtomicBool::new(false), &|_, _| {}, None);
+        let results = scan_all(&devs, &drives, &AtomicBool::new(false), &|_, _| {}, None);
         let members: Vec<Member> = results
             .into_iter()
             .map(|r| {

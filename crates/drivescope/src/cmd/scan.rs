@@ -164,10 +164,16 @@ impl Measure for ScanPlan {
             stop,
         );
         let poll = crate::temperature::watch(device.as_ref());
-        let result = match &prior {
-            Some((_, p)) => scan::resume(&target, p, prog, stop, failed_list.sink(), cuts.take()),
-            None => scan::run(&target, &cfg, prog, stop, failed_list.sink(), cuts.take()),
-        };
+        let result = scan::run(
+            &drivescope_core::engine::Live(&target),
+            &target,
+            prior
+                .as_ref()
+                .map_or(scan::Start::New(&cfg), |(_, p)| scan::Start::Resume(p)),
+            scan::Observer::counting(prog, stop)
+                .with_events(failed_list.sink())
+                .with_checkpoints(cuts.take()),
+        );
         // The terminal is back to normal before anything more is printed.
         display.finish();
         // The last checkpoint is written before the result replaces it.

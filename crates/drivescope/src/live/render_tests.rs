@@ -6,7 +6,7 @@ use super::render::{self, areas, KEYS};
 use super::view::{Shown, ViewState};
 use super::widgets::marks::{column_of_bin, FAILED_MARK, SLOW_MARK};
 use crate::progress::{Status, Total};
-use drivescope_core::scan::live::{Live, LIVE_BINS};
+use drivescope_core::scan::live::{Done, Live, LIVE_BINS};
 use drivescope_core::scan::Progress;
 use drivescope_stats::Histogram;
 use drivescope_units::format_ns;
@@ -42,15 +42,15 @@ fn fed() -> (Shown, Histogram) {
             MIB * 1000 / 100
         };
         let ok = off != FAILED_AT;
-        live.command(
-            off,
-            ok.then_some(MIB),
-            t,
-            t + lat,
-            lat,
-            off == SLOW_AT,
-            true,
-        );
+        live.command(Done {
+            offset: off,
+            bytes: ok.then_some(MIB),
+            issue_ns: t,
+            done_ns: t + lat,
+            latency_ns: lat,
+            slow: off == SLOW_AT,
+            paced: true,
+        });
         t += lat;
         bytes += if ok { MIB } else { 0 };
         if ok {
@@ -234,7 +234,15 @@ fn a_quick_scan_shows_its_regions_joined_and_counts_by_region() {
         for k in 0..4 {
             let off = r * region + k * MIB;
             let lat = if r == 9 { 60_000_000 } else { MIB * 1000 / 200 };
-            live.command(off, Some(MIB), t, t + lat, lat, r == 9, true);
+            live.command(Done {
+                offset: off,
+                bytes: Some(MIB),
+                issue_ns: t,
+                done_ns: t + lat,
+                latency_ns: lat,
+                slow: r == 9,
+                paced: true,
+            });
             t += lat;
         }
     }

@@ -8,7 +8,7 @@ use super::screen_render::{self, areas, Areas, KEYS};
 use super::view::ViewState;
 use super::widgets::marks::{column_of_bin, FAILED_MARK, SLOW_MARK};
 use crate::progress::{Status, Total};
-use drivescope_core::scan::live::{Live, LIVE_BINS};
+use drivescope_core::scan::live::{Done, Live, LIVE_BINS};
 use drivescope_core::scan::Progress;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -45,7 +45,15 @@ fn drive(
             MIB * 1000 / mb_s
         };
         let ok = Some(off) != failed;
-        live.command(off, ok.then_some(MIB), t, t + lat, lat, is_slow, true);
+        live.command(Done {
+            offset: off,
+            bytes: ok.then_some(MIB),
+            issue_ns: t,
+            done_ns: t + lat,
+            latency_ns: lat,
+            slow: is_slow,
+            paced: true,
+        });
         t += lat;
         bytes += if ok { MIB } else { 0 };
         p.slow.fetch_add(u64::from(is_slow), Ordering::Relaxed);
@@ -348,15 +356,15 @@ fn a_quick_scan_drive_shows_its_regions_joined() {
     for r in 0..16u64 {
         for k in 0..4 {
             let lat = MIB * 1000 / 200;
-            live.command(
-                r * region + k * MIB,
-                Some(MIB),
-                t,
-                t + lat,
-                lat,
-                false,
-                true,
-            );
+            live.command(Done {
+                offset: r * region + k * MIB,
+                bytes: Some(MIB),
+                issue_ns: t,
+                done_ns: t + lat,
+                latency_ns: lat,
+                slow: false,
+                paced: true,
+            });
             t += lat;
         }
     }

@@ -9,8 +9,7 @@ use crate::finish::Outcome;
 use crate::opts::destructive;
 use crate::plan::scan::ScanPlan;
 use drivescope_core::bench::RunGate;
-use drivescope_core::scan::{self, Progress};
-use std::sync::Arc;
+use drivescope_core::scan;
 
 pub fn run(args: ScanPlan) -> anyhow::Result<Outcome> {
     if args.cfg.write || args.resume.is_some() {
@@ -49,7 +48,9 @@ pub fn run(args: ScanPlan) -> anyhow::Result<Outcome> {
                 // Another rank stopped before the scans began.
                 return Ok(());
             }
-            let mut rec = scan::run(&t, &cfg, Arc::new(Progress::default()), stop, None, None)?;
+            let live = drivescope_core::engine::Live(&t);
+            let observer = scan::Observer::new(stop);
+            let mut rec = scan::run(&live, &t, scan::Start::New(&cfg), observer)?;
             gate.ended(rec.bytes, rec.commands.saturating_sub(rec.failed_commands));
             rec.header.device = crate::identity::of(&mine.target);
             drivescope_analysis::annotate(&mut rec);

@@ -131,7 +131,7 @@ fn recopy_identities(tx: &mut Transaction<'_>) -> Result<()> {
             &[&run, &json_bytes],
         )?;
         if let Ok(doc) = Document::from_value(value) {
-            crate::pg::save::write_identity(tx, run, &Identity::of(&doc))?;
+            crate::row::write_identity(&mut super::Pg(tx), run, &Identity::of(&doc))?;
         }
     }
     Ok(())

@@ -403,13 +403,20 @@ fn scan_all(
     checkpoints: Option<&drivescope_core::screen::GroupCheckpoints>,
 ) -> Vec<Result<ScanRecord, screen::DriveError>> {
     match group {
-        Some(g) => screen::scan_all_checkpointed(
+        Some(g) => screen::scan_all(
+            &screen::live_devices(drives),
             drives,
             stop,
             &|i, r| g.end(i, screen_live::End::of(r)),
             checkpoints,
         ),
-        None => screen::scan_all_checkpointed(drives, stop, &|_, _| {}, checkpoints),
+        None => screen::scan_all(
+            &screen::live_devices(drives),
+            drives,
+            stop,
+            &|_, _| {},
+            checkpoints,
+        ),
     }
 }
 
