@@ -1,16 +1,15 @@
 //! `drivescope durability`: what a commit costs, and whether flushes reach the media. The
 //! measuring is `drivescope_core::durability::run`, the verdict `drivescope_analysis::durability`.
 
-use crate::finish::{finish, Finish, Outcome, Refused};
+use crate::finish::{Cmd, Outcome, Refused};
 use crate::opts::destructive::{self, DestructiveOpts};
 use crate::opts::store::StoreOpts;
+use crate::runner::{Measure, Measured, Session};
 use clap::Args;
 use drivescope_core::durability::run::{self as durable, DurabilityPlan, Place};
-use drivescope_record::durability::CacheWord;
+use drivescope_record::durability::{CacheWord, DurabilityRecord};
 use drivescope_record::{Header, Kind, TargetInfo, TargetType};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args)]
@@ -102,27 +101,26 @@ pub fn run(a: DurabilityArgs) -> anyhow::Result<Outcome> {
     if a.power.asked() {
         return super::durability_power_cut::run(a);
     }
-    let (place, info) = place(&a)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let mut header = Header::now(Kind::Durability, info);
-    header.device = crate::identity::of(a.target.as_deref().unwrap_or_default());
-    let cache = cache_word(header.device.as_ref());
-    let budget_ns = a.budget.as_nanos() as u64;
-    let plan = DurabilityPlan::new(place, budget_ns);
-    let measured = durable::run(&plan, &stop, &mut |line| crate::note!("{line}"))?;
-    header.end_now();
-    let mut rec = measured.into_record(header, cache, budget_ns);
-    drivescope_analysis::durability::assess(&mut rec);
-    let print = crate::finish::and_findings(drivescope_report::text::print_durability);
-    finish(
-        rec,
-        &print,
-        Finish {
-            json: a.json,
-            store: &a.store,
-            replace: None,
-            resume_with: None,
-        },
-    )
+    crate::runner::main(a)
+}
+
+impl Measure for DurabilityArgs {
+    type Record = DurabilityRecord;
+    const CMD: Cmd = Cmd::Durability;
+
+    fn measure(self, s: &Session) -> anyhow::Result<Measured<DurabilityRecord>> {
+        let a = self;
+        let (place, info) = place(&a)?;
+        let mut header = Header::now(Kind::Durability, info);
+        header.device = s.device(a.target.as_deref().unwrap_or_default());
+        let cache = cache_word(header.device.as_ref());
+        let budget_ns = a.budget.as_nanos() as u64;
+        let plan = DurabilityPlan::new(place, budget_ns);
+        let measured = durable::run(&plan, s.stop(), &mut |line| crate::note!("{line}"))?;
+        header.end_now();
+        let mut rec = measured.into_record(header, cache, budget_ns);
+        drivescope_analysis::durability::assess(&mut rec);
+        let text = drivescope_report::text::print_durability;
+        Ok(Measured::with_findings(rec, text, a.json, a.store, None))
+    }
 }

@@ -89,3 +89,27 @@ fn durability_of_a_regular_file_is_refused_or_fails() {
         "nothing written"
     );
 }
+
+#[test]
+fn a_power_cut_log_on_the_storage_under_test_is_refused() {
+    let dir = Scratch::new("power-cut-same-fs");
+    let target = dir.path("in");
+    std::fs::create_dir(&target).expect("dir");
+    let log = dir.path("acks.log");
+    let ran = drive(&["durability", &target, "--power-cut", "--log", &log, "--no-store"]);
+    assert_eq!(ran.code(), 3, "{ran:?}");
+    assert!(!std::path::Path::new(&log).exists(), "no log made");
+    let left: Vec<_> = std::fs::read_dir(&target).expect("dir").collect();
+    assert!(left.is_empty(), "nothing written: {left:?}");
+}
+
+#[test]
+fn a_power_cut_log_that_exists_is_refused() {
+    let dir = Scratch::new("power-cut-log-exists");
+    let target = dir.path("in");
+    std::fs::create_dir(&target).expect("dir");
+    let log = dir.file("acks.log", 10);
+    let ran = drive(&["durability", &target, "--power-cut", "--log", &log, "--no-store"]);
+    assert!(matches!(ran.code(), 1 | 3), "{ran:?}");
+    assert_eq!(std::fs::read(&log).expect("log").len(), 10, "the log is untouched");
+}
