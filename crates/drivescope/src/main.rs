@@ -180,7 +180,7 @@ fn run(command: Command) -> anyhow::Result<finish::Outcome> {
         Command::Sweep(a) => ranks!(cmd::sweep::plan(a), runner::main, mpi::sweep::run),
         Command::Soak(a) => ranks!(cmd::soak::plan(a), runner::main, mpi::soak::run),
         Command::Diagnose(a) => runner::main(a),
-        Command::Screen(a) => cmd::screen::run(a),
+        Command::Screen(a) => runner::main(a),
         Command::Time(a) => runner::main(a),
         Command::Replay(a) => runner::main(a),
         Command::Capacity(a) => cmd::capacity::run(a),

@@ -96,7 +96,14 @@ fn a_power_cut_log_on_the_storage_under_test_is_refused() {
     let target = dir.path("in");
     std::fs::create_dir(&target).expect("dir");
     let log = dir.path("acks.log");
-    let ran = drive(&["durability", &target, "--power-cut", "--log", &log, "--no-store"]);
+    let ran = drive(&[
+        "durability",
+        &target,
+        "--power-cut",
+        "--log",
+        &log,
+        "--no-store",
+    ]);
     assert_eq!(ran.code(), 3, "{ran:?}");
     assert!(!std::path::Path::new(&log).exists(), "no log made");
     let left: Vec<_> = std::fs::read_dir(&target).expect("dir").collect();
@@ -109,7 +116,54 @@ fn a_power_cut_log_that_exists_is_refused() {
     let target = dir.path("in");
     std::fs::create_dir(&target).expect("dir");
     let log = dir.file("acks.log", 10);
-    let ran = drive(&["durability", &target, "--power-cut", "--log", &log, "--no-store"]);
+    let ran = drive(&[
+        "durability",
+        &target,
+        "--power-cut",
+        "--log",
+        &log,
+        "--no-store",
+    ]);
     assert!(matches!(ran.code(), 1 | 3), "{ran:?}");
-    assert_eq!(std::fs::read(&log).expect("log").len(), 10, "the log is untouched");
+    assert_eq!(
+        std::fs::read(&log).expect("log").len(),
+        10,
+        "the log is untouched"
+    );
+}
+
+#[test]
+fn a_screen_stopped_at_its_checkpoint_resumes_every_drive_to_its_end() {
+    let dir = Scratch::new("screen-resume");
+    let store = dir.store();
+    let a = dir.file("a", 32 << 20);
+    let b = dir.file("b", 32 << 20);
+    let first = super::drive_to_checkpoint(&[
+        "screen",
+        &a,
+        &b,
+        "--block-size",
+        "4K",
+        "--checkpoint",
+        "100ms",
+        "--json",
+        "--store",
+        &store,
+    ]);
+    first.ends(130);
+    let doc = drive(&["screen", "--resume", "last", "--json", "--store", &store])
+        .ends(0)
+        .json();
+    let members = doc["members"].as_array().expect("members");
+    assert_eq!(members.len(), 2, "{doc}");
+    for m in members {
+        assert_eq!(m["scan"]["covered"], 32 << 20, "{m}");
+        assert_eq!(m["verdict"]["grade"], "pass", "{m}");
+    }
+}
+
+#[test]
+fn a_stopped_screen_ends_130() {
+    let doc = super::drive_stopped(&["screen", "null:8M", "null:16M", "--json", "--no-store"]);
+    assert_eq!(doc.ends(130).json()["interrupted"], true);
 }

@@ -22,6 +22,11 @@ impl<R> Cuts<R> {
         self.checkpoints.take()
     }
 
+    /// The writer and the cuts apart, for a job that hands its cuts on (a screen's group of scans).
+    pub fn into_parts(self) -> (Option<Writer>, Option<Checkpoints<R>>) {
+        (self.writer, self.checkpoints)
+    }
+
     /// Wait for the last snapshot to be written (after the job has ended): the run they went to.
     pub fn finish(self) -> Written {
         drop(self.checkpoints);

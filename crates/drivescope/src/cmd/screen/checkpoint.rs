@@ -4,14 +4,16 @@
 //! merged into the group's document (drivescope_core::screen::checkpoint), which the group's
 //! result replaces when it ends.
 
-use crate::checkpoints::{self, Writer};
+use crate::checkpoints::Writer;
+use crate::opts::args::Every;
+use crate::opts::store::StoreOpts;
+use crate::runner::Session;
 use drivescope_core::screen::checkpoint::{DriveState, GroupCheckpoints, Pending};
 use drivescope_core::screen::group::set_result;
 use drivescope_probe::Identity;
 use drivescope_record::{Checkpoint, Document, ScreenRecord};
-use drivescope_store::Location;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The group as the scans start, and what each drive's state needs to become its member.
 pub struct Group {
@@ -49,20 +51,23 @@ impl Group {
     }
 }
 
-/// Start the writer of the group's checkpoints in the store at `path`, every `every`.
+/// Start the writer of the group's checkpoints in the session's store, every `every`.
 /// `resumed[k]`: scanned drive `k` continues a scan (its member holds that scan's record).
 pub fn start(
-    path: Location,
-    every: Duration,
+    s: &Session,
+    store: &StoreOpts,
+    every: Every,
     group: Group,
     resumed: Vec<bool>,
-) -> (Writer, GroupCheckpoints) {
+) -> (Option<Writer>, Option<GroupCheckpoints>) {
     let group = Mutex::new(group);
     let stamp = move |pending: Pending, me: Checkpoint| {
         let mut g = group.lock().unwrap_or_else(|p| p.into_inner());
         g.merge(pending.take());
         g.document(me)
     };
-    let (writer, each) = checkpoints::start(path, every, None, "screen", stamp);
-    (writer, GroupCheckpoints::new(each, resumed))
+    let (writer, each) = s
+        .checkpoints(every, store, true, None, "screen", stamp)
+        .into_parts();
+    (writer, each.map(|e| GroupCheckpoints::new(e, resumed)))
 }

@@ -7,13 +7,13 @@ mod criteria;
 mod history;
 mod smart;
 
-use crate::finish::Outcome;
-use crate::finish::{finish, Finish};
+use crate::finish::Cmd;
 use crate::live::screen as screen_live;
 use crate::opts::args::{parse_checkpoint, parse_duration, Every};
 use crate::opts::destructive::DestructiveOpts;
 use crate::opts::store::StoreOpts;
 use crate::progress_group::{self, Shown};
+use crate::runner::{Measure, Measured, Session};
 use anyhow::Context;
 use clap::Args;
 use drivescope_core::scan::live::Live;
@@ -107,64 +107,73 @@ fn confirm_help() -> String {
     )
 }
 
-pub fn run(args: ScreenArgs) -> anyhow::Result<Outcome> {
-    let g = Prepared::new(&args)?;
-    let (prior, devices) = (&g.prior, &g.devices);
-    let priors = g.priors();
-    let smart_before = smart::before(devices);
-    let stop = Arc::new(AtomicBool::new(false));
-    crate::signals::stop_on_interrupt(&stop)?;
-    let started = Instant::now();
-    let started_at = drivescope_record::now_rfc3339();
-    let (to_scan, drives) = g.drives(&priors);
-    // The live view opens before the shared-path reads, which it names while they run.
-    let (view, group) = start_live(&args, &g, &drives, &to_scan, &stop);
-    let shared = match &prior {
-        Some((_, p)) => p.shared_path.clone(),
-        None => shared_path(&args, &g.targets, &stop, group.as_deref()),
-    };
-    let mut rec = new_record(&args, &g, shared, started_at);
-    let continues: Vec<Option<i64>> = (0..g.specs.len())
-        .map(|i| group::continues(priors[i], &rec.members[i]))
-        .collect();
-    let (writer, checkpoints) = start_checkpoints(
-        &args,
-        &g,
-        &rec,
-        &to_scan,
-        &continues,
-        &smart_before,
-        started,
-    );
-    if let Some(g) = &group {
-        g.scans_start();
+impl Measure for ScreenArgs {
+    type Record = ScreenRecord;
+    const CMD: Cmd = Cmd::Screen;
+    const RESUMABLE: bool = true;
+
+    fn measure(self, s: &Session) -> anyhow::Result<Measured<ScreenRecord>> {
+        let args = self;
+        let g = Prepared::new(&args)?;
+        let (prior, devices) = (&g.prior, &g.devices);
+        let priors = g.priors();
+        let smart_before = smart::before(devices);
+        let stop = s.stop();
+        let started = Instant::now();
+        let started_at = drivescope_record::now_rfc3339();
+        let (to_scan, drives) = g.drives(&priors);
+        // The live view opens before the shared-path reads, which it names while they run.
+        let (view, group) = start_live(&args, &g, &drives, &to_scan, stop);
+        let shared = match &prior {
+            Some((_, p)) => p.shared_path.clone(),
+            None => shared_path(&args, &g.targets, stop, group.as_deref()),
+        };
+        let mut rec = new_record(&args, &g, shared, started_at);
+        let continues: Vec<Option<i64>> = (0..g.specs.len())
+            .map(|i| group::continues(priors[i], &rec.members[i]))
+            .collect();
+        let (writer, checkpoints) = start_checkpoints(
+            s,
+            &args,
+            &g,
+            &rec,
+            &to_scan,
+            &continues,
+            &smart_before,
+            started,
+        );
+        if let Some(g) = &group {
+            g.scans_start();
+        }
+        let display = (!crate::say::quiet() && view.is_none()).then(|| plain_progress(&drives));
+        let results = scan_all(&drives, stop, group.as_deref(), checkpoints.as_ref());
+        drop(checkpoints);
+        // The terminal is back to normal before anything more is printed.
+        if let Some(d) = display {
+            d.finish();
+        }
+        if let Some(v) = view {
+            v.finish();
+        }
+        // The last checkpoint is written before the result replaces it.
+        let written = writer.map(|w| w.finish()).unwrap_or_default();
+        let smart_after = smart::after(devices, &to_scan);
+        merge(&mut rec, &to_scan, results, devices, &continues);
+        smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
+        save_members(&mut rec, &args.store);
+        rec.header.end_now();
+        rec.duration_ns = started.elapsed().as_nanos() as u64;
+        drivescope_analysis::screen::judge(&mut rec);
+        let text = Box::new(text::print_screen);
+        let (json, store, replace) = (args.json, args.store, written.run);
+        Ok(Measured {
+            rec,
+            text,
+            json,
+            store,
+            replace,
+        })
     }
-    let display = (!crate::say::quiet() && view.is_none()).then(|| plain_progress(&drives));
-    let results = scan_all(&drives, &stop, group.as_deref(), checkpoints.as_ref());
-    drop(checkpoints);
-    // The terminal is back to normal before anything more is printed.
-    if let Some(d) = display {
-        d.finish();
-    }
-    if let Some(v) = view {
-        v.finish();
-    }
-    // The last checkpoint is written before the result replaces it.
-    let written = writer.map(|w| w.finish()).unwrap_or_default();
-    let smart_after = smart::after(devices, &to_scan);
-    merge(&mut rec, &to_scan, results, devices, &continues);
-    smart::fill(&mut rec.members, &to_scan, smart_before, smart_after);
-    save_members(&mut rec, &args.store);
-    rec.header.end_now();
-    rec.duration_ns = started.elapsed().as_nanos() as u64;
-    drivescope_analysis::screen::judge(&mut rec);
-    let how = Finish {
-        json: args.json,
-        store: &args.store,
-        replace: written.run,
-        resume_with: Some(crate::finish::Cmd::Screen),
-    };
-    finish(rec, &text::print_screen, how)
 }
 
 /// A group checked before anything is read or written: its drives (a resumed group's own), every one
@@ -338,6 +347,7 @@ fn new_record(
 /// The group's checkpoints saved in the store (not with --verify), when it has one.
 #[allow(clippy::too_many_arguments)]
 fn start_checkpoints(
+    s: &Session,
     args: &ScreenArgs,
     g: &Prepared,
     rec: &ScreenRecord,
@@ -349,10 +359,7 @@ fn start_checkpoints(
     Option<crate::checkpoints::Writer>,
     Option<drivescope_core::screen::GroupCheckpoints>,
 ) {
-    let (Some(every), Ok(Some(path))) = (args.checkpoint.0, args.store.location()) else {
-        return (None, None);
-    };
-    if g.cfg.verify.is_some() {
+    if args.checkpoint.0.is_none() || g.cfg.verify.is_some() {
         return (None, None);
     }
     let mut draft = rec.clone();
@@ -369,8 +376,7 @@ fn start_checkpoints(
     };
     let priors = g.priors();
     let resumed = to_scan.iter().map(|&i| priors[i].is_some()).collect();
-    let (w, c) = checkpoint::start(path, every, group, resumed);
-    (Some(w), Some(c))
+    checkpoint::start(s, &args.store, args.checkpoint, group, resumed)
 }
 
 /// Each drive's result into its member, in the order given; drives that had finished keep theirs.
