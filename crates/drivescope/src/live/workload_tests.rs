@@ -159,7 +159,7 @@ fn a_bench_lists_its_finished_tests_and_the_one_running() {
     let mut source = WorkloadSource::new(
         "drivescope bench null:64M".into(),
         watch,
-        Some(Duration::from_millis(1200)),
+        Some(Duration::from_millis(3000)),
         finished.clone(),
     );
     let target = Target::open_read("null:64M").unwrap();
@@ -182,7 +182,9 @@ fn a_bench_lists_its_finished_tests_and_the_one_running() {
         ],
         rws: vec![Rw::Read],
         runs: 2,
-        duration: Duration::from_millis(200),
+        // Each run (the preparing one too) outlasts many 50 ms frames, so a frame of each is
+        // drawn even while a busy host holds the drawing thread back for a while.
+        duration: Duration::from_millis(500),
         pause: Duration::ZERO,
     };
     let rec = Mutex::new(None);
