@@ -234,13 +234,13 @@ impl Measure for CapacityPlan {
                 rec.backup = None;
             }
         }
-        Ok(Measured {
+        Ok(Measured::new(
             rec,
-            text: Box::new(print_capacity),
-            json: plan.json,
-            store: plan.store,
-            replace: None,
-        })
+            print_capacity,
+            plan.json,
+            plan.store,
+            None,
+        ))
     }
 }
 

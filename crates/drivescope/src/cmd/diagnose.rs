@@ -121,15 +121,8 @@ impl Measure for DiagnoseArgs {
         let written = cuts.finish();
         rec.header.end_now();
         let (json, store) = (self.w.json, self.w.store);
-        let text = Box::new(print_diagnose);
         let replace = written.run.or(over);
-        Ok(Measured {
-            rec,
-            text,
-            json,
-            store,
-            replace,
-        })
+        Ok(Measured::new(rec, print_diagnose, json, store, replace))
     }
 }
 

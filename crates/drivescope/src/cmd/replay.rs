@@ -111,13 +111,7 @@ impl Measure for ReplayArgs {
         rec.kernel = watch.and_then(|w| w.finish(&mut rec.notes));
         rec.header.end_now();
         drop(target);
-        Ok(Measured {
-            rec,
-            text: Box::new(print_replay),
-            json: a.json,
-            store: a.store,
-            replace: None,
-        })
+        Ok(Measured::new(rec, print_replay, a.json, a.store, None))
     }
 }
 

@@ -253,15 +253,8 @@ impl Measure for SteadyPlan {
         let mut rec = result?;
         rec.header.device = device;
         let (json, store) = (self.json, self.store);
-        let text = Box::new(print_steady);
         let replace = written.run.or(over);
-        Ok(Measured {
-            rec,
-            text,
-            json,
-            store,
-            replace,
-        })
+        Ok(Measured::new(rec, print_steady, json, store, replace))
     }
 }
 

@@ -135,6 +135,13 @@ impl Scratch {
         &self.0
     }
 
+    /// An empty directory in it, for a run that makes its test files there.
+    pub fn subdir(&self, name: &str) -> String {
+        let path = self.path(name);
+        std::fs::create_dir(&path).expect("directory");
+        path
+    }
+
     /// A store of its own (`--store PATH`).
     pub fn store(&self) -> String {
         self.path("runs.db")
@@ -147,6 +154,13 @@ impl Scratch {
         std::fs::write(&path, bytes).expect("test file");
         path
     }
+}
+
+/// Nothing is left in `dir` (a run's test files are removed when it ends).
+#[track_caller]
+pub fn assert_empty(dir: &str) {
+    let left: Vec<_> = std::fs::read_dir(dir).expect("directory").collect();
+    assert!(left.is_empty(), "left in {dir}: {left:?}");
 }
 
 impl Drop for Scratch {

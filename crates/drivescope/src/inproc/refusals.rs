@@ -93,8 +93,7 @@ fn durability_of_a_regular_file_is_refused_or_fails() {
 #[test]
 fn a_power_cut_log_on_the_storage_under_test_is_refused() {
     let dir = Scratch::new("power-cut-same-fs");
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let log = dir.path("acks.log");
     let ran = drive(&[
         "durability",
@@ -106,15 +105,13 @@ fn a_power_cut_log_on_the_storage_under_test_is_refused() {
     ]);
     assert_eq!(ran.code(), 3, "{ran:?}");
     assert!(!std::path::Path::new(&log).exists(), "no log made");
-    let left: Vec<_> = std::fs::read_dir(&target).expect("dir").collect();
-    assert!(left.is_empty(), "nothing written: {left:?}");
+    super::assert_empty(&target);
 }
 
 #[test]
 fn a_power_cut_log_that_exists_is_refused() {
     let dir = Scratch::new("power-cut-log-exists");
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let log = dir.file("acks.log", 10);
     let ran = drive(&[
         "durability",

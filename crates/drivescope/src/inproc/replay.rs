@@ -43,8 +43,7 @@ fn a_replay_in_a_directory_is_saved_as_a_replay() {
     let dir = Scratch::new("replay-saved");
     let store = dir.store();
     let kept = trace(&dir, 200, 0);
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let doc = drive(&["replay", &kept, &target, "--json", "--store", &store])
         .ends(0)
         .json();
@@ -55,8 +54,7 @@ fn a_replay_in_a_directory_is_saved_as_a_replay() {
         "every request issued: {doc}"
     );
     assert_eq!(doc["errors"], 0);
-    let left: Vec<_> = std::fs::read_dir(&target).expect("dir").collect();
-    assert!(left.is_empty(), "the test file is removed: {left:?}");
+    super::assert_empty(&target);
     let runs = drive(&["runs", "--kind", "replay", "--json", "--store", &store])
         .ends(0)
         .json();
@@ -74,8 +72,7 @@ fn a_replay_exports_its_classes_as_csv() {
     let dir = Scratch::new("replay-csv");
     let store = dir.store();
     let kept = trace(&dir, 100, 4);
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     drive(&["replay", &kept, &target, "--store", &store]).ends(0);
     let csv = drive(&[
         "export", "1", "--format", "csv", "--table", "classes", "--store", &store,
@@ -91,8 +88,7 @@ fn a_replay_exports_its_classes_as_csv() {
 fn a_stopped_replay_ends_130() {
     let dir = Scratch::new("replay-stopped");
     let kept = trace(&dir, 100, 0);
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let ran = drive_stopped(&["replay", &kept, &target, "--json", "--no-store"]);
     assert_eq!(ran.ends(130).json()["interrupted"], true);
 }

@@ -32,8 +32,7 @@ fn a_bench_of_one_test_ends_0_with_its_result() {
 #[test]
 fn a_bench_in_a_directory_makes_and_removes_its_test_file() {
     let dir = Scratch::new("bench-dir");
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let doc = drive(&[
         "bench",
         &target,
@@ -51,8 +50,7 @@ fn a_bench_in_a_directory_makes_and_removes_its_test_file() {
     .ends(0)
     .json();
     assert_eq!(doc["target"]["path"], target.as_str(), "{doc}");
-    let left: Vec<_> = std::fs::read_dir(&target).expect("dir").collect();
-    assert!(left.is_empty(), "the test file is removed: {left:?}");
+    super::assert_empty(&target);
     let both = doc["tests"].as_array().expect("tests");
     assert_eq!(
         both.len(),
@@ -133,8 +131,7 @@ fn a_soak_interval_longer_than_it_is_refused_as_input() {
 fn a_soak_stopped_at_its_checkpoint_resumes_for_the_rest_of_its_duration() {
     let dir = Scratch::new("soak-resume");
     let store = dir.store();
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let first = drive_to_checkpoint(&[
         "soak",
         &target,
@@ -238,8 +235,7 @@ fn time_of_a_failing_command_fails_unless_told_to_ignore_it() {
 #[test]
 fn durability_of_a_directory_times_its_commits() {
     let dir = Scratch::new("durability");
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let doc = drive(&[
         "durability",
         &target,
@@ -251,16 +247,14 @@ fn durability_of_a_directory_times_its_commits() {
     .ends(0)
     .json();
     assert_eq!(doc["kind"], "durability");
-    let left: Vec<_> = std::fs::read_dir(&target).expect("dir").collect();
-    assert!(left.is_empty(), "the test files are removed: {left:?}");
+    super::assert_empty(&target);
 }
 
 #[test]
 fn a_diagnosis_of_a_directory_is_saved_with_its_experiments() {
     let dir = Scratch::new("diagnose");
     let store = dir.store();
-    let target = dir.path("in");
-    std::fs::create_dir(&target).expect("dir");
+    let target = dir.subdir("in");
     let doc = drive(&[
         "diagnose", &target, "--size", "16M", "--budget", "3s", "--json", "--store", &store,
     ])

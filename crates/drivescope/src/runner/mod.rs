@@ -41,6 +41,23 @@ pub struct Measured<R> {
 }
 
 impl<R: drivescope_record::Record + 'static> Measured<R> {
+    /// `rec`, printed as `text` (which says the findings itself, where the kind has any).
+    pub fn new(
+        rec: R,
+        text: fn(&R, &mut dyn Write) -> std::io::Result<()>,
+        json: bool,
+        store: StoreOpts,
+        replace: Option<RunId>,
+    ) -> Measured<R> {
+        Measured {
+            rec,
+            text: Box::new(text),
+            json,
+            store,
+            replace,
+        }
+    }
+
     /// `rec`, printed as `text` followed by its findings.
     pub fn with_findings(
         rec: R,

@@ -164,15 +164,8 @@ impl Measure for ScreenArgs {
         rec.header.end_now();
         rec.duration_ns = started.elapsed().as_nanos() as u64;
         drivescope_analysis::screen::judge(&mut rec);
-        let text = Box::new(text::print_screen);
         let (json, store, replace) = (args.json, args.store, written.run);
-        Ok(Measured {
-            rec,
-            text,
-            json,
-            store,
-            replace,
-        })
+        Ok(Measured::new(rec, text::print_screen, json, store, replace))
     }
 }
 
