@@ -251,7 +251,9 @@ fn prometheus_scrapes_each_drive_s_stored_values() {
     // Up, scraped: `up` is 1 and the store's run count is there.
     let t0 = Instant::now();
     loop {
+        // A Prometheus that is still starting answers queries with 503 (its storage not ready yet).
         let ready = std::net::TcpStream::connect(&prom_addr).is_ok()
+            && get(&prom_addr, "/-/ready", "").status == 200
             && query(&prom_addr, "drivescope_store_runs").len() == 1;
         if ready {
             break;
