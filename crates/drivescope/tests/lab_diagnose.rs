@@ -559,7 +559,12 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
         return;
     }
     let _one = one_at_a_time();
-    let m = Model::preset("raid-cache").unwrap();
+    // A disk large enough for the lost-device rule to reach a verdict: the experiment running when it goes may
+    // have 32 random reads in flight, and their failures rule out the places within 64 MiB (or 1 % of the
+    // disk) of each as probes; on a 256 MiB disk no place is left and the rule says "inconclusive" (the
+    // scan's `lost_inconclusive`).
+    let mut m = Model::preset("raid-cache").unwrap();
+    m.size = 64 << 30;
     let dev = start(&m);
     let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
     let child = drivescope_cmd()
@@ -600,12 +605,23 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
         assert!(t0.elapsed() < Duration::from_secs(120), "no checkpoint");
         std::thread::sleep(Duration::from_millis(100));
     };
+    let pulled = t0.elapsed();
     dev.pull();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
+    eprintln!(
+        "pulled {:.1} s after the start, once {finished:?} had finished; the run ended {:.1} s later",
+        pulled.as_secs_f64(),
+        (t0.elapsed() - pulled).as_secs_f64()
+    );
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(out.status.code(), Some(4), "device-lost exit code: {err}");
     let d: DiagnoseRecord = record_of(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "device-lost exit code: {err}\n{:?}",
+        d.skipped
+    );
     assert!(d.device_error.is_some(), "{:?}", d.device_error);
     assert!(d.warm_up.as_ref().is_some_and(|w| !w.points.is_empty()));
     // What the experiments finished before the pull found is kept, each with its outcome.

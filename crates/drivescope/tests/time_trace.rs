@@ -208,21 +208,24 @@ fn a_direct_dd_of_1m_blocks_is_sequential_in_requests_the_devices_limit_splits()
     );
     let f = fingerprint(&d);
     eprintln!("{:#?}", f.classes);
-    // The file's data: requests of at least half the limit (metadata reads are smaller).
-    let (_, b, n, big) = reads(f, |size, _| size * 2 > limit);
+    // The file's data: requests over 16 KiB (ext4's metadata reads are single 4 KiB blocks). Most of it goes
+    // in requests of at least half the limit; a block whose pages are partly contiguous splits unevenly, and
+    // its last piece may be smaller (a CI run saw 3.5 % of the bytes in such pieces).
+    let (_, b, n, data) = reads(f, |size, _| size > 16 * 1024);
+    let (_, _, _, big) = reads(f, |size, _| size * 2 > limit);
     let (_, _, _, seq) = reads(f, |_, p| p == AccessPattern::Sequential);
     let blocks = 200;
     assert!(
-        b >= 200 * MIB && big >= 200 * MIB,
-        "{b} bytes read, {big} in large requests"
+        b >= 200 * MIB && data >= 200 * MIB && big as f64 >= 0.9 * data as f64,
+        "{b} bytes read, {data} in data requests, {big} in large ones"
     );
     let (low, high) = (blocks * fewest, blocks * pieces);
     assert!(
         n as f64 >= 0.97 * low as f64 && n as f64 <= 1.03 * high as f64,
-        "{n} large reads, expected {low} to {high}: {blocks} blocks of 1 MiB in {fewest} to {pieces} \
+        "{n} data reads, expected {low} to {high}: {blocks} blocks of 1 MiB in {fewest} to {pieces} \
          requests each (a request at most {most} bytes, or {limit} of scattered memory)"
     );
-    let mean = big as f64 / n as f64;
+    let mean = data as f64 / n as f64;
     let (small, large) = (MIB as f64 / pieces as f64, MIB as f64 / fewest as f64);
     assert!(
         mean >= 0.95 * small && mean <= 1.05 * large,
