@@ -96,20 +96,33 @@ def order(binaries):
     return sorted(binaries, key=key)
 
 
-def run_one(binary, target_dir):
+def run_one(binary, target_dir, tests=()):
+    """Runs one test binary (only `tests`, by exact name, when given); returns the binary, its exit
+    code, wall seconds, CPU seconds (its own and its waited-for children's) and its output."""
     name, kind, exe, pkg_dir = binary
     env = dict(os.environ)
     env["CARGO_MANIFEST_DIR"] = pkg_dir
     deps = os.path.join(target_dir, "debug", "deps")
     env["LD_LIBRARY_PATH"] = deps + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    argv = [exe] + (["--exact"] + list(tests) if tests else [])
     with tempfile.TemporaryFile(mode="w+") as out:
         start = time.monotonic()
-        rc = subprocess.call([exe], cwd=pkg_dir, env=env, stdout=out, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(argv, cwd=pkg_dir, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
         took = time.monotonic() - start
         out.seek(0)
         text = out.read()
-    return binary, rc, took, text
+    return binary, proc.returncode, took, usage.ru_utime + usage.ru_stime, text
+
+
+FAILED_TEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
+
+
+def failed_tests(text):
+    """The names of the tests a binary's output reports as failed (empty when it died without saying)."""
+    return [m.group(1) for m in map(FAILED_TEST.match, text.splitlines()) if m]
 
 
 def why_failed(text, limit=2500):
@@ -175,9 +188,9 @@ def main():
     results = []
     failures = []
 
-    def report(binary, rc, took, text):
+    def report(binary, rc, took, cpu, text):
         name, kind = binary[0], binary[1]
-        print(f"\n== {name} ({kind}) exit {rc} in {took:.1f} s", flush=True)
+        print(f"\n== {name} ({kind}) exit {rc} in {took:.1f} s ({cpu:.1f} s CPU)", flush=True)
         print(text.rstrip(), flush=True)
         passed = failed = ignored = 0
         for line in text.splitlines():
@@ -188,9 +201,9 @@ def main():
                 ignored += int(m.group(4))
         if rc != 0 and failed == 0:
             failed = 1  # a binary that died without a result line still failed
-        results.append((name, kind, rc, took, passed, failed, ignored))
+        results.append([name, kind, rc, took, passed, failed, ignored, cpu])
         if rc != 0:
-            failures.append((name, kind, why_failed(text)))
+            failures.append((binary, why_failed(text), failed_tests(text)))
 
     began = time.monotonic()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -200,23 +213,44 @@ def main():
     shared_wall = time.monotonic() - began
     for b in alone:
         report(*run_one(b, target_dir))
+    # A failed binary's failed tests run once more, each binary alone: a test that fails beside the others'
+    # load and passes alone is reported by name (and below, with why it failed the first time), and does
+    # not fail the run; one that fails again does. A binary that died without naming a test reruns whole.
+    retried = []
+    for binary, why, names in failures:
+        _, rc, took, cpu, text = run_one(binary, target_dir, names)
+        print(f"\n== {binary[0]} ({binary[1]}) again, alone{': ' + ', '.join(names) if names else ''}: "
+              f"exit {rc} in {took:.1f} s", flush=True)
+        print(text.rstrip(), flush=True)
+        if rc == 0:
+            row = next(r for r in results if r[0] == binary[0] and r[1] == binary[1] and r[2] != 0)
+            row[2], row[5] = 0, 0
+            row[4] += sum(int(m.group(2)) for m in map(RESULT.match, text.splitlines()) if m)
+            retried.append((binary, why, names))
     wall = time.monotonic() - began
 
-    print("\n== durations (s), longest first")
-    for name, kind, rc, took, passed, failed, _ in sorted(results, key=lambda r: -r[3]):
+    print("\n== durations: wall and CPU seconds, longest first")
+    again = {(b[0], b[1]) for b, _, _ in retried}
+    for name, kind, rc, took, passed, failed, _, cpu in sorted(results, key=lambda r: -r[3]):
         mark = "" if rc == 0 else "  FAILED"
+        mark += "  (passed again alone)" if (name, kind) in again else ""
         alone_mark = " (alone)" if name in EXCLUSIVE else ""
-        print(f"{took:8.1f}  {name} ({kind}){alone_mark}: {passed} passed, {failed} failed{mark}")
+        print(f"{took:8.1f} {cpu:7.1f}  {name} ({kind}){alone_mark}: {passed} passed, {failed} failed{mark}")
     total_passed = sum(r[4] for r in results)
     total_failed = sum(r[5] for r in results)
     bad = [r[0] for r in results if r[2] != 0]
-    print(f"{len(results)} test binaries in {wall:.1f} s: {len(shared)} {jobs} at a time in "
-          f"{shared_wall:.1f} s, {len(alone)} alone in {wall - shared_wall:.1f} s")
+    total_cpu = sum(r[7] for r in results)
+    print(f"{len(results)} test binaries in {wall:.1f} s ({total_cpu:.0f} s CPU): {len(shared)} {jobs} at a "
+          f"time in {shared_wall:.1f} s, {len(alone)} alone and the retries in {wall - shared_wall:.1f} s")
     if bad:
         print("failed binaries: " + ", ".join(bad))
     # Last, where the end of a long log is what a reader sees: why each binary failed.
-    for name, kind, why in failures:
-        print(f"\n== why {name} ({kind}) failed\n{why}")
+    for binary, why, _ in failures:
+        state = "failed, then passed alone" if binary in [b for b, _, _ in retried] else "failed"
+        print(f"\n== why {binary[0]} ({binary[1]}) {state}\n{why}")
+    if retried:
+        print("passed only when run again alone: " + ", ".join(
+            f"{b[0]} ({', '.join(n) if n else 'whole binary'})" for b, _, n in retried))
     total_ignored = sum(r[6] for r in results)
     print(f"tests: {total_passed} passed, {total_failed} failed")
     if total_ignored:
