@@ -2,7 +2,7 @@
 //! curves then set to a known profile where a case compares rates, so load on the machine cannot decide it), an
 //! emulated lab disk with a bad and a slow spot (a real failing device), and a write scan with its read-back.
 
-#[path = "../../drivescope/tests/common/root.rs"]
+#[path = "../../testkit/src/root.rs"]
 mod root;
 
 use drivescope_analysis::screen::{judge, shared_path, verdict};

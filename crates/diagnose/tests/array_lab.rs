@@ -6,9 +6,9 @@
 //! tried up to three times and a try on a host too busy to serve the lab's timing is void (see
 //! `common/busy.rs`). Needs root, FUSE and btrfs-progs; torn down on drop, also when a check fails.
 
-#[path = "../../drivescope/tests/common/busy.rs"]
+#[path = "../../testkit/src/busy.rs"]
 mod busy;
-#[path = "../../drivescope/tests/common/root.rs"]
+#[path = "../../testkit/src/root.rs"]
 mod root;
 
 use drivescope_analysis::array::{assess, findings, Together};

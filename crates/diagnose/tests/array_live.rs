@@ -3,7 +3,7 @@
 //! the array through a file on it. Needs root (losetup, mount); torn down on drop, also when a check fails.
 //! Asserts what was read (one rate per member, every rate measured), never how fast.
 
-#[path = "../../drivescope/tests/common/root.rs"]
+#[path = "../../testkit/src/root.rs"]
 mod root;
 
 use drivescope_core::loopdev::LoopDevice;

@@ -3,12 +3,12 @@
 //! code the README documents (1 wrong input for the target, 2 bad syntax, 3 refused), never a
 //! panic or a backtrace. Runs with RUST_BACKTRACE=1, so a panic would show one.
 
-mod common;
 use common::typed::{listed_runs_in, record_of};
 use common::*;
 use drivescope_record::{Direction, Document, ScanRecord};
 use drivescope_report::sample;
 use drivescope_store::Store;
+use drivescope_testkit as common;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::Output;

@@ -1,9 +1,9 @@
 //! bench, sweep and soak end to end on devices the tests create.
 
-mod common;
 use common::typed::{drivescope_record, record_of};
 use common::*;
 use drivescope_record::{BenchRecord, Direction, EngineKind, Kind, Reap, SoakRecord, SweepRecord};
+use drivescope_testkit as common;
 
 const MIB: u64 = 1 << 20;
 

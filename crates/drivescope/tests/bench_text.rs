@@ -3,9 +3,9 @@
 //! a single run and no polling jargon; a bench on a directory is stored with the directory as its
 //! target, so runs on it group.
 
-mod common;
 use common::scratch::run;
 use common::scratch::TestDir;
+use drivescope_testkit as common;
 
 const SHORT: [&str; 6] = [
     "--runs",

@@ -3,7 +3,7 @@
 //! the same name later. The stored diagnosis is a real run's document (a lab raid-cache disk,
 //! crates/analysis/tests/fixtures/diagnose-raid-cache.json), placed on this test's loop device.
 
-mod common;
+use drivescope_testkit as common;
 
 use common::cached::{bench_text, diagnosis_on};
 use common::scratch::TestDir;

@@ -1,10 +1,10 @@
 //! `diagnose` on targets other than a lab disk: a directory (its test file takes the write experiments) and an
 //! existing file (read only). Needs root for the loop-mounted file system.
 
-mod common;
 use common::typed::record_in;
 use common::*;
 use drivescope_record::{DiagnoseRecord, Document, Experiment, Kind, Verdict};
+use drivescope_testkit as common;
 
 fn diagnose(args: &[&str]) -> (DiagnoseRecord, std::process::Output) {
     let out = drivescope_cmd()

@@ -7,12 +7,12 @@
 //! write experiment; the model's caches give findings that do not depend on the host's noise).
 //! Needs root, FUSE and losetup; fails loudly without them.
 
-mod common;
 use common::kill9::*;
 use common::typed::{record, record_in, same};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{DiagnoseRecord, Experiment, FindingCode, RunState, RunStatus};
+use drivescope_testkit as common;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Child;

@@ -2,9 +2,9 @@
 //! file is gone when the run ends, so the target is the directory (runs on it group), and the test
 //! file is named beside it.
 
-mod common;
 use common::drivescope_cmd;
 use common::scratch::TestDir;
+use drivescope_testkit as common;
 
 fn stored_as_the_directory(kind: &str, args: &[&str]) {
     let d = TestDir::new("dr", kind);

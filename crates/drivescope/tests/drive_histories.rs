@@ -4,10 +4,10 @@
 //! history. The runs are a real run's document (a lab raid-cache disk,
 //! crates/analysis/tests/fixtures/diagnose-raid-cache.json), placed on each backing file.
 
-mod common;
 use common::scratch::{run, TestDir};
 use common::serve::{get, serve};
 use drivescope_record::Document;
+use drivescope_testkit as common;
 
 const FIXTURE: &str = include_str!("../../analysis/tests/fixtures/diagnose-raid-cache.json");
 

@@ -3,11 +3,11 @@
 //! histograms (every command counted; percentiles within the histogram's 1/128 relative error). Without
 //! `fio_jsonplus_clat2csv` this test FAILS: CI installs the `fio` package.
 
-mod common;
 use common::typed::drivescope_doc;
 use common::*;
 use drivescope_record::{Direction, Document};
 use drivescope_stats::LatencySummary;
+use drivescope_testkit as common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,12 +3,12 @@
 //! range's edges; `--error-budget none` maps every sector. Needs root and FUSE; fails loudly
 //! without them.
 
-mod common;
 use common::lab::{one_at_a_time, start};
 use common::typed::record_of;
 use common::*;
 use drivescope_lab::{Model, Truth};
 use drivescope_record::{Pass, ScanRecord};
+use drivescope_testkit as common;
 use std::collections::BTreeSet;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};

@@ -1,13 +1,13 @@
 //! sweep and soak on emulated lab disks: the queueing gain separates a path that queues
 //! commands from one that does not, and a soak finds a warm-up ending. Needs root and FUSE.
 
-mod common;
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{
     BenchRecord, Finding, FindingCode, FromDocument, Header, SoakRecord, SweepRecord,
 };
+use drivescope_testkit as common;
 use std::path::Path;
 
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {

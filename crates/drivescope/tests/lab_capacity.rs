@@ -3,13 +3,13 @@
 //! twin, the data kept (also after `kill -9` and `--restore`), bad input refused before any
 //! write, and the time on a 4 GiB drive. Needs root and FUSE; fails loudly without them.
 
-mod common;
 use common::kill9::random_fractions;
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root, Ext4Mount, TmpfsLoop};
 use drivescope_core::safety::DeviceName;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{CapacityClass, CapacityRecord, CapacityTruth};
+use drivescope_testkit as common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

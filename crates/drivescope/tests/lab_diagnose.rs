@@ -3,13 +3,13 @@
 //! "inconclusive" instead of guessing; a disk that fails mid-run ends it with what was found, saved.
 //! Needs root and FUSE (fails loudly without them).
 
-mod common;
 use common::lab::PLAIN;
 use common::typed::{record_in, record_of};
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::truth::expected_range_mb_s;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{Confidence, DiagnoseRecord, Finding, FindingCode, Verdict};
+use drivescope_testkit as common;
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -3,12 +3,12 @@
 //! disk that goes away mid-diagnosis ends as lost by the scan's rule (exit 4). Needs root and FUSE; fails loudly
 //! without them.
 
-mod common;
 use common::lab::{one_at_a_time, start};
 use common::typed::record_of;
 use common::*;
 use drivescope_lab::{LabDevice, Model};
 use drivescope_record::{BadSpotKind, DiagnoseRecord, FindingCode};
+use drivescope_testkit as common;
 
 const MIB: u64 = 1 << 20;
 

@@ -4,7 +4,6 @@
 //! refused in one line before anything is written.
 //! Needs root and FUSE; fails loudly without them.
 
-mod common;
 use common::lab::{one_at_a_time, start};
 use common::typed::record_in;
 use common::{drivescope_cmd, skip_without_root, TmpfsLoop};
@@ -12,6 +11,7 @@ use drivescope_core::safety::DeviceName;
 use drivescope_lab::Model;
 use drivescope_record::durability::{DurabilityRecord, FlushHonestyVerdict};
 use drivescope_record::{Confidence, Document};
+use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Output;
 

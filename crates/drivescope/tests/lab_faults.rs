@@ -2,11 +2,11 @@
 //! exactly: bad sectors, a disk pulled mid-scan, writes that are acknowledged but dropped,
 //! and SIGINT followed by `scan --resume`. Needs root and FUSE; fails loudly without them.
 
-mod common;
 use common::typed::{check_scan, record_in, record_of};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::ScanRecord;
+use drivescope_testkit as common;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Stdio;

@@ -5,7 +5,7 @@
 //! document of the lab's raid-cache disk (crates/analysis/tests/fixtures/diagnose-raid-cache.json),
 //! placed on this test's loop device and file. Needs root and FUSE; fails loudly without them.
 
-mod common;
+use drivescope_testkit as common;
 
 use common::cached::{bench_text, diagnosis_on};
 use common::lab::one_at_a_time;

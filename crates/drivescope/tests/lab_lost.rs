@@ -4,12 +4,12 @@
 //! truth; the preset that goes away mid-scan ends as lost (exit code 4). Needs root and FUSE;
 //! fails loudly without them.
 
-mod common;
 use common::lab::{one_at_a_time, start};
 use common::typed::record_of;
 use common::*;
 use drivescope_lab::{LabDevice, Model};
 use drivescope_record::ScanRecord;
+use drivescope_testkit as common;
 
 const MIB: u64 = 1 << 20;
 const BS: u64 = 64 * 1024;

@@ -5,7 +5,6 @@
 //! kill -9 of the writer or of the listener loses nothing logged. Bad input is refused in one
 //! line. Needs root and FUSE; fails loudly without them.
 
-mod common;
 use common::lab::{one_at_a_time, start};
 use common::typed::record_in;
 use common::{drivescope_cmd, require_root};
@@ -17,6 +16,7 @@ use drivescope_lab::Model;
 use drivescope_record::durability::DurabilityRecord;
 use drivescope_record::power_cut::PowerCutCheck;
 use drivescope_record::Document;
+use drivescope_testkit as common;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};

@@ -3,11 +3,11 @@
 //! (gain ~1.8), a USB bridge without queueing serves in arrival order (gain 1), flash overlaps its
 //! commands. Needs root and FUSE.
 
-mod common;
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{BenchRecord, Truth};
+use drivescope_testkit as common;
 
 /// Tolerance on each measured rate and on the gain, relative to the truth.
 const TOLERANCE: f64 = 0.25;

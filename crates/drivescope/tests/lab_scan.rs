@@ -1,11 +1,11 @@
 //! `drivescope scan` on emulated lab disks (FUSE + loop), checked against `lab truth`.
 //! Needs root and FUSE; fails loudly without them.
 
-mod common;
 use common::skip_without_root;
 use common::typed::record_of;
 use drivescope_lab::{check_environment, LabDevice, Model, Truth};
 use drivescope_record::{FindingCode, Reap, ScanRecord};
+use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Command;
 

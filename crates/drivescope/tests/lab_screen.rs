@@ -3,11 +3,11 @@
 //! verdicts land on the right drives; a drive that goes away does not stop the others; SIGINT
 //! stops the group and `--resume` finishes it. Needs root and FUSE; fails loudly without them.
 
-mod common;
 use common::typed::record_of;
 use common::*;
 use drivescope_lab::{check_environment, Bus, LabDevice, Model};
 use drivescope_record::{Document, FindingCode, Grade, Rule, ScreenRecord};
+use drivescope_testkit as common;
 use std::process::{Output, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -3,9 +3,9 @@
 //! come up as one line each and all go down together. `lab truth --bus` states the bus. Needs
 //! root and FUSE; fails loudly without them.
 
-mod common;
 use common::*;
 use drivescope_record::{Kind, LabServed, Truth};
+use drivescope_testkit as common;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -4,7 +4,6 @@
 //! "not reached" at 25 rounds; plain loop devices are refused as not flash; kill -9 and
 //! `--resume` go on from the last round. Small disks and short rounds; needs root and FUSE.
 
-mod common;
 use common::kill9::TempStore;
 use common::typed::record_of_ok;
 use common::{drivescope_cmd, skip_without_root, TmpfsLoop};
@@ -15,6 +14,7 @@ use drivescope_lab::flash_idle::{idle_recovery, IdlePlan};
 use drivescope_lab::flash_served::{rounds, Procedure};
 use drivescope_lab::Model;
 use drivescope_record::{SteadyRecord, SteadyState};
+use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};

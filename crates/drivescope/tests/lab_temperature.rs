@@ -3,11 +3,11 @@
 //! warm-up finding names the temperatures over its window; a disk without a temperature says once
 //! that none could be read. Needs root and FUSE (fails loudly without them).
 
-mod common;
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{DiagnoseRecord, Finding, SoakRecord, TemperatureSeries};
+use drivescope_testkit as common;
 
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());

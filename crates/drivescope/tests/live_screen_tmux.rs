@@ -4,12 +4,12 @@
 //! SIGINT does (the summary printed on the restored screen, both drives saved as incomplete)
 //! and `screen --resume last` finishes them. Needs root, FUSE and tmux; fails loudly without.
 
-mod common;
 use common::tmux::{braille, Tmux};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{Document, Grade, ScreenRecord};
 use drivescope_store::{RunId, Store};
+use drivescope_testkit as common;
 use std::path::PathBuf;
 use std::time::Duration;
 

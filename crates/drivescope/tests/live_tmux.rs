@@ -4,10 +4,10 @@
 //! as interrupted) and the saved run continues with `--resume`. Needs root, FUSE and tmux
 //! (Debian `tmux`); fails loudly without them.
 
-mod common;
 use common::tmux::{braille, Tmux};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
+use drivescope_testkit as common;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -3,8 +3,8 @@
 //! (the tests finished so far printed on the restored screen, the run saved as interrupted); a
 //! run that ends by itself restores the terminal and prints its summary.
 
-mod common;
 use common::tmux::{braille, Tmux};
+use drivescope_testkit as common;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -3,11 +3,11 @@
 //! and any difference in failed sectors; compare and the HTML report never shade a zone ratio
 //! (an end-to-start ratio has no better direction) nor a diagnosis' zone ratio or cache size.
 
-mod common;
 use common::scratch::{run, TestDir};
 use drivescope_record::{Direction, Document};
 use drivescope_report::sample;
 use drivescope_store::Store;
+use drivescope_testkit as common;
 
 /// The line of `out` whose label is `label` (the row label and then the cells).
 fn row<'a>(out: &'a str, label: &str) -> &'a str {

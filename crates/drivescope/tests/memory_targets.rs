@@ -2,8 +2,8 @@
 //! a note under their headline and carry `"memory": "tmpfs"` in their JSON; on a disk's file
 //! system neither appears.
 
-mod common;
 use common::scratch::run;
+use drivescope_testkit as common;
 
 /// A directory of the test's own on /dev/shm (tmpfs), removed when dropped.
 struct ShmDir(std::path::PathBuf);

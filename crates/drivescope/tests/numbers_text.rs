@@ -4,9 +4,9 @@
 //! as the user typed them, and settings in words in Markdown. Each checked on the text a user
 //! sees from the built binary.
 
-mod common;
 use common::scratch::run;
 use common::scratch::TestDir;
+use drivescope_testkit as common;
 
 /// The line of `text` that starts with `prefix` (after its indent).
 fn line<'a>(text: &'a str, prefix: &str) -> &'a str {

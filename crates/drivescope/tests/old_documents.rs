@@ -3,7 +3,7 @@
 //! typed record and is the one the old store holds, and `show`, `compare`, `export`, `report`
 //! and `serve` read every run of the old store. No root needed: null targets only.
 
-mod common;
+use drivescope_testkit as common;
 
 use common::serve::{get, serve};
 use drivescope_record::Document;

@@ -3,8 +3,8 @@
 //! tests of cmd::completions and cmd::manpage check the same against the command-line
 //! definitions, nested subcommands included.)
 
-mod common;
 use common::*;
+use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Command;
 

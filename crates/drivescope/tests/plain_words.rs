@@ -1,9 +1,9 @@
 //! Small things a user reads, as the command says them: an OS error said once, not twice; a
 //! sweep's headline names the region it ran over (`--size`), not the whole file or device.
 
-mod common;
 use common::scratch::run;
 use common::scratch::TestDir;
+use drivescope_testkit as common;
 
 #[test]
 fn an_os_error_is_said_once_and_names_the_directory() {

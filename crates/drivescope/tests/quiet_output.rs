@@ -2,7 +2,7 @@
 //! results), and stderr stays empty on a run that went well: no text, no progress lines, no
 //! `saved as run N`. Targets any user has (`null:`, a scratch file): no root.
 
-mod common;
+use drivescope_testkit as common;
 
 use common::drivescope_cmd;
 use drivescope_record::Document;

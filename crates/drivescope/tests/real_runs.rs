@@ -2,10 +2,10 @@
 //! was made on (its model, serial or kernel name, as `drivescope info` reads it) and whether it read or wrote.
 //! The write scan needs root (a loop device); it fails loudly without it.
 
-mod common;
 use common::typed::{document, listed_runs};
 use common::*;
 use drivescope_record::{DeviceSummary, Document, InfoRecord};
+use drivescope_testkit as common;
 use std::path::{Path, PathBuf};
 
 fn ok(args: &[&str]) -> String {

@@ -4,9 +4,9 @@
 //! depends on the machine's load and is measured by bench/replay_fidelity.py (docs/performance.md);
 //! here it is only held within an order of magnitude. Needs root (loop devices, tracefs).
 
-mod common;
 use common::{drivescope_cmd, skip_without_root, TmpfsLoop};
 use drivescope_record::{Kind, ReplayRecord};
+use drivescope_testkit as common;
 use drivescope_trace::{Capture, Sink, TraceHeader, TraceReader, TraceWriter};
 use std::fs::File;
 use std::io::BufWriter;

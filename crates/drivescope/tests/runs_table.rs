@@ -2,9 +2,9 @@
 //! nothing it does not have to), each run's headline result and how long it took, a device named
 //! by more than a bare serial, and rows that fit the terminal's width.
 
-mod common;
 use common::drivescope_cmd;
 use common::scratch::TestDir;
+use drivescope_testkit as common;
 
 fn run(args: &[&str], columns: Option<usize>) -> (i32, String, String) {
     let mut c = drivescope_cmd();

@@ -2,10 +2,10 @@
 //! exit code 3 and the device's content unchanged; the confirmed case writes.
 //! Needs root (loop devices, mount, swapon); fails loudly without it.
 
-mod common;
 use common::typed::{check_scan, drivescope_record};
 use common::*;
 use drivescope_record::ScanRecord;
+use drivescope_testkit as common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

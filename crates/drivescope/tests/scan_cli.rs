@@ -1,9 +1,9 @@
 //! The scan's behaviour at its edges: null target, memory, bad input, interruption.
 
-mod common;
 use common::typed::{check_scan, document, record_in};
 use common::*;
 use drivescope_record::{Document, EngineKind, RunState, ScanRecord};
+use drivescope_testkit as common;
 use std::process::Stdio;
 
 #[test]

@@ -1,9 +1,9 @@
 //! End-to-end scans of real kernel devices the tests create: loop over tmpfs, zram.
 
-mod common;
 use common::typed::{check_scan, drivescope_record};
 use common::*;
 use drivescope_record::{EngineKind, Kind, Reap, ScanRecord, TargetType};
+use drivescope_testkit as common;
 
 const MIB: u64 = 1 << 20;
 

@@ -3,13 +3,13 @@
 //! regular file and on a lab disk (FUSE + loop) with bad sectors, read at queue depth 4.
 //! Needs root (the lab disk); fails loudly without it.
 
-mod common;
 use common::kill9::{assert_same_totals, random_fractions, TempStore};
 use common::typed::{check_scan, listed_runs, record_of_ok, same, scan_of};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{Document, RunState, RunStatus, ScanRecord};
 use drivescope_store::{ListFilter, Store};
+use drivescope_testkit as common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -3,10 +3,10 @@
 //! group (one refusal refuses the group, nothing written anywhere). Needs root; fails loudly
 //! without it.
 
-mod common;
 use common::typed::record_of;
 use common::*;
 use drivescope_record::{Grade, ScanRecord, ScreenRecord};
+use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Command;
 

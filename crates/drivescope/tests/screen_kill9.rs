@@ -6,12 +6,12 @@
 //! finished scans of a screen that had not saved its result yet). Needs root (the lab disks);
 //! fails loudly without it.
 
-mod common;
 use common::kill9::*;
 use common::typed::{check_scan, record, record_in, same};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{Grade, Kind, RunState, RunStatus, ScanRecord, ScreenRecord};
+use drivescope_testkit as common;
 use std::process::Child;
 use std::time::{Duration, Instant};
 

@@ -3,11 +3,11 @@
 //! once, and the verdict is what the scan alone gives. Needs root and smartctl (smartmontools); fails loudly
 //! without them.
 
-mod common;
 use common::typed::record_of;
 use common::*;
 use drivescope_probe::smart::{smartctl_path, NOT_INSTALLED};
 use drivescope_record::{Grade, ScreenRecord};
+use drivescope_testkit as common;
 use std::process::Output;
 
 const MIB: u64 = 1 << 20;

@@ -5,7 +5,7 @@
 
 #[path = "../../report/tests/browser/mod.rs"]
 mod browser;
-mod common;
+use drivescope_testkit as common;
 
 use browser::{console_messages, run_chromium};
 use common::serve::{chart_lines as lines_of, filled, serve};

@@ -4,7 +4,7 @@
 //! pages; the store is never changed; beyond loopback a token is asked for; a PostgreSQL store
 //! serves the same.
 
-mod common;
+use drivescope_testkit as common;
 #[path = "../../store/tests/pg/mod.rs"]
 mod pg;
 

@@ -5,12 +5,12 @@
 //! contrib/grafana names only series this scrape exports. Needs root (lab disks) and
 //! prometheus; fails loudly without them.
 
-mod common;
 use common::serve::{ds, get, serve};
 use common::*;
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{BenchRecord, DiagnoseRecord, Grade, ScanRecord, ScreenRecord};
 use drivescope_store::{ListFilter, Location, Store};
+use drivescope_testkit as common;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

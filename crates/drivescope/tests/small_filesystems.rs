@@ -3,7 +3,7 @@
 //! one line naming the free space and `--size`. On a 48 MiB tmpfs the default 1 GiB used to
 //! die with ENOSPC from the I/O engine.
 
-mod common;
+use drivescope_testkit as common;
 
 use common::scratch::run;
 use common::{skip_without_root, unmount};

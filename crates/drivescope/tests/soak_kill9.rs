@@ -3,11 +3,11 @@
 //! every kept interval unchanged; a soak stopped with SIGINT continues the same way. On a loop
 //! device over a /dev/shm file. Needs root (losetup); fails loudly without it.
 
-mod common;
 use common::kill9::*;
 use common::typed::{record, record_in, same};
 use common::*;
 use drivescope_record::{RunState, RunStatus, SoakRecord};
+use drivescope_testkit as common;
 use std::process::Child;
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! refuse a store that is not there instead of making an empty one; a measuring command creates the
 //! default store's directory only, and says what it created.
 
-mod common;
+use drivescope_testkit as common;
 
 use common::{drivescope_cmd, skip_without_root, unmount};
 use std::path::{Path, PathBuf};

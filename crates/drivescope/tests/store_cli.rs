@@ -1,10 +1,10 @@
 //! End to end: a scan is saved in the store, and runs/show/compare/export/report read it back.
 
-mod common;
 use common::typed::{document, same};
 use drivescope_record::Document;
 use drivescope_report::sample;
 use drivescope_store::{RunId, Store};
+use drivescope_testkit as common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;

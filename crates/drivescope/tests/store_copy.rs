@@ -2,7 +2,7 @@
 //! SQLite store, copying each run once; the read commands work on the PostgreSQL store named by its
 //! connection string.
 
-mod common;
+use drivescope_testkit as common;
 #[path = "../../store/tests/pg/mod.rs"]
 mod pg;
 

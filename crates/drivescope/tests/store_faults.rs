@@ -3,7 +3,7 @@
 //! and where. Each store fault is real: a read-only file and directory, a read-only mount, a full file system,
 //! a store locked by another connection, a file that is no database and a store with a damaged first page.
 
-mod common;
+use drivescope_testkit as common;
 
 use common::typed::{check_scan, record};
 use common::{drivescope_cmd, require_root, skip_without_root, unmount, Ext4Mount};

@@ -4,8 +4,8 @@
 //! settings and null targets for drives, runs and saves into the store. Fails loudly without
 //! systemd-analyze (Debian: systemd; .ci/run installs it).
 
-mod common;
 use common::serve::ds;
+use drivescope_testkit as common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

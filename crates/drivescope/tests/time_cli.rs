@@ -2,10 +2,10 @@
 //! `true`, cold runs refused to a user who is not root, and a stored run read back by show, compare, export
 //! and report.
 
-mod common;
 use common::typed::record;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_record::{ModeResult, TimeMode, TimeRecord};
+use drivescope_testkit as common;
 use std::path::PathBuf;
 use std::process::Output;
 

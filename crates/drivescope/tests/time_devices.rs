@@ -3,11 +3,11 @@
 //! `cat` takes the file's size over that rate. Needs root (cold runs, loop devices) and, for the lab disk,
 //! FUSE.
 
-mod common;
 use common::typed::record_of_ok;
 use common::{drivescope_cmd, skip_without_root, unmount, Ext4Mount};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{FindingCode, ModeResult, TimeMode, TimeRecord};
+use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Command;
 

@@ -8,11 +8,11 @@
 //! threads), a minute apart: on a busy host the sweeps and the traces measure the host, several times off
 //! either way. A failure while the host's CPUs were busy is void (`common::busy`), and says so.
 
-mod common;
 use common::typed::{listed_runs, record_of_ok};
 use common::{drivescope_cmd, skip_without_root, Ext4Mount};
 use drivescope_lab::{check_environment, LabDevice, Model};
 use drivescope_record::{AccessPattern, Fingerprint, Kind, TimeRecord};
+use drivescope_testkit as common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

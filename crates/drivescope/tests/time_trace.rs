@@ -3,10 +3,10 @@
 //! does; the kept trace holds the requests the fingerprint counts; and where the trace cannot be taken (not
 //! root, no usable tracefs, the device gone) one line says so and the runs are still timed. Needs root.
 
-mod common;
 use common::typed::record_of_ok;
 use common::{drivescope_cmd, skip_without_root, Ext4Mount};
 use drivescope_record::{AccessPattern, FindingCode, Fingerprint, IoDirection, TimeRecord};
+use drivescope_testkit as common;
 use drivescope_trace::TraceReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -4,12 +4,12 @@
 //! least one sector; the screen's CSV keeps the bands in their order with whole-number counts;
 //! compare marks no difference inside the noise; no zone ratio where offsets are no disk's.
 
-mod common;
 use common::drivescope_cmd;
 use common::scratch::TestDir;
 use drivescope_record::Document;
 use drivescope_report::sample;
 use drivescope_store::Store;
+use drivescope_testkit as common;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = drivescope_cmd()

@@ -3,8 +3,8 @@
 //! it, and the means add up. A command completed inside its submission call no longer shows
 //! a latency of a few dozen nanoseconds.
 
-mod common;
 use common::scratch::{run, TestDir};
+use drivescope_testkit as common;
 
 #[test]
 fn bench_latency_is_submission_plus_completion() {

@@ -2,7 +2,7 @@
 //! mkfs.btrfs and mounted in a temporary directory; a one-device btrfs and an ext4 are the twins that are no
 //! array. Needs root (losetup, mount); everything set up is torn down on drop, also when a check fails.
 
-#[path = "../../drivescope/tests/common/root.rs"]
+#[path = "../../testkit/src/root.rs"]
 mod root;
 
 use drivescope_core::loopdev::LoopDevice;

@@ -2,7 +2,7 @@
 //! working directory, zram. Needs root for losetup; fails (does not skip) without it.
 //! Nothing here opens a device; the loop device is attached read-only.
 
-#[path = "../../drivescope/tests/common/root.rs"]
+#[path = "../../testkit/src/root.rs"]
 mod root;
 
 use drivescope_core::loopdev::LoopDevice;

@@ -4,9 +4,9 @@
 
 #![allow(dead_code)]
 
-#[path = "../../../drivescope/tests/common/busy.rs"]
+#[path = "../../../testkit/src/busy.rs"]
 mod busy;
-#[path = "../../../drivescope/tests/common/root.rs"]
+#[path = "../../../testkit/src/root.rs"]
 mod root;
 #[allow(unused_imports)] // not every test file has a test that needs root
 pub use root::skip_without_root;

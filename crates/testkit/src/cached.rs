@@ -5,7 +5,7 @@
 use super::scratch::run;
 use drivescope_record::Document;
 
-const FIXTURE: &str = include_str!("../../../analysis/tests/fixtures/diagnose-raid-cache.json");
+const FIXTURE: &str = include_str!("../../analysis/tests/fixtures/diagnose-raid-cache.json");
 
 /// The fixture as if it had run on `dev` over `backing`: every name of its loop device is
 /// `dev`'s, the backing file the one given.

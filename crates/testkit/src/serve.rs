@@ -7,10 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 pub fn ds(args: &[&str]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_drivescope"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(super::bin()).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "drivescope {args:?}: {}",
@@ -94,7 +91,7 @@ impl Drop for Serve {
 
 /// `serve ARGS` started; its address read from the line it prints.
 pub fn serve(args: &[&str]) -> Serve {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_drivescope"))
+    let mut child = Command::new(super::bin())
         .arg("serve")
         .args(args)
         .stderr(Stdio::piped())

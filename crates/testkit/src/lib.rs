@@ -1,3 +1,5 @@
+//! The binary's end-to-end test helpers (`use drivescope_testkit as common;` in crates/drivescope/tests).
+//!
 //! Real kernel devices for end-to-end tests: loop devices over tmpfs files and zram devices,
 //! created by the test and removed when dropped (also when the test panics).
 #![allow(dead_code)]
@@ -123,10 +125,32 @@ impl Drop for Zram {
     }
 }
 
+/// The drivescope binary cargo built beside the running test binary (`target/<profile>/deps/<test>`
+/// runs from `target/<profile>/drivescope`'s directory's `deps`).
+pub fn bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("CARGO_BIN_EXE_drivescope") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let dir = exe.parent().expect("deps");
+    let dir = if dir.ends_with("deps") {
+        dir.parent().expect("the profile's directory")
+    } else {
+        dir
+    };
+    let bin = dir.join("drivescope");
+    assert!(
+        bin.exists(),
+        "{} is missing: the binary's tests run it (cargo test -p drivescope builds it)",
+        bin.display()
+    );
+    bin
+}
+
 /// The drivescope binary, with its results store in a temporary directory of this test
 /// process (never the user's own store).
 pub fn drivescope_cmd() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_drivescope"));
+    let mut c = Command::new(bin());
     c.env(
         "XDG_DATA_HOME",
         std::env::temp_dir().join(format!("drivescope-test-store-{}", std::process::id())),
