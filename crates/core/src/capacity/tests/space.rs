@@ -82,18 +82,26 @@ fn class_of(mode: Mode) -> CapacityClass {
 /// Drives up to this size are probed with a journal and checked to keep their data.
 const KEPT_UP_TO: u64 = 8 << 30;
 
-#[test]
-fn every_drive_of_the_space_is_told_right_and_keeps_its_data() {
+/// The drives of the space, in the order drawn.
+fn drawn() -> Vec<Drawn> {
     let mut rng = Rng::new(SEED);
+    (0..DRAWS).map(|_| draw(&mut rng)).collect()
+}
+
+/// Probe the drives whose index leaves `part` over `PARTS`: the space is told in `PARTS` tests, which the
+/// harness runs side by side (each drive's probe is independent of the others).
+const PARTS: usize = 3;
+
+fn probe_part(part: usize) {
     let cfg = ProbeConfig {
         flush: 16 * MIB,
         ..ProbeConfig::default()
     };
     let mut misses = Vec::new();
-    let mut counts = [0usize; 5];
     let mut kept = 0;
-    for i in 0..DRAWS {
-        let d = draw(&mut rng);
+    let mut probed = 0;
+    for (i, d) in drawn().into_iter().enumerate().skip(part).step_by(PARTS) {
+        probed += 1;
         let mut dev = Mem::new(d.size, d.real, d.mode).with_timing(d.timing);
         let o = if d.size <= KEPT_UP_TO {
             kept += 1;
@@ -103,7 +111,6 @@ fn every_drive_of_the_space_is_told_right_and_keeps_its_data() {
             probe::probe(&mut dev, cfg, None, &stop, &mut |_| {}).unwrap()
         };
         let want = class_of(d.mode);
-        counts[want as usize] += 1;
         let cache_ok = match d.mode {
             Mode::Limbo(c) => o.cache == Some(c),
             _ => o.cache.is_none(),
@@ -120,18 +127,40 @@ fn every_drive_of_the_space_is_told_right_and_keeps_its_data() {
         }
     }
     eprintln!(
-        "seed {SEED:#x}: {DRAWS} drives (genuine, wrap, drop, limbo, read errors: {counts:?}), \
-         {kept} checked to keep their data, {} missed",
+        "seed {SEED:#x}, part {part} of {PARTS}: {probed} drives, {kept} checked to keep their data, {} missed",
         misses.len()
     );
     assert!(
         misses.is_empty(),
-        "{} of {DRAWS}:\n{}",
+        "{} of {probed}:\n{}",
         misses.len(),
         misses.join("\n")
     );
+}
+
+#[test]
+fn every_drive_of_the_space_is_told_right_and_keeps_its_data_first_third() {
+    probe_part(0);
+}
+
+#[test]
+fn every_drive_of_the_space_is_told_right_and_keeps_its_data_second_third() {
+    probe_part(1);
+}
+
+#[test]
+fn every_drive_of_the_space_is_told_right_and_keeps_its_data_last_third() {
+    probe_part(2);
+}
+
+#[test]
+fn the_space_draws_every_kind_of_drive() {
+    let mut counts = [0usize; 5];
+    for d in drawn() {
+        counts[class_of(d.mode) as usize] += 1;
+    }
     assert!(
         counts.iter().all(|c| *c >= DRAWS / 8),
-        "each kind drawn: {counts:?}"
+        "each kind drawn (genuine, wrap, drop, limbo, read errors): {counts:?}"
     );
 }
