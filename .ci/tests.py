@@ -3,8 +3,9 @@
 
 `cargo test` runs its test binaries one after another; most of ours wait on devices, processes
 and servers rather than on the CPU, so two or three at a time finish in a fraction of the time.
-Binaries named in EXCLUSIVE run alone at the end (they use machine-wide facilities, or time
-something the load of another binary would disturb).
+Binaries named in EXCLUSIVE run at the end, two at a time, and those in ALONE_STRICT last with
+nothing beside them (they use machine-wide facilities, or time something the load of the CPU-bound
+binaries would disturb).
 
 Usage: .ci/tests.py [--jobs N] [--list] [CARGO TEST ARGS...]
   The cargo arguments select what to build (e.g. --workspace, -p drivescope --features mpi).
@@ -21,7 +22,8 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-# Binaries that run with nothing else beside them, after the others.
+# Binaries that run after the others, two at a time (they wait on lab disks most of their time, at a few
+# percent of a CPU each), and those of ALONE_STRICT with nothing beside them.
 EXCLUSIVE = {
     # The lab's timing models are served by FUSE threads of the test process: the load of a
     # second binary shows up in what these tests measure.
@@ -41,6 +43,7 @@ EXCLUSIVE = {
     # Start a multi-rank job with mpirun, which wants the machine's cores to itself.
     "mpi_runs",
 }
+ALONE_STRICT = {"shared_bus", "mpi_runs"}
 
 # Longest first, so the side-by-side part ends together (measured; unknown ones go last).
 LONGEST_FIRST = [
@@ -211,8 +214,13 @@ def main():
         for f in as_completed(futures):
             report(*f.result())
     shared_wall = time.monotonic() - began
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(run_one, b, target_dir) for b in alone if b[0] not in ALONE_STRICT]
+        for f in as_completed(futures):
+            report(*f.result())
     for b in alone:
-        report(*run_one(b, target_dir))
+        if b[0] in ALONE_STRICT:
+            report(*run_one(b, target_dir))
     # A failed binary's failed tests run once more, each binary alone: a test that fails beside the others'
     # load and passes alone is reported by name (and below, with why it failed the first time), and does
     # not fail the run; one that fails again does. A binary that died without naming a test reruns whole.
@@ -234,14 +242,15 @@ def main():
     for name, kind, rc, took, passed, failed, _, cpu in sorted(results, key=lambda r: -r[3]):
         mark = "" if rc == 0 else "  FAILED"
         mark += "  (passed again alone)" if (name, kind) in again else ""
-        alone_mark = " (alone)" if name in EXCLUSIVE else ""
+        alone_mark = " (alone)" if name in ALONE_STRICT else " (after)" if name in EXCLUSIVE else ""
         print(f"{took:8.1f} {cpu:7.1f}  {name} ({kind}){alone_mark}: {passed} passed, {failed} failed{mark}")
     total_passed = sum(r[4] for r in results)
     total_failed = sum(r[5] for r in results)
     bad = [r[0] for r in results if r[2] != 0]
     total_cpu = sum(r[7] for r in results)
     print(f"{len(results)} test binaries in {wall:.1f} s ({total_cpu:.0f} s CPU): {len(shared)} {jobs} at a "
-          f"time in {shared_wall:.1f} s, {len(alone)} alone and the retries in {wall - shared_wall:.1f} s")
+          f"time in {shared_wall:.1f} s, {len(alone)} after them (two at a time, then alone) and the retries in "
+          f"{wall - shared_wall:.1f} s")
     if bad:
         print("failed binaries: " + ", ".join(bad))
     # Last, where the end of a long log is what a reader sees: why each binary failed.

@@ -2,7 +2,7 @@
 //! once, from issue to completion, and the tracing instance is gone afterwards. Needs root (tracefs, loop
 //! devices).
 
-#[path = "../../drivescope/tests/common/root.rs"]
+#[path = "../../testkit/src/root.rs"]
 mod root;
 
 use drivescope_trace::devices::resolve;
