@@ -252,6 +252,12 @@ pub fn measure_on<E: Engine>(
             }
         }
     }
+    // A failure the rule could not judge (a small device, or a deep queue's failures spread over it, leave no
+    // place far enough to probe), and nothing read fine after it to the end: the run says so, as a scan does,
+    // rather than leave the failures to read as bad spots only.
+    if rec.device_error.is_none() {
+        rec.lost_inconclusive = run.watch.get_mut().lost.inconclusive().map(String::from);
+    }
     rec.workload.interrupted = stop.load(Ordering::Relaxed);
     rec.elapsed_ns = budget.elapsed().as_nanos() as u64;
     rec.resume = resume::left(&progress, directory.as_deref());
@@ -279,6 +285,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         elapsed_ns: 0,
         writes: o.writes,
         device_error: None,
+        lost_inconclusive: None,
         warm_up: None,
         zones: None,
         link: None,

@@ -35,6 +35,7 @@ pub(crate) fn continued(mut prior: DiagnoseRecord) -> (DiagnoseRecord, Progress)
         prior.clear(e);
     }
     prior.device_error = None;
+    prior.lost_inconclusive = None;
     prior.workload.interrupted = false;
     prior.checkpoint = None;
     prior.header.findings.clear();

@@ -561,8 +561,8 @@ fn a_disk_pulled_mid_diagnosis_ends_with_the_findings_so_far_saved() {
     let _one = one_at_a_time();
     // A disk large enough for the lost-device rule to reach a verdict: the experiment running when it goes may
     // have 32 random reads in flight, and their failures rule out the places within 64 MiB (or 1 % of the
-    // disk) of each as probes; on a 256 MiB disk no place is left and the rule says "inconclusive" (the
-    // scan's `lost_inconclusive`).
+    // disk) of each as probes; on a 256 MiB disk no place is left, the rule cannot tell, and the record says so
+    // (`lost_inconclusive`, tested over drawn small devices in drivescope-diagnose's unit tests).
     let mut m = Model::preset("raid-cache").unwrap();
     m.size = 64 << 30;
     let dev = start(&m);

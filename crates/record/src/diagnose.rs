@@ -204,6 +204,11 @@ pub struct DiagnoseRecord {
     /// The device failed or went away during the run: the error, with what was measured before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_error: Option<String>,
+    /// A command failed and nothing read fine after it to the end of the run, but the lost-device rule could
+    /// not tell whether the device went away (no place lay far enough from the failures to probe): its reason,
+    /// as a scan's `lost_inconclusive`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_inconclusive: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_up: Option<StreamData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

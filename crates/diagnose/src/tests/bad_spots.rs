@@ -150,6 +150,41 @@ fn drawn_devices_that_go_away_mid_diagnosis_are_lost_by_the_scan_s_rule() {
     }
 }
 
+/// Small devices (64 to 256 MiB, where the failures of a deep queue leave no place 64 MiB from every failure to
+/// probe) that go away mid-diagnosis: lost by the scan's rule, or said inconclusive, never a diagnosis that ends
+/// with its failures read as bad spots and nothing more.
+#[test]
+fn small_devices_that_go_away_are_lost_or_said_inconclusive() {
+    let mut rng = Rng::new(0x5eed_5a11);
+    let mut inconclusive = 0;
+    for n in 0..12 {
+        let m = DamageModel::draw(&mut rng, (64 * MIB, 256 * MIB), 1.0);
+        let (d, _) = diagnose_damaged(&m, 100 + n, 30);
+        let what = format!("model {n}: {m:?}");
+        assert!(
+            d.device_error.is_some() != d.lost_inconclusive.is_some(),
+            "{what}: {:?} {:?}",
+            d.device_error,
+            d.lost_inconclusive
+        );
+        inconclusive += usize::from(d.lost_inconclusive.is_some());
+    }
+    eprintln!("12 small devices gone: {inconclusive} said inconclusive, the rest lost");
+}
+
+/// Their twins, damaged and present to the end: never said inconclusive, never lost.
+#[test]
+fn small_damaged_devices_that_stay_are_never_said_inconclusive() {
+    let mut rng = Rng::new(0x5eed_5a12);
+    for n in 0..12 {
+        let m = DamageModel::draw(&mut rng, (64 * MIB, 256 * MIB), 0.0);
+        let (d, _) = diagnose_damaged(&m, 200 + n, 30);
+        let what = format!("model {n}: {m:?}");
+        assert_eq!(d.lost_inconclusive, None, "{what}");
+        assert_eq!(d.device_error, None, "{what}");
+    }
+}
+
 /// Reads touching `[at, at + 4 KiB)` take this much longer.
 const SLOW_SPOT: u64 = 120_000_000;
 

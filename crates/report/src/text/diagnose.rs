@@ -95,6 +95,9 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
             "  ✘ device error: {err}; the findings above are from before it"
         )?;
     }
+    if let Some(why) = &r.lost_inconclusive {
+        writeln!(out, "  device lost? inconclusive: {why}")?;
+    }
     if r.workload.interrupted {
         writeln!(out, "  (interrupted: the findings above are from what ran)")?;
     }
