@@ -67,11 +67,8 @@ impl<R: drivescope_record::Record + 'static> Measured<R> {
         replace: Option<RunId>,
     ) -> Measured<R> {
         Measured {
-            rec,
             text: Box::new(crate::finish::and_findings(text)),
-            json,
-            store,
-            replace,
+            ..Measured::new(rec, text, json, store, replace)
         }
     }
 }
