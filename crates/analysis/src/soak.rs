@@ -25,7 +25,10 @@ pub fn write_burst(s: &SoakRecord) -> Option<Finding> {
     if s.rw != Direction::Write {
         return None;
     }
-    let step = s.steps.iter().find(|st| st.change <= -STEP)?;
+    let step = s
+        .steps
+        .iter()
+        .find(|st| st.change.is_some_and(|c| c <= -STEP))?;
     let written = bytes_until(s, step.t_ns);
     let after = intervals_after(s, step.t_ns);
     let confidence = if after >= SETTLED {
@@ -55,7 +58,10 @@ pub fn write_burst(s: &SoakRecord) -> Option<Finding> {
 /// A soak that starts slow and steps up to its steady rate in the first two thirds of the run.
 pub fn warm_up(s: &SoakRecord) -> Option<Finding> {
     let end = s.series.last()?.t_ns;
-    let step = s.steps.first().filter(|st| st.change >= STEP)?;
+    let step = s
+        .steps
+        .first()
+        .filter(|st| st.change.is_none_or(|c| c >= STEP))?;
     // A warm-up leaves at least a third of the run at the steady rate.
     if step.t_ns > end * 2 / 3 || s.steady_mb_per_s <= 0.0 {
         return None;

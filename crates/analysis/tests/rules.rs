@@ -207,7 +207,7 @@ fn a_soak_that_starts_at_half_speed_is_a_warm_up_and_a_read_soak_has_no_burst() 
         t_ns: 20_000_000_000,
         from_mb_per_s: 100.0,
         to_mb_per_s: 200.0,
-        change: 1.0,
+        change: Some(1.0),
     }];
     let f = findings(&s.clone().into());
     assert_eq!(f.len(), 1, "{f:?}");

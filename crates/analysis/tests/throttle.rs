@@ -31,7 +31,7 @@ fn hot_soak() -> drivescope_record::SoakRecord {
         t_ns: 30 * S,
         from_mb_per_s: 480.0,
         to_mb_per_s: 216.0,
-        change: 216.0 / 480.0 - 1.0,
+        change: Some(216.0 / 480.0 - 1.0),
     }];
     s
 }

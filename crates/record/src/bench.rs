@@ -140,8 +140,9 @@ pub struct Step {
     pub t_ns: u64,
     pub from_mb_per_s: f64,
     pub to_mb_per_s: f64,
-    /// to / from - 1.
-    pub change: f64,
+    /// to / from - 1; null where the rate before was zero (a stall that ended), which no
+    /// ratio describes.
+    pub change: Option<f64>,
 }
 
 /// `drivescope soak`.

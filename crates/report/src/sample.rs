@@ -619,7 +619,7 @@ pub fn soak(seed: u64, seconds: u64) -> SoakRecord {
             t_ns: step_at * 1_000_000_000,
             from_mb_per_s: 3100.0,
             to_mb_per_s: 980.0,
-            change: 980.0 / 3100.0 - 1.0,
+            change: Some(980.0 / 3100.0 - 1.0),
         }],
         resumed: vec![],
         resume: None,

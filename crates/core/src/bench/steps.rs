@@ -31,6 +31,8 @@ pub fn find(series: &[SeriesPoint], threshold: f64) -> Vec<Step> {
     for i in w..=n - w {
         let before = mean(i - w, i);
         let after = mean(i, i + w);
+        // A rate that rises from zero (a stall that ended) is a step too, of no finite ratio:
+        // the largest change there is when joining neighbours, none in the document.
         let change = if before > 0.0 {
             after / before - 1.0
         } else if after > 0.0 {
@@ -57,7 +59,7 @@ pub fn find(series: &[SeriesPoint], threshold: f64) -> Vec<Step> {
             t_ns: series[i - 1].t_ns,
             from_mb_per_s: from,
             to_mb_per_s: to,
-            change,
+            change: change.is_finite().then_some(change),
         })
         .collect()
 }
@@ -88,7 +90,7 @@ mod tests {
         let s = find(&series(&r), 0.2);
         assert_eq!(s.len(), 1, "{s:?}");
         assert_eq!(s[0].t_ns, 30_000_000_000);
-        assert!((s[0].change - 1.0).abs() < 1e-9);
+        assert!((s[0].change.unwrap() - 1.0).abs() < 1e-9);
         assert!((steady(&series(&r)) - 200.0).abs() < 1e-9);
     }
 
@@ -106,7 +108,23 @@ mod tests {
         r.extend(vec![300.0; 50]);
         let s = find(&series(&r), 0.2);
         assert_eq!(s.len(), 1);
-        assert!(s[0].change < -0.5);
+        assert!(s[0].change.unwrap() < -0.5);
         assert_eq!(s[0].t_ns, 10_000_000_000);
+    }
+
+    /// A stall that ends (nothing completed, then the rate comes back) is one step with no
+    /// ratio, and it goes through JSON and back: an infinite ratio would be written as null and
+    /// the document could not be read again.
+    #[test]
+    fn a_stall_that_ends_is_a_step_without_a_ratio_that_round_trips() {
+        let mut r = vec![0.0; 6];
+        r.extend(vec![250.0; 30]);
+        let s = find(&series(&r), 0.2);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].change, None);
+        assert_eq!(s[0].from_mb_per_s, 0.0);
+        let text = serde_json::to_string(&s).unwrap();
+        let back: Vec<Step> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, s);
     }
 }

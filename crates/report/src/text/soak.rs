@@ -61,13 +61,16 @@ pub fn print_soak(r: &SoakRecord, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "  steps     none over the threshold")?;
     }
     for s in &r.steps {
+        let change = match s.change {
+            Some(c) => format!("{:+.0} %", c * 100.0),
+            None => "from a stall".to_string(),
+        };
         writeln!(
             out,
-            "  step      at {:.1} s: {:.1} → {:.1} MB/s ({:+.0} %)",
+            "  step      at {:.1} s: {:.1} → {:.1} MB/s ({change})",
             s.t_ns as f64 / 1e9,
             s.from_mb_per_s,
             s.to_mb_per_s,
-            s.change * 100.0
         )?;
     }
     Ok(())
