@@ -27,7 +27,7 @@ impl Sqlite {
         let mut conn = Connection::open(path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         // WAL: readers never block the writer and a killed writer leaves the last committed state.
-        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        let mode = wal_mode(&conn)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(Error::Unsupported(format!(
                 "journal_mode WAL refused (got {mode})"
@@ -47,6 +47,25 @@ impl Sqlite {
             conn: open_read_only(path)?,
             path: path.to_path_buf(),
         })
+    }
+}
+
+/// Switches the store to WAL mode and returns the mode SQLite reports. SQLite answers "database is locked" at
+/// once, without its busy handler, when another connection takes a lock while a new store's file changes mode
+/// (processes opening a store that does not exist yet, all at once), so the switch is tried again until
+/// [`BUSY_TIMEOUT`].
+fn wal_mode(conn: &Connection) -> Result<String> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)) {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return Ok(other?),
+        }
     }
 }
 

@@ -66,3 +66,33 @@ fn eight_writers_at_once_lose_nothing(place: Place) {
         );
     }
 }
+
+/// Processes opening a store that does not exist yet, all at once (a scan saving its first checkpoint while
+/// `drivescope runs` looks): every one opens it, none is told the database is locked.
+#[test]
+fn many_opening_a_new_sqlite_store_at_once_all_open_it() {
+    for round in 0..20 {
+        let dir = std::env::temp_dir().join(format!(
+            "drivescope-open-race-{}-{round}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("runs.sqlite");
+        let start = Arc::new(Barrier::new(WRITERS as usize));
+        let openers: Vec<_> = (0..WRITERS)
+            .map(|_| {
+                let (start, path) = (start.clone(), path.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    Store::open(&path).map(|_| ()).map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        for o in openers {
+            o.join()
+                .unwrap()
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
