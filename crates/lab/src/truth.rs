@@ -27,7 +27,20 @@ pub const DEFAULT_BLOCK: u64 = 64 * 1024;
 /// with the media running at `factor` × its rate (warm-up).
 pub fn stream_ns_per_command(model: &Model, offset: u64, len: u64, qd: u32, factor: f64) -> f64 {
     let layout = model.zone_layout().expect("validated model");
-    let media = media_ns(model, &layout, offset, len) / factor;
+    stream_ns_in(model, &layout, offset, len, qd, factor)
+}
+
+/// [`stream_ns_per_command`] with the model's zone layout already worked out (it is built anew,
+/// a vector of zone rates, each time the model is asked for it).
+fn stream_ns_in(
+    model: &Model,
+    layout: &ZoneLayout,
+    offset: u64,
+    len: u64,
+    qd: u32,
+    factor: f64,
+) -> f64 {
+    let media = media_ns(model, layout, offset, len) / factor;
     let bound = match model.interface_mb_s {
         Some(cap) => media.max(xfer_ns(len, cap)),
         None => media,
@@ -55,6 +68,7 @@ pub fn expected_range_mb_s(
     // Sample at most 4096 commands evenly; exact for ranges up to 4096 blocks.
     let commands = (end - offset).div_ceil(block).max(1);
     let step = commands.div_ceil(4096).max(1);
+    let layout = model.zone_layout().expect("validated model");
     let (mut bytes, mut ns) = (0f64, 0f64);
     let mut i = 0;
     while i < commands {
@@ -62,7 +76,7 @@ pub fn expected_range_mb_s(
         let l = block.min(end - o);
         let weight = step.min(commands - i) as f64;
         bytes += l as f64 * weight;
-        ns += stream_ns_per_command(model, o, l, qd, factor) * weight;
+        ns += stream_ns_in(model, &layout, o, l, qd, factor) * weight;
         i += step;
     }
     bytes * 1e3 / ns

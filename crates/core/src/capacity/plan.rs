@@ -16,7 +16,7 @@
 //! blocks a round checks (or the whole interval as one run) for the least modelled time to the
 //! end.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 const MIB: f64 = (1u64 << 20) as f64;
 
@@ -70,7 +70,7 @@ pub struct Plan {
     costs: Costs,
     block: u64,
     /// Refinement: unknown blocks left -> (modelled ns to the end, blocks to check next).
-    memo: HashMap<u64, (f64, u64)>,
+    memo: FxHashMap<u64, (f64, u64)>,
 }
 
 impl Plan {
@@ -110,7 +110,7 @@ impl Plan {
             flush_read,
             costs: costs.floored(),
             block,
-            memo: HashMap::new(),
+            memo: FxHashMap::default(),
         }
     }
 

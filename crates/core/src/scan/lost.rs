@@ -103,6 +103,12 @@ pub struct Prober {
     failed: BTreeMap<u64, (u64, u64)>,
     /// The place the last probe was chosen at, while it stays far from every failure.
     chosen: Option<u64>,
+    /// Counts the changes to what read fine (the places a probe may read).
+    good_changes: u64,
+    /// `good_changes` when no place was found far from every failure: failures only come nearer,
+    /// so none is found again until something more reads fine (a dead area re-read sector by
+    /// sector asks after each of its million failures).
+    none_far_at: Option<u64>,
     queue: VecDeque<Cmd>,
     /// When the queue's front probe is due (this run's clock).
     due_ns: u64,
@@ -147,6 +153,8 @@ impl Prober {
             good: BTreeMap::new(),
             failed: BTreeMap::new(),
             chosen: None,
+            good_changes: 0,
+            none_far_at: None,
             queue: VecDeque::new(),
             due_ns: 0,
             in_flight: false,
@@ -185,10 +193,14 @@ impl Prober {
             self.unsure = None;
         }
         if offset >= self.cur.0 && offset < self.cur.1 {
-            self.cur_good.0 = self.cur_good.0.min(offset);
-            self.cur_good.1 = self.cur_good.1.max(offset);
+            if offset < self.cur_good.0 || offset > self.cur_good.1 {
+                self.cur_good.0 = self.cur_good.0.min(offset);
+                self.cur_good.1 = self.cur_good.1.max(offset);
+                self.good_changes += 1;
+            }
             return;
         }
+        self.good_changes += 1;
         self.keep_current();
         let lo = self.start + self.stretch(offset) * self.width;
         self.cur = (lo, lo.saturating_add(self.width));
@@ -251,6 +263,10 @@ impl Prober {
         if let Some(p) = self.chosen.filter(|&p| self.clearance(p) >= self.far) {
             return Some(p);
         }
+        if self.none_far_at == Some(self.good_changes) {
+            self.chosen = None;
+            return None;
+        }
         self.keep_current();
         let best = self
             .places()
@@ -259,6 +275,7 @@ impl Prober {
             .max_by_key(|&(c, p)| (c, std::cmp::Reverse(p)))
             .map(|(_, p)| p);
         self.chosen = best;
+        self.none_far_at = best.is_none().then_some(self.good_changes);
         best
     }
 

@@ -62,31 +62,37 @@ pub enum Class {
 }
 
 impl Pattern {
+    /// The stream's key of the unit at `offset` (mixed once per unit, not once per word).
     #[inline]
-    fn word(&self, offset: u64, i: usize) -> u64 {
-        match i {
-            0 => offset,
-            1 => self.seed,
-            _ => {
-                mix(self.seed ^ mix(offset.wrapping_add(GOLDEN)) ^ (i as u64).wrapping_mul(GOLDEN))
-            }
-        }
+    fn key(&self, offset: u64) -> u64 {
+        self.seed ^ mix(offset.wrapping_add(GOLDEN))
     }
 
     /// Fill `buf` (a whole number of units) with the content for `offset`.
     pub fn fill(&self, offset: u64, buf: &mut [u8]) {
         for (k, unit) in buf.chunks_exact_mut(self.unit as usize).enumerate() {
             let off = offset + k as u64 * self.unit;
-            for (i, w) in unit.chunks_exact_mut(8).enumerate() {
-                w.copy_from_slice(&self.word(off, i).to_le_bytes());
+            let key = self.key(off);
+            let (head, stream) = unit.split_at_mut(16);
+            head[..8].copy_from_slice(&off.to_le_bytes());
+            head[8..].copy_from_slice(&self.seed.to_le_bytes());
+            for (i, w) in stream.chunks_exact_mut(8).enumerate() {
+                let v = mix(key ^ (i as u64 + 2).wrapping_mul(GOLDEN));
+                w.copy_from_slice(&v.to_le_bytes());
             }
         }
     }
 
     fn matches(&self, offset: u64, unit: &[u8]) -> bool {
-        unit.chunks_exact(8).enumerate().all(|(i, w)| {
-            u64::from_le_bytes(w.try_into().expect("8 bytes")) == self.word(offset, i)
-        })
+        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        if word(&unit[..8]) != offset || word(&unit[8..16]) != self.seed {
+            return false;
+        }
+        let key = self.key(offset);
+        unit[16..]
+            .chunks_exact(8)
+            .enumerate()
+            .all(|(i, w)| word(w) == mix(key ^ (i as u64 + 2).wrapping_mul(GOLDEN)))
     }
 
     /// Classify one unit read back from `offset`; `range` is where this run wrote.
@@ -314,6 +320,40 @@ mod tests {
         assert_eq!(p.classify(4096, &a, range), Class::Wrong);
         // no two sectors alike, and not compressible to a repeat
         assert_ne!(a[16..], b[16..]);
+    }
+
+    /// The layout the module's note states, word by word: a write scan resumed by another build
+    /// checks what the first one wrote, so the content of (seed, offset) never changes.
+    #[test]
+    fn a_unit_holds_its_offset_the_seed_and_the_stream_of_both() {
+        let p = Pattern {
+            seed: 0x1234_5678_9abc_def1,
+            unit: 4096,
+        };
+        for offset in [0u64, 4096, 1 << 40, u64::MAX - 4095] {
+            let mut unit = vec![0u8; 4096];
+            p.fill(offset, &mut unit);
+            for (i, w) in unit.chunks_exact(8).enumerate() {
+                let want = match i {
+                    0 => offset,
+                    1 => p.seed,
+                    _ => mix(p.seed
+                        ^ mix(offset.wrapping_add(GOLDEN))
+                        ^ (i as u64).wrapping_mul(GOLDEN)),
+                };
+                assert_eq!(
+                    u64::from_le_bytes(w.try_into().unwrap()),
+                    want,
+                    "{offset} word {i}"
+                );
+            }
+            assert_eq!(p.classify(offset, &unit, (0, u64::MAX)), Class::Ok);
+        }
+        // One value pinned, so that a change of `mix` or GOLDEN shows too.
+        let mut unit = vec![0u8; 512];
+        Pattern { seed: 1, unit: 512 }.fill(512, &mut unit);
+        const PINNED: u64 = 0x75d2_c028_1892_b154;
+        assert_eq!(u64::from_le_bytes(unit[16..24].try_into().unwrap()), PINNED);
     }
 
     #[test]

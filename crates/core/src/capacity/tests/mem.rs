@@ -81,34 +81,53 @@ impl Mem {
         }
     }
 
-    fn initial(g: u64) -> Vec<u8> {
-        (0..G).map(|i| ((g / G) as u8) ^ (i as u8)).collect()
+    fn initial(g: u64, out: &mut [u8]) {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = ((g / G) as u8) ^ (i as u8);
+        }
     }
 
-    fn get(&self, at: u64) -> io::Result<Vec<u8>> {
+    /// What the granule at `at` reads as, into `out` (one granule).
+    fn get_into(&self, at: u64, out: &mut [u8]) -> io::Result<()> {
         if at < self.real || self.mode == Mode::Genuine {
-            return Ok(self
-                .data
-                .get(&at)
-                .cloned()
-                .unwrap_or_else(|| Mem::initial(at)));
+            match self.data.get(&at) {
+                Some(d) => out.copy_from_slice(d),
+                None => Mem::initial(at, out),
+            }
+            return Ok(());
         }
         match self.mode {
-            Mode::Wrap => self.get(at % self.real),
-            Mode::Drop => Ok(vec![0; G as usize]),
+            Mode::Wrap => self.get_into(at % self.real, out),
+            Mode::Drop => {
+                out.fill(0);
+                Ok(())
+            }
             Mode::ReadErr => Err(io::Error::from_raw_os_error(libc::EIO)),
-            Mode::Limbo(_) => Ok(self
-                .limbo_data
-                .get(&at)
-                .cloned()
-                .unwrap_or_else(|| vec![0; G as usize])),
+            Mode::Limbo(_) => {
+                match self.limbo_data.get(&at) {
+                    Some(d) => out.copy_from_slice(d),
+                    None => out.fill(0),
+                }
+                Ok(())
+            }
             Mode::Genuine => unreachable!(),
         }
     }
 
+    fn get(&self, at: u64) -> io::Result<Vec<u8>> {
+        let mut out = vec![0; G as usize];
+        self.get_into(at, &mut out)?;
+        Ok(out)
+    }
+
     fn put(&mut self, at: u64, d: &[u8]) {
         if at < self.real || self.mode == Mode::Genuine {
-            self.data.insert(at, d.to_vec());
+            match self.data.get_mut(&at) {
+                Some(old) => old.copy_from_slice(d),
+                None => {
+                    self.data.insert(at, d.to_vec());
+                }
+            }
             return;
         }
         match self.mode {
@@ -184,7 +203,7 @@ impl BlockDevice for Mem {
         }
         self.tick(false, offset, buf.len() as u64);
         for (i, b) in buf.chunks_mut(G as usize).enumerate() {
-            b.copy_from_slice(&self.get(offset + i as u64 * G)?);
+            self.get_into(offset + i as u64 * G, b)?;
         }
         Ok(())
     }
