@@ -1,0 +1,2 @@
+//! Empty: the build dependencies are listed for their features only (see Cargo.toml).
+fn main() {}
