@@ -24,49 +24,9 @@ pub struct LabArgs {
 enum LabCommand {
     /// Serve MODEL as the FUSE file DIR/disk.img until interrupted (needs root and /dev/fuse);
     /// several models as DIR/0/disk.img, DIR/1/disk.img, ... (one line each, in order).
-    Serve {
-        /// Preset name or model file; repeat for several disks (the same name may repeat).
-        #[arg(value_name = "MODEL", required = true, num_args = 1..)]
-        models: Vec<String>,
-        /// Mount directory (created if missing).
-        #[arg(long, value_name = "DIR")]
-        mount: PathBuf,
-        /// Also attach the file read-write to a loop device (direct I/O) and print its path.
-        #[arg(long = "loop")]
-        with_loop: bool,
-        /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = crate::opts::args::parse_positive_size)]
-        size: Option<u64>,
-        /// Put all disks behind one shared bus of this many MB/s (10^6 B/s): together they
-        /// move no more than this.
-        #[arg(long, value_name = "MB/s", value_parser = parse_bus_rate)]
-        bus: Option<f64>,
-        /// Print one JSON line {image, loop_device} per disk instead of the bare path.
-        #[arg(long)]
-        json: bool,
-    },
+    Serve(ServeLab),
     /// Print the ground truth of MODEL as JSON: rates by position and zone, spots, caches, cap.
-    Truth {
-        /// Preset name or model file.
-        model: String,
-        /// Override the model's size (binary units: 64M, 1G).
-        #[arg(long, value_parser = crate::opts::args::parse_positive_size)]
-        size: Option<u64>,
-        /// Command size the expected rates are stated for.
-        #[arg(long, default_value = "64K", value_parser = crate::opts::args::parse_block_size)]
-        block_size: u64,
-        /// Number of equal-width positions (at most 100000).
-        #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
-            .range(1..=drivescope_core::scan::MAX_POINTS as u64))]
-        points: usize,
-        /// State the truth of the device on a shared bus of this many MB/s: its rates alone
-        /// on the bus, and the bus rate that caps all devices on it together.
-        #[arg(long, value_name = "MB/s", value_parser = parse_bus_rate)]
-        bus: Option<f64>,
-        /// Accepted for symmetry with other commands: the truth is always JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Truth(TruthLab),
     /// List the built-in models (or print one as a model file with --toml).
     Presets {
         /// Print this preset's model file (a starting point for your own).
@@ -77,6 +37,52 @@ enum LabCommand {
     },
     /// Unmount lab file systems and detach their loop devices left behind by crashed runs.
     Cleanup,
+}
+
+#[derive(clap::Args)]
+struct ServeLab {
+    /// Preset name or model file; repeat for several disks (the same name may repeat).
+    #[arg(value_name = "MODEL", required = true, num_args = 1..)]
+    models: Vec<String>,
+    /// Mount directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    mount: PathBuf,
+    /// Also attach the file read-write to a loop device (direct I/O) and print its path.
+    #[arg(long = "loop")]
+    with_loop: bool,
+    /// Override the model's size (binary units: 64M, 1G).
+    #[arg(long, value_parser = crate::opts::args::parse_positive_size)]
+    size: Option<u64>,
+    /// Put all disks behind one shared bus of this many MB/s (10^6 B/s): together they
+    /// move no more than this.
+    #[arg(long, value_name = "MB/s", value_parser = parse_bus_rate)]
+    bus: Option<f64>,
+    /// Print one JSON line {image, loop_device} per disk instead of the bare path.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct TruthLab {
+    /// Preset name or model file.
+    model: String,
+    /// Override the model's size (binary units: 64M, 1G).
+    #[arg(long, value_parser = crate::opts::args::parse_positive_size)]
+    size: Option<u64>,
+    /// Command size the expected rates are stated for.
+    #[arg(long, default_value = "64K", value_parser = crate::opts::args::parse_block_size)]
+    block_size: u64,
+    /// Number of equal-width positions (at most 100000).
+    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+            .range(1..=drivescope_core::scan::MAX_POINTS as u64))]
+    points: usize,
+    /// State the truth of the device on a shared bus of this many MB/s: its rates alone
+    /// on the bus, and the bus rate that caps all devices on it together.
+    #[arg(long, value_name = "MB/s", value_parser = parse_bus_rate)]
+    bus: Option<f64>,
+    /// Accepted for symmetry with other commands: the truth is always JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 fn parse_bus_rate(s: &str) -> Result<f64, String> {
@@ -97,37 +103,11 @@ fn load(model: &str, size: Option<u64>) -> Result<Model> {
 pub fn run(args: LabArgs) -> Result<Outcome> {
     match args.command {
         LabCommand::Presets { toml, json } => presets_cmd(toml, json),
-        LabCommand::Truth {
-            model,
-            size,
-            block_size,
-            points,
-            bus,
-            json: _,
-        } => {
-            let m = load(&model, size)?;
-            let t = match bus {
-                Some(rate) => m.truth_on_bus(block_size, points, rate),
-                None => m.truth_with(block_size, points),
-            };
-            crate::finish::print_all(
-                format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes(),
-            )?;
-            Ok(Outcome::Success)
-        }
-        LabCommand::Serve {
-            models,
-            mount,
-            with_loop,
-            size,
-            bus,
-            json,
-        } => {
-            let models = models
-                .iter()
-                .map(|m| load(m, size))
-                .collect::<Result<Vec<_>>>()?;
-            serve(&models, mount, with_loop, bus, json)
+        LabCommand::Truth(t) => truth_cmd(t),
+        LabCommand::Serve(a) => {
+            let models = a.models.iter().map(|m| load(m, a.size));
+            let models = models.collect::<Result<Vec<_>>>()?;
+            serve(&models, a.mount, a.with_loop, a.bus, a.json)
         }
         LabCommand::Cleanup => {
             for line in drivescope_lab::cleanup_stale() {
@@ -136,6 +116,18 @@ pub fn run(args: LabArgs) -> Result<Outcome> {
             Ok(Outcome::Success)
         }
     }
+}
+
+/// `lab truth`: the model's truth as JSON, alone or as one device of a shared bus.
+fn truth_cmd(a: TruthLab) -> Result<Outcome> {
+    let _always_json = a.json;
+    let m = load(&a.model, a.size)?;
+    let t = match a.bus {
+        Some(rate) => m.truth_on_bus(a.block_size, a.points, rate),
+        None => m.truth_with(a.block_size, a.points),
+    };
+    crate::finish::print_all(format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes())?;
+    Ok(Outcome::Success)
 }
 
 fn presets_cmd(toml: Option<String>, json: bool) -> Result<Outcome> {

@@ -2,8 +2,9 @@
 
 use crate::finish::Outcome;
 use crate::opts::store::StorePath;
+use drivescope_record::{Document, RunStatus};
 use drivescope_report::text::{self, ListedRun};
-use drivescope_store::ListFilter;
+use drivescope_store::{ListFilter, RunInfo};
 
 #[derive(clap::Args)]
 pub struct RunsArgs {
@@ -44,37 +45,52 @@ pub fn run(a: RunsArgs) -> anyhow::Result<Outcome> {
     let runs = store.list(&filter)?;
     let states: Vec<_> = runs.iter().map(|r| store.status(r)).collect();
     // A document this version cannot read still lists, without its result.
-    let docs: Vec<Option<drivescope_record::Document>> =
-        runs.iter().map(|r| store.get(r.id).ok()).collect();
-    fn header(d: &Option<drivescope_record::Document>) -> Option<&drivescope_record::Header> {
-        d.as_ref().and_then(|d| d.header())
-    }
-    if a.json {
-        let list: Vec<serde_json::Value> = runs
-            .iter()
-            .zip(&states)
-            .zip(&docs)
-            .map(|((r, state), doc)| {
-                serde_json::json!({
-                    "id": r.id.0, "kind": r.kind, "state": state.map(|s| s.as_str()), "started_at": r.started_at, "ended_at": r.ended_at,
-                    "host": r.host, "tool_version": r.tool_version, "target": r.target_path,
-                    "device": {"model": r.device_model, "serial": r.device_serial, "firmware": r.device_firmware,
-                               "capacity": r.device_capacity, "transport": r.device_transport, "name": r.device_name},
-                    "drive": header(doc).map(drivescope_record::drive_key),
-                })
-            })
-            .collect();
-        crate::finish::print_all(format!("{}\n", serde_json::to_string_pretty(&list)?).as_bytes())?;
-        return Ok(Outcome::Success);
-    }
-    if runs.is_empty() {
+    let docs: Vec<Option<Document>> = runs.iter().map(|r| store.get(r.id).ok()).collect();
+    let text = if a.json {
+        json_list(&runs, &states, &docs)?
+    } else if runs.is_empty() {
         eprintln!("no runs in {}", store.location());
         return Ok(Outcome::Success);
-    }
+    } else {
+        text_list(&runs, &states, &docs)
+    };
+    crate::finish::print_all(text.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
+fn header(d: &Option<Document>) -> Option<&drivescope_record::Header> {
+    d.as_ref().and_then(|d| d.header())
+}
+
+/// `runs --json`: one object per run, newest first.
+fn json_list(
+    runs: &[RunInfo],
+    states: &[Option<RunStatus>],
+    docs: &[Option<Document>],
+) -> anyhow::Result<String> {
+    let list: Vec<serde_json::Value> = runs
+        .iter()
+        .zip(states)
+        .zip(docs)
+        .map(|((r, state), doc)| {
+            serde_json::json!({
+                "id": r.id.0, "kind": r.kind, "state": state.map(|s| s.as_str()), "started_at": r.started_at, "ended_at": r.ended_at,
+                "host": r.host, "tool_version": r.tool_version, "target": r.target_path,
+                "device": {"model": r.device_model, "serial": r.device_serial, "firmware": r.device_firmware,
+                           "capacity": r.device_capacity, "transport": r.device_transport, "name": r.device_name},
+                "drive": header(doc).map(drivescope_record::drive_key),
+            })
+        })
+        .collect();
+    Ok(format!("{}\n", serde_json::to_string_pretty(&list)?))
+}
+
+/// `runs`: the table, fitted to the terminal.
+fn text_list(runs: &[RunInfo], states: &[Option<RunStatus>], docs: &[Option<Document>]) -> String {
     let list: Vec<ListedRun> = runs
         .iter()
-        .zip(&states)
-        .zip(&docs)
+        .zip(states)
+        .zip(docs)
         .map(|((r, state), doc)| ListedRun {
             drive: header(doc).map(drivescope_record::drive_key),
             facts: header(doc).and_then(drivescope_record::drive_facts),
@@ -90,8 +106,7 @@ pub fn run(a: RunsArgs) -> anyhow::Result<Outcome> {
             took_ns: doc.as_ref().and_then(text::took),
         })
         .collect();
-    crate::finish::print_all(text::runs(&list, terminal_width()).as_bytes())?;
-    Ok(Outcome::Success)
+    text::runs(&list, terminal_width())
 }
 
 /// The width to fit the table to: `COLUMNS` when set, else the terminal's; none for a pipe.

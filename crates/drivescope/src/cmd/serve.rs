@@ -19,12 +19,28 @@ pub struct ServeArgs {
     pub store: StorePath,
 }
 
-pub fn run(a: ServeArgs) -> anyhow::Result<Outcome> {
-    let token = match a.token.as_deref() {
+/// `--token`: none, `auto` (one made up at start), or the one given.
+fn token(arg: Option<&str>) -> Token {
+    match arg {
         None => Token::None,
         Some("auto") => Token::Generated,
         Some(t) => Token::Given(t.to_string()),
-    };
+    }
+}
+
+/// Why the server did not start; serving every stored run to whoever reaches the port without
+/// a token is refused for safety.
+fn start_error(e: drivescope_serve::ServeError) -> anyhow::Error {
+    match e {
+        drivescope_serve::ServeError::NoToken(_) => {
+            anyhow::Error::new(crate::finish::Refused(format!("serve: {e}")))
+        }
+        e => anyhow::anyhow!("serve: {e:#}"),
+    }
+}
+
+pub fn run(a: ServeArgs) -> anyhow::Result<Outcome> {
+    let token = token(a.token.as_deref());
     // Read-only: a store of an older schema is refused with how to upgrade it, not upgraded.
     let store = a.store.present()?;
     let running = Options {
@@ -33,13 +49,7 @@ pub fn run(a: ServeArgs) -> anyhow::Result<Outcome> {
         store: store.clone(),
     }
     .start()
-    .map_err(|e| match e {
-        // Serving every stored run to whoever reaches the port: refused for safety.
-        drivescope_serve::ServeError::NoToken(_) => {
-            anyhow::Error::new(crate::finish::Refused(format!("serve: {e}")))
-        }
-        e => anyhow::anyhow!("serve: {e:#}"),
-    })?;
+    .map_err(start_error)?;
     let addr = running.addr()?;
     let url = match running.token() {
         Some(t) => format!("http://{addr}/?token={t}"),
