@@ -7,6 +7,7 @@
 //! `common/busy.rs`). Needs root, FUSE and btrfs-progs; torn down on drop, also when a check fails.
 
 #[path = "../../testkit/src/busy.rs"]
+#[allow(dead_code)] // the helpers this file does not call
 mod busy;
 #[path = "../../testkit/src/root.rs"]
 mod root;

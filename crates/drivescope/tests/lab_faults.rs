@@ -144,7 +144,8 @@ fn a_disk_pulled_mid_scan_ends_the_run_with_partial_results_saved() {
     }
     let _one = one_at_a_time();
     // 1 GiB at 300 MB/s (large enough to have places 64 MiB from a failure to probe): a scan
-    // takes about 3.6 s; the disk is pulled after 1 s.
+    // takes about 3.6 s; the disk is pulled once the scan has read 64 MiB of it, however long a
+    // busy host took to start it.
     let dev = start(
         "name = \"pulled\"\nsize = \"1G\"\nzones = { rates_mb_s = [300] }\noverhead = \"5us\"\n",
     );
@@ -155,7 +156,7 @@ fn a_disk_pulled_mid_scan_ends_the_run_with_partial_results_saved() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1000));
+    common::lab::await_read(&[&dev], 0, 64 * MIB);
     let t0 = Instant::now();
     dev.pull();
     let out = child.wait_with_output().unwrap();
@@ -286,6 +287,7 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
     let whole: ScanRecord = record_of(&whole);
     check_scan(&whole);
 
+    let before = dev.stats().bytes_read;
     let child = drivescope_cmd()
         .args(["scan", &path])
         .args(args)
@@ -293,7 +295,9 @@ fn sigint_then_resume_covers_the_range_as_one_scan_would() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    // Interrupted once the scan has read a few MiB of its 48, however long a busy host took to
+    // start it (a fixed half second could end before the first read or after the last).
+    common::lab::await_read(&[&dev], before, 4 * MIB);
     let t0 = Instant::now();
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };

@@ -100,7 +100,10 @@ fn lab_flash_disks_are_steady_in_the_models_round_at_the_truths_iops() {
                     "{:?}",
                     r.not_conformant
                 );
-                assert!(took < Duration::from_secs(40), "{took:?}");
+                // The run's wall time is a timing: a busy host's try is retried, not failed.
+                if took > Duration::from_secs(40) {
+                    return Err(format!("{}: took {took:?}", m.name));
+                }
                 let c = dev.flash_counters().unwrap();
                 assert!(c.host_pages * 4096 >= r.rounds.last().unwrap().total_bytes_written);
                 let name = &m.name;
@@ -458,12 +461,12 @@ fn a_drifting_flash_disk_ends_not_reached_at_25_rounds() {
             if r.rounds.len() != 25 || r.verdict.state != SteadyState::NotReached {
                 return Err(format!("{} after {values:?}", r.verdict.why));
             }
-            assert!(
-                r.verdict.why.starts_with("not reached in 25 rounds")
-                    && r.verdict.why.contains("best-fit line"),
-                "{}",
-                r.verdict.why
-            );
+            // Which criterion the rounds missed is theirs, timed by the lab: retried like the rest.
+            if !(r.verdict.why.starts_with("not reached in 25 rounds")
+                && r.verdict.why.contains("best-fit line"))
+            {
+                return Err(r.verdict.why.clone());
+            }
             assert!(r.steady_value.is_none());
             // It fell all the way: the last round well under the fifth.
             if r.rounds[24].tracked >= 0.7 * r.rounds[4].tracked {

@@ -65,6 +65,16 @@ fn slow_marked(rows: &[&str]) -> bool {
     })
 }
 
+/// The "slow N" count a drive's panel shows.
+fn slow_count(rows: &[&str]) -> u64 {
+    rows.iter()
+        .find_map(|r| {
+            let (_, rest) = r.split_once("slow ")?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no slow count in {rows:?}"))
+}
+
 fn lab_ready() {
     require_root();
     if let Err(e) = check_environment(true) {
@@ -102,6 +112,7 @@ fn screen_shows_a_curve_per_drive_marks_the_slow_one_and_q_stops_both_resumably(
         paths[1],
         store.display()
     );
+    let pressure = common::busy::Pressure::start();
     let tmux = Tmux::session("screen", &shell, 120, 32);
 
     // The shared-path reads come first, named on the view.
@@ -117,11 +128,25 @@ fn screen_shows_a_curve_per_drive_marks_the_slow_one_and_q_stops_both_resumably(
         a.iter().any(|r| braille(r)) && b.iter().any(|r| braille(r)) && slow_marked(&b)
     });
     let (a, b) = (panel(&live, &paths[0]), panel(&live, &paths[1]));
-    assert!(!slow_marked(&a), "{live}");
     assert!(!live.contains("shared path: "), "{live}");
     assert!(live.starts_with("drivescope screen  2 drives"), "{live}");
-    assert!(a.iter().any(|r| r.contains("slow 0  failed 0")), "{live}");
-    assert!(b.iter().any(|r| r.contains("slow 1  failed 0")), "{live}");
+    // The second drive's slow spot is counted; a command the host held back past the slow
+    // threshold counts too, which only a busy host's may add (said on stderr), and on either drive.
+    let (slow_a, slow_b) = (slow_count(&a), slow_count(&b));
+    assert!(a.iter().any(|r| r.contains("failed 0")), "{live}");
+    assert!(b.iter().any(|r| r.contains("failed 0")), "{live}");
+    assert!(slow_b >= 1, "{live}");
+    if slow_a > 0 || slow_b > 1 || slow_marked(&a) {
+        let busy = pressure.as_ref().and_then(|p| p.share()).unwrap_or(0.0);
+        assert!(
+            busy >= common::busy::BUSY,
+            "slow {slow_a} and {slow_b} (CPU pressure {busy:.2}): {live}"
+        );
+        eprintln!(
+            "inconclusive: slow {slow_a} and {slow_b} with the CPUs {:.0} % under pressure",
+            busy * 100.0
+        );
+    }
     assert!(live.contains("q stop all"), "{live}");
 
     tmux.keys("q");

@@ -52,6 +52,33 @@ fn mpirun(args: &[&str]) -> Output {
     wait(child)
 }
 
+/// A timing between three ranks that share two cores: a rank can wait a scheduler slice or more for its
+/// turn, longer while another build keeps the cores busy. `first` is the check of the run the test made;
+/// where it fails, `again` runs the same job once more and checks it, and the test passes when one of three
+/// runs holds. A missing barrier or stonewall fails every run.
+fn holds_on_one_of_three(first: Result<(), String>, mut again: impl FnMut() -> Result<(), String>) {
+    let mut failed = Vec::new();
+    let mut outcome = first;
+    while let Err(e) = outcome {
+        failed.push(e);
+        assert!(failed.len() < 3, "on three runs: {failed:#?}");
+        outcome = again();
+    }
+    if !failed.is_empty() {
+        eprintln!("held on run {} after {failed:?}", failed.len() + 1);
+    }
+}
+
+/// The start spread of a run's first test within `bound_ns`.
+fn started_within(m: &MultiRecord, bound_ns: u64) -> Result<(), String> {
+    let spread = m.tests[0].start_spread_ns;
+    if spread < bound_ns {
+        Ok(())
+    } else {
+        Err(format!("start spread {spread} ns"))
+    }
+}
+
 /// The one multi document rank 0 printed.
 fn multi(out: &Output) -> MultiRecord {
     let doc: Document = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -116,11 +143,9 @@ fn three_ranks_make_one_document_with_exact_sums() {
     assert_eq!(t.runs.len(), 2);
     // The barrier lines the ranks up within a few ms (one host: one clock; three busy ranks
     // on two cores wait up to a scheduler slice or two for their turn).
-    assert!(
-        t.start_spread_ns < 20_000_000,
-        "start spread {} ns",
-        t.start_spread_ns
-    );
+    holds_on_one_of_three(started_within(&m, 20_000_000), || {
+        started_within(&multi(&mpirun(&args)), 20_000_000)
+    });
 }
 
 #[test]
@@ -226,11 +251,10 @@ fn a_scan_of_each_ranks_own_file_merges_every_command() {
         "{} {rate}",
         t.mb_per_s
     );
-    assert!(
-        t.start_spread_ns < 20_000_000,
-        "start spread {} ns",
-        t.start_spread_ns
-    );
+    holds_on_one_of_three(started_within(&m, 20_000_000), || {
+        let out = mpirun(&["scan", &template, "--json", "--no-store"]);
+        started_within(&multi(&out), 20_000_000)
+    });
 
     // Rank 0 stored one run; its report has the per-rank table and every rank's curve.
     let html = dir.0.join("report.html");
@@ -317,7 +341,7 @@ fn a_sweep_merges_each_cell_over_the_ranks() {
 
 #[test]
 fn a_stonewalled_soak_ends_every_rank_together() {
-    let out = mpirun(&[
+    const SOAK: &[&str] = &[
         "soak",
         "null:1G",
         "--test",
@@ -329,7 +353,8 @@ fn a_stonewalled_soak_ends_every_rank_together() {
         "--stonewall",
         "--json",
         "--no-store",
-    ]);
+    ];
+    let out = mpirun(SOAK);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let m = multi(&out);
@@ -337,24 +362,48 @@ fn a_stonewalled_soak_ends_every_rank_together() {
     assert_eq!(m.command, "soak");
     let t = &m.tests[0];
     assert_eq!(t.ranks, 3);
-    let windows: Vec<_> = m.members.iter().map(|r| r.windows[0][0]).collect();
-    let first_start = windows.iter().map(|w| w.start_ns).min().unwrap();
-    let first_end = windows.iter().map(|w| w.end_ns).min().unwrap();
-    let last_end = windows.iter().map(|w| w.end_ns).max().unwrap();
     // All stop at the earliest rank's start + duration (the time to notice the deadline and
     // leave the run's loop aside).
-    assert!(
-        last_end <= first_start + 500_000_000 + 30_000_000,
-        "last end {} ms after the first start",
-        (last_end - first_start) / 1_000_000
-    );
-    assert!(last_end - first_end < 30_000_000);
+    let together = |m: &MultiRecord| {
+        let windows: Vec<_> = m.members.iter().map(|r| r.windows[0][0]).collect();
+        let first_start = windows.iter().map(|w| w.start_ns).min().unwrap();
+        let first_end = windows.iter().map(|w| w.end_ns).min().unwrap();
+        let last_end = windows.iter().map(|w| w.end_ns).max().unwrap();
+        if last_end <= first_start + 500_000_000 + 30_000_000 && last_end - first_end < 30_000_000 {
+            Ok(())
+        } else {
+            Err(format!(
+                "last end {} ms after the first start, {} ms after the first end",
+                (last_end - first_start) / 1_000_000,
+                (last_end - first_end) / 1_000_000
+            ))
+        }
+    };
+    holds_on_one_of_three(together(&m), || together(&multi(&mpirun(SOAK))));
     let count: u64 = m
         .members
         .iter()
         .map(|r| drivescope_stats::Histogram::from_out(&r.histograms[0]).count())
         .sum();
     assert_eq!(t.latency.count, count);
+}
+
+/// The CPU time (user and system) process `pid` has used, in seconds; 0 once it is gone.
+fn cpu_seconds(pid: i32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // utime and stime are the 12th and 13th fields after the command's closing parenthesis.
+    let ticks: u64 = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| {
+            rest.split_whitespace()
+                .skip(11)
+                .take(2)
+                .filter_map(|t| t.parse::<u64>().ok())
+                .sum()
+        })
+        .unwrap_or(0);
+    // SAFETY: sysconf reads a constant of the system.
+    ticks as f64 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
 }
 
 /// The process of `rank` among mpirun's children.
@@ -398,8 +447,9 @@ fn ctrl_c_on_one_rank_stops_every_rank_at_its_next_run() {
         "--no-store",
     ]);
     let started = Instant::now();
-    // The preparing run and a few measured runs, then SIGINT to rank 1 alone.
-    std::thread::sleep(Duration::from_millis(1500));
+    // The preparing run and a few measured runs, then SIGINT to rank 1 alone. A rank reading the
+    // null target keeps its CPU busy, so a second of its CPU time is at least a second of its
+    // runs (five of 200 ms, the preparing one among them), however slowly a busy host ran it.
     let pid = loop {
         if let Some(p) = rank_pid(child.id(), 1) {
             break p;
@@ -407,6 +457,14 @@ fn ctrl_c_on_one_rank_stops_every_rank_at_its_next_run() {
         assert!(started.elapsed() < Duration::from_secs(60), "no rank 1");
         std::thread::sleep(Duration::from_millis(50));
     };
+    while cpu_seconds(pid) < 1.0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "rank 1 used {} s of CPU in 60 s",
+            cpu_seconds(pid)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     unsafe { libc::kill(pid, libc::SIGINT) };
     let out = wait(child);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -55,10 +55,12 @@ fn a_scan_writes_its_range_rate_counts_and_duration_for_people() {
         assert!(["MB/s", "GB/s", "TB/s"].contains(&unit), "{rate}");
         assert!(unit != "MB/s" || n < 100_000.0, "{rate}");
     }
-    assert_eq!(
-        line(&out, "bands").split(" | ").next(),
-        Some("  bands     <1ms 1 024")
-    );
+    // Every command of the null target takes microseconds; one the scheduler held back past a
+    // millisecond (a busy host) lands in the next band, so the first band holds "1 0xx" of them.
+    let bands = line(&out, "bands");
+    let first = bands.split(" | ").next().unwrap();
+    assert!(first.starts_with("  bands     <1ms 1 0"), "{bands}");
+    assert_eq!(first.len(), "  bands     <1ms 1 024".len(), "{bands}");
 
     // compare writes the same duration as the scan did.
     let (code, cmp, err) = run(&["compare", "last", "last", "--store", &store]);
@@ -66,7 +68,11 @@ fn a_scan_writes_its_range_rate_counts_and_duration_for_people() {
     let row = line(&cmp, "Duration");
     assert!(row.ends_with(took), "scan said {took:?}, compare: {row}");
     // and the same IOPS-free counts, grouped alike
-    assert!(line(&cmp, "Commands <1ms").contains(" 1 024 "), "{cmp}");
+    let count = first.rsplit_once("<1ms ").unwrap().1;
+    assert!(
+        line(&cmp, "Commands <1ms").contains(&format!(" {count} ")),
+        "{cmp}"
+    );
 }
 
 #[test]

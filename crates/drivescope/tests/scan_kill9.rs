@@ -100,11 +100,31 @@ fn kill_and_resume(target: &str, args: &[&str], store: &TempStore) -> (ScanRecor
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("still running"), "{stderr}");
-    // Then kill it at a random moment of what is left of the scan (most of it).
-    let left = (0.8 * whole_s - t0.elapsed().as_secs_f64()).max(0.0);
-    let wait = random_fractions(1)[0] * left;
-    eprintln!("first checkpoint after {first:.3} s; killing {wait:.3} s later (whole scan {whole_s:.3} s)");
-    std::thread::sleep(Duration::from_secs_f64(wait));
+    // Then kill it at a random place of its first half, as its checkpoints report it: a busy host
+    // slows the scan and its checkpoints alike, so the kill lands inside the scan, never after it
+    // (a kill timed from the whole scan's length could come after the end of a quicker run).
+    let goal = (random_fractions(1)[0] * 0.5 * whole.length as f64) as u64;
+    loop {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the scan ended before it was killed"
+        );
+        let covered = runs(&Store::open(&store.0).expect("open the test store"))
+            .iter()
+            .filter(|r| r.1 == Some(RunState::Checkpoint))
+            .map(|r| scan_of(&r.2).covered)
+            .max()
+            .unwrap_or(0);
+        if covered >= goal {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120), "covered {covered}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    eprintln!(
+        "first checkpoint after {first:.3} s; killed once a checkpoint covered {goal} bytes, after {:.3} s (whole scan {whole_s:.3} s)",
+        t0.elapsed().as_secs_f64()
+    );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 

@@ -5,7 +5,7 @@
 
 use common::typed::record_of;
 use common::*;
-use drivescope_record::{Grade, ScanRecord, ScreenRecord};
+use drivescope_record::{ScanRecord, ScreenRecord};
 use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Command;
@@ -49,6 +49,7 @@ fn four_loops_scanned_together_read_exactly_what_each_reads_alone() {
     let paths: Vec<&str> = loops.iter().map(|l| l.path().to_str().unwrap()).collect();
     let mut args = paths.clone();
     args.extend_from_slice(&["--shared-path", "300ms"]);
+    let pressure = common::busy::Pressure::start();
     let g = screen_json(&args);
     assert_eq!(g.members.len(), 4);
     assert!(!g.interrupted);
@@ -72,11 +73,7 @@ fn four_loops_scanned_together_read_exactly_what_each_reads_alone() {
         );
         let offsets = |r: &ScanRecord| r.curve.iter().map(|c| c.offset).collect::<Vec<_>>();
         assert_eq!(offsets(&alone), offsets(s));
-        assert_eq!(
-            m.verdict.as_ref().map(|v| v.grade),
-            Some(Grade::Pass),
-            "{path}: {m:?}"
-        );
+        common::verdicts::assert_pass(m.verdict.as_ref().expect("a verdict"), &pressure, path);
     }
     let sp = g
         .shared_path
@@ -225,6 +222,7 @@ fn a_confirmed_group_is_written_and_verified_on_every_drive() {
     for c in &confirms {
         args.extend_from_slice(&["--confirm", c]);
     }
+    let pressure = common::busy::Pressure::start();
     let g = screen_json(&args);
     assert!(g.write && g.verify);
     for (i, m) in g.members.iter().enumerate() {
@@ -239,6 +237,6 @@ fn a_confirmed_group_is_written_and_verified_on_every_drive() {
         );
         assert_eq!(v.totals.wrong + v.totals.misplaced + v.totals.lost, 0);
         assert_ne!(checksum(loops[i].path()), before[i], "{} written", m.target);
-        assert_eq!(m.verdict.as_ref().map(|v| v.grade), Some(Grade::Pass));
+        common::verdicts::assert_pass(m.verdict.as_ref().expect("a verdict"), &pressure, &m.target);
     }
 }

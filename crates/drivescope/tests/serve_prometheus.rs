@@ -1,9 +1,9 @@
 //! `/metrics` of `drivescope serve` scraped by a real Prometheus server (Debian's `prometheus`),
-//! over a store of real runs: two scans of a file, a bench of the null target, a screen of two
-//! lab disks (one with a bad sector) and a diagnosis of a lab disk with a cache. Queried through
-//! Prometheus' HTTP API, each series holds the stored value. The Grafana dashboard in
-//! contrib/grafana names only series this scrape exports. Needs root (lab disks) and
-//! prometheus; fails loudly without them.
+//! over a store of runs: two scans of a file, a bench of the null target, a screen of two lab disks
+//! (one with a bad sector), all run here, and a real run's diagnosis of a lab disk with a cache,
+//! stored for a third lab disk. Queried through Prometheus' HTTP API, each series holds the stored
+//! value. The Grafana dashboard in contrib/grafana names only series this scrape exports. Needs root
+//! (lab disks) and prometheus; fails loudly without them.
 
 use common::serve::{ds, get, serve};
 use common::*;
@@ -158,23 +158,20 @@ fn fill(dir: &Path, store: &str) -> (String, String, String) {
         "a failed drive: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The screened disks stay attached while the cached one is diagnosed, so that it gets a kernel
-    // name of its own: `/metrics` keeps a serial-less name's series to the device its newest run was on.
-    let mut cache = Model::preset("raid-cache").unwrap();
-    cache.size = 64 << 20;
-    let cached = LabDevice::start_temp_on(&cache, true, None).expect("start lab device");
+    // The screened disks stay attached while the diagnosed one is, so that it gets a kernel name of
+    // its own: `/metrics` keeps a serial-less name's series to the device its newest run was on. Its
+    // diagnosis is a real run's document of the lab's raid-cache disk placed on this disk (the testkit's
+    // `cached`): what is checked is the export of stored findings, and a diagnosis short enough for a
+    // test may find nothing on a busy host.
+    let cached = lab(flat);
     let c = path_of(&cached);
-    // What is checked is the export of whatever was found; a 6 s diagnosis on a busy host may
-    // find nothing, so it is run again (up to three times) until the stored one found something.
-    for _ in 0..3 {
-        let out = ds(&[
-            "diagnose", &c, "--budget", "6s", "--json", "--quiet", "--store", store,
-        ]);
-        let doc: Value = serde_json::from_slice(&out.stdout).expect("a diagnose document");
-        if doc["findings"].as_array().is_some_and(|f| !f.is_empty()) {
-            break;
-        }
-    }
+    let mut st = Store::open(store).unwrap();
+    st.save(&common::cached::diagnosis_on(
+        &c,
+        cached.image().to_str().unwrap(),
+    ))
+    .unwrap();
+    drop(st);
     drop((good, bad, cached));
     (file, g, b)
 }

@@ -145,7 +145,15 @@ fn the_screen_csv_keeps_the_band_order_and_whole_counts() {
     assert!(!head.contains(&"zone_ratio"), "{head:?}");
     let row: Vec<&str> = lines.next().unwrap().split(',').collect();
     let at = |c: &str| row[head.iter().position(|h| *h == c).unwrap()];
-    assert_eq!(at("band.<1ms"), "512");
+    // 512 commands of the null target, each microseconds: one the scheduler held back past a
+    // millisecond (a busy host) is counted in a later band, so the bands are checked as a sum.
+    let bands: u64 = head
+        .iter()
+        .filter(|h| h.starts_with("band.") && **h != "band.failed")
+        .map(|h| at(h).parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(bands, 512);
+    assert!(at("band.<1ms").parse::<u64>().unwrap() >= 500, "{row:?}");
     assert_eq!(at("band.failed"), "0");
     assert_eq!(at("size"), "33554432");
 }

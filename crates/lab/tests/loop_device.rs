@@ -62,11 +62,14 @@ fn interface_cap_and_serial_queue() {
         if !within(qd1, expect, 0.05) {
             return Err(format!("QD1 {qd1:.1} vs {expect:.1}"));
         }
+        // Load only slows the disk, so the cap holds on any host; the two rates are timings of
+        // their own, which a busy host can set apart: a try that fails there is retried.
         assert!(qd1 < 40.0 && qd8 < 40.0, "capped at 40 MB/s: {qd1} {qd8}");
-        assert!(
-            qd8 < qd1 * 1.05,
-            "a serial device gains nothing from QD8: {qd1:.1} -> {qd8:.1}"
-        );
+        if qd8 >= qd1 * 1.05 {
+            return Err(format!(
+                "a serial device gains nothing from QD8: {qd1:.1} -> {qd8:.1}"
+            ));
+        }
         Ok(())
     });
 }
@@ -102,11 +105,9 @@ fn parallel_device_gains_from_queue_depth_serial_does_not() {
                     "{queue}: QD1 {qd1:.1} vs {expect1:.1}, QD8 {qd8:.1} vs {expect8:.1}"
                 ));
             }
-            assert_eq!(
-                qd8 > qd1 * 2.0,
-                gains,
-                "{queue}: QD1 {qd1:.1} -> QD8 {qd8:.1}"
-            );
+            if (qd8 > qd1 * 2.0) != gains {
+                return Err(format!("{queue}: QD1 {qd1:.1} -> QD8 {qd8:.1}"));
+            }
             Ok(())
         });
     }

@@ -40,16 +40,23 @@ temperature = { start_c = 20, idle_c = 20, busy_c = 60, time_constant = "1s" }
         .write(true)
         .open(dev.mountdir().join("temp1_input"));
     assert!(w.is_err());
-    // Two seconds of reads (two time constants) at 40 MB/s. The disk heats while a command is in
-    // flight on the lab's clock, so a busy host that leaves gaps between commands heats it less:
-    // all of the two seconds busy gives ~55 °C, a third of them still over 30 °C.
+    // Two seconds of reads (two time constants) at 40 MB/s: 80 MB, however long the host takes
+    // to send them. The disk heats while a command is in flight on the lab's clock and cools in
+    // the gaps a busy host leaves between commands: no gaps give ~55 °C, gaps twice as long as
+    // the reads still over 30 °C.
     let img = open_direct(dev.image(), false);
     let mut buf = Aligned::new(1 << 20);
     let start = Instant::now();
     let mut off = 0u64;
-    while start.elapsed() < Duration::from_secs(2) {
+    let mut read = 0u64;
+    while read < 80_000_000 {
         img.read_exact_at(buf.as_mut(), off).unwrap();
         off = (off + (1 << 20)) % (64 << 20);
+        read += 1 << 20;
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "80 MB took over 60 s"
+        );
     }
     let busy = read_c(&dev);
     assert!(busy > 30.0, "after 2 s of reads: {busy} °C");

@@ -56,8 +56,31 @@ pub fn timing_tries(
     }
 }
 
+/// [`timing_tries`] with a failed try void from `busy` of its time under CPU pressure rather than
+/// [`BUSY`]: for a timing of a run short enough that a smaller share of waiting decides it.
+pub fn timing_tries_at(
+    busy: f64,
+    tries: usize,
+    before: impl FnMut(usize),
+    check: impl FnMut() -> Result<(), String>,
+) {
+    if let Err(e) = timing_outcome_at(busy, tries, before, check) {
+        panic!("{e}");
+    }
+}
+
 /// [`timing_tries`] as a value: `Err` with every failure where one came on a host that kept up.
 pub fn timing_outcome(
+    tries: usize,
+    before: impl FnMut(usize),
+    check: impl FnMut() -> Result<(), String>,
+) -> Result<(), String> {
+    timing_outcome_at(BUSY, tries, before, check)
+}
+
+/// [`timing_outcome`] with the share of CPU pressure that voids a failed try.
+pub fn timing_outcome_at(
+    busy: f64,
     tries: usize,
     mut before: impl FnMut(usize),
     mut check: impl FnMut() -> Result<(), String>,
@@ -74,7 +97,7 @@ pub fn timing_outcome(
                 return Ok(());
             }
             Err(e) => match pressure.and_then(|p| p.share()) {
-                Some(share) if share >= BUSY => {
+                Some(share) if share >= busy => {
                     void.push(format!("{e} (CPU pressure {:.0} %)", share * 100.0))
                 }
                 share => counted.push(format!(

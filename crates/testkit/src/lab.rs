@@ -24,3 +24,16 @@ pub const PLAIN: &[&str] = &[
      overhead = '20us'\nseek = { min = '1ms', max = '14ms' }\nrotation = { rpm = 7200 }\n\
      queue = { mode = 'parallel', depth = 32 }\n",
 ];
+
+/// Waits until each of `devs` has served at least `bytes` more than `before` says it had (a
+/// moment chosen by what a run has done, not by a sleep a busy host can outlast); fails after 60 s.
+pub fn await_read(devs: &[&LabDevice], before: u64, bytes: u64) {
+    let started = std::time::Instant::now();
+    while devs.iter().any(|d| d.stats().bytes_read < before + bytes) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "not {bytes} bytes read from every disk within 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}

@@ -17,6 +17,7 @@ pub mod scratch;
 pub mod serve;
 pub mod tmux;
 pub mod typed;
+pub mod verdicts;
 
 #[allow(unused_imports)] // not every test file has a test that needs root
 pub use root::skip_without_root;

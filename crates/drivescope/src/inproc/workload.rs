@@ -236,17 +236,20 @@ fn time_of_a_failing_command_fails_unless_told_to_ignore_it() {
 fn durability_of_a_directory_times_its_commits() {
     let dir = Scratch::new("durability");
     let target = dir.subdir("in");
-    let doc = drive(&[
+    let ran = drive(&[
         "durability",
         &target,
         "--budget",
         "2s",
         "--json",
         "--no-store",
-    ])
-    .ends(0)
-    .json();
+    ]);
+    let doc = ran.json();
     assert_eq!(doc["kind"], "durability");
+    // The directory is on the machine's own disk, whose flushes are its own: a virtual disk may
+    // acknowledge them at once, and the run then says so and ends 5. Anything else ends 0.
+    let early = doc["flush_honesty"]["verdict"] == "early";
+    ran.ends(if early { 5 } else { 0 });
     super::assert_empty(&target);
 }
 
