@@ -19,6 +19,47 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Below this a wait with nothing in flight spins instead of sleeping.
 const SPIN_NS: u64 = 50_000;
 
+/// The loop watches the completion ring, instead of sleeping, while its recent waits for a
+/// completion were shorter than this (the median of the last [`WAITS`]): a RAM-backed device
+/// completes sooner than a task asleep in `io_uring_enter` is woken, and a traced program that was
+/// busy issuing saw its completions at once. On a slower device the loop sleeps, and leaves the CPU
+/// to whatever serves the device (a loop worker, a FUSE server).
+const QUICK_NS: u64 = 8_000;
+
+/// How many recent waits decide whether to watch the ring.
+const WAITS: usize = 16;
+
+/// How long the loop waited for its recent completions.
+#[derive(Debug, Default)]
+struct Waits {
+    last: [u64; WAITS],
+    seen: usize,
+}
+
+impl Waits {
+    fn saw(&mut self, ns: u64) {
+        self.last[self.seen % WAITS] = ns;
+        self.seen += 1;
+    }
+
+    /// The median of the recent waits (none before the first).
+    fn median(&self) -> Option<u64> {
+        let n = self.seen.min(WAITS);
+        let mut v = self.last;
+        let v = &mut v[..n];
+        (n > 0).then(|| *v.select_nth_unstable(n / 2).1)
+    }
+
+    /// How long to watch the ring before sleeping (twice the usual wait), or `None` to sleep at once.
+    fn watch_ns(&self) -> Option<u64> {
+        match self.median() {
+            None => Some(2 * QUICK_NS),
+            Some(m) if m < QUICK_NS => Some(2 * m.max(1_000)),
+            Some(_) => None,
+        }
+    }
+}
+
 /// What the loop did with every step.
 #[derive(Debug, Default)]
 pub struct Issued {
@@ -87,8 +128,16 @@ pub fn run(
     if target.writable() {
         crate::engine::fill_buffers(&mut bufs, crate::engine::DataPattern::Random, 7);
     }
-    let mut ring =
-        IoUring::new((depth as u32).next_power_of_two().max(2)).map_err(ReplayError::NoUring)?;
+    let entries = (depth as u32).next_power_of_two().max(2);
+    // Cooperative task running: a completion does not interrupt this task while it runs (an
+    // interprocessor interrupt, costly in a virtual machine); it sets a flag the loop reads when it
+    // watches the ring. Kernels before 5.19 refuse the flags and get a plain ring.
+    let mut ring = IoUring::builder()
+        .setup_coop_taskrun()
+        .setup_taskrun_flag()
+        .build(entries)
+        .or_else(|_| IoUring::new(entries))
+        .map_err(ReplayError::NoUring)?;
     let clock = Clock::new();
     let mut st = State::new(n);
     let mut timings: Vec<Option<Timing>> = vec![None; n];
@@ -97,6 +146,7 @@ pub fn run(
     let mut next = 0usize;
     let mut in_flight = 0usize;
     let mut interrupted = false;
+    let mut waits = Waits::default();
     loop {
         if stop.load(Ordering::Relaxed) && next < n {
             interrupted = true;
@@ -152,9 +202,20 @@ pub fn run(
             break;
         }
         if in_flight > 0 {
-            let wait = due_at.map(|d| d.saturating_sub(clock.now_ns()));
-            if wait != Some(0) && ring.completion().is_empty() {
-                submit(&ring, 1, wait)?;
+            if ring.completion().is_empty() {
+                let from = clock.now_ns();
+                let seen = waits
+                    .watch_ns()
+                    .is_some_and(|ns| poll(&mut ring, &clock, due_at, ns));
+                if !seen {
+                    let wait = due_at.map(|d| d.saturating_sub(clock.now_ns()));
+                    if wait != Some(0) {
+                        submit(&ring, 1, wait)?;
+                    }
+                }
+                if !ring.completion().is_empty() {
+                    waits.saw(clock.now_ns() - from);
+                }
             }
         } else if let Some(d) = due_at {
             let left = d.saturating_sub(clock.now_ns());
@@ -188,6 +249,26 @@ pub fn run(
     })
 }
 
+/// Watches the completion ring from user space until something completes (true), the next step is
+/// due, or `watch_ns` have passed (see [`QUICK_NS`]).
+fn poll(ring: &mut IoUring, clock: &Clock, due_at: Option<u64>, watch_ns: u64) -> bool {
+    let until = clock.now_ns() + watch_ns;
+    let until = due_at.map_or(until, |d| d.min(until));
+    loop {
+        if ring.submission().taskrun() {
+            // completions wait for this task to run the kernel's work for them
+            let _ = ring.submitter().submit_and_wait(0);
+        }
+        if !ring.completion().is_empty() {
+            return true;
+        }
+        if clock.now_ns() >= until {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+}
+
 /// `io_uring_enter`: submit what is queued and wait for `want` completions, for at most `timeout` ns.
 fn submit(ring: &IoUring, want: usize, timeout: Option<u64>) -> Result<(), ReplayError> {
     loop {
@@ -217,7 +298,7 @@ fn submit(ring: &IoUring, want: usize, timeout: Option<u64>) -> Result<(), Repla
 #[cfg(test)]
 mod tests {
     use super::super::schedule::{build, Mapping};
-    use super::State;
+    use super::{State, Waits, QUICK_NS, WAITS};
     use drivescope_trace::{Op, Request};
 
     fn req(issue: u64, complete: u64) -> Request {
@@ -239,6 +320,34 @@ mod tests {
         wrap: false,
         writable: false,
     };
+
+    #[test]
+    fn the_ring_is_watched_while_completions_come_sooner_than_a_wake_up() {
+        let mut w = Waits::default();
+        assert_eq!(w.watch_ns(), Some(2 * QUICK_NS), "nothing seen yet: watch");
+        for _ in 0..WAITS {
+            w.saw(3_000);
+        }
+        assert_eq!(w.watch_ns(), Some(6_000));
+        // a preempted wait among quick ones changes nothing
+        w.saw(1_000_000);
+        assert_eq!(w.watch_ns(), Some(6_000));
+        // a device that takes tens of µs: sleep
+        for _ in 0..WAITS / 2 + 1 {
+            w.saw(60_000);
+        }
+        assert_eq!(w.watch_ns(), None);
+        // and quick again once most recent waits are quick
+        for _ in 0..WAITS / 2 + 1 {
+            w.saw(2_000);
+        }
+        assert_eq!(w.watch_ns(), Some(4_000));
+        // very short waits still watch a µs or two
+        for _ in 0..WAITS {
+            w.saw(100);
+        }
+        assert_eq!(w.watch_ns(), Some(2_000));
+    }
 
     #[test]
     fn a_step_is_due_after_as_many_completions_whichever_they_are() {
