@@ -136,13 +136,39 @@ fn fio_4k_random_reads_at_depth_one_read_as_4k_random_at_depth_one_and_the_kept_
         random as f64 >= 0.9 * n as f64,
         "{random} of {n} reads random"
     );
-    assert!(
-        (0.95..=1.2).contains(&f.mean_queue_depth),
-        "mean queue depth {}",
-        f.mean_queue_depth
-    );
     assert!(f.busy_ns > 0 && f.busy_ns <= f.wall_ns);
-    assert_eq!(f.lost_events, 0);
+    let busy_host = pressure
+        .and_then(|p| p.share())
+        .filter(|s| *s >= common::busy::BUSY);
+    // A RAM disk read at depth one makes some 200 000 events a second. A reader starved of CPU by
+    // other work lets the kernel's buffer overrun: the run says so, and a completion whose event was
+    // lost pairs with a later one, so the depth is not the program's. On a host not under pressure
+    // nothing may be lost.
+    if f.lost_events > 0 {
+        let share = busy_host.unwrap_or_else(|| {
+            panic!(
+                "{} trace events lost, the CPUs not under pressure",
+                f.lost_events
+            )
+        });
+        assert!(
+            f.notes.iter().any(|n| n.contains("dropped")),
+            "{:?}",
+            f.notes
+        );
+        eprintln!(
+            "inconclusive: {} events lost with the CPUs {:.0} % under pressure, mean queue depth {:.2}",
+            f.lost_events,
+            share * 100.0,
+            f.mean_queue_depth
+        );
+    } else {
+        assert!(
+            (0.95..=1.2).contains(&f.mean_queue_depth),
+            "mean queue depth {}",
+            f.mean_queue_depth
+        );
+    }
     // The finding needs the disk busy for a good part of the run: a host too busy to keep fio
     // issuing leaves the disk idle between reads, and the rule rightly stays silent there.
     let finding = d
@@ -150,9 +176,6 @@ fn fio_4k_random_reads_at_depth_one_read_as_4k_random_at_depth_one_and_the_kept_
         .findings
         .iter()
         .find(|x| x.code == FindingCode::LatencyBound);
-    let busy_host = pressure
-        .and_then(|p| p.share())
-        .filter(|s| *s >= common::busy::BUSY);
     match (finding, busy_host) {
         (Some(finding), _) => assert!(
             finding

@@ -29,8 +29,17 @@ impl<F: FnMut(&Request) + Send + 'static> Sink for F {
     }
 }
 
-/// Ring buffer per CPU, in KiB: at about 70 bytes an event, some 60 000 events between two reads.
-const BUFFER_KB: u32 = 4096;
+/// The ring buffers of all CPUs together, in KiB: at about 70 bytes an event, a machine with few CPUs
+/// (where a busy host starves the reader most) keeps some 240 000 events a CPU between two reads, two
+/// seconds of a RAM disk's 4 KiB reads at depth one.
+const BUFFERS_KB: u32 = 64 * 1024;
+/// Each CPU's ring buffer at least and at most, in KiB.
+const BUFFER_KB: (u32, u32) = (4096, 16 * 1024);
+
+/// The ring buffer of each of `cpus` CPUs, in KiB.
+fn buffer_kb(cpus: usize) -> u32 {
+    (BUFFERS_KB / cpus.max(1) as u32).clamp(BUFFER_KB.0, BUFFER_KB.1)
+}
 /// How often the reader looks at the buffers: seldom enough that it mostly takes whole pages (a partly
 /// written page is copied event by event), often enough that the buffer never fills (some 10 MB/s of
 /// events at 130 000 requests per second is 0.5 MiB a look).
@@ -94,7 +103,12 @@ impl<S: Sink> Capture<S> {
         let page = PageLayout::parse(&tracefs::read(&root.join("events/header_page"))?);
         let instance = Instance::create(&root)?;
         tracefs::write(&instance.path("trace_clock"), "mono")?;
-        tracefs::write(&instance.path("buffer_size_kb"), &BUFFER_KB.to_string())?;
+        // the kernel keeps a buffer for each CPU it lists, whatever this process may run on
+        let cpus = std::fs::read_dir(instance.path("per_cpu")).map_or(1, |d| d.count());
+        tracefs::write(
+            &instance.path("buffer_size_kb"),
+            &buffer_kb(cpus).to_string(),
+        )?;
         let filter = devices
             .iter()
             .map(|d| format!("dev == {}", d.dev))
@@ -313,5 +327,22 @@ pub fn unavailable() -> Option<CaptureError> {
             })
         }
         Ok(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::buffer_kb;
+
+    #[test]
+    fn few_cpus_get_large_buffers_and_many_keep_the_total_bounded() {
+        assert_eq!(buffer_kb(0), 16 * 1024);
+        assert_eq!(buffer_kb(2), 16 * 1024);
+        assert_eq!(buffer_kb(8), 8 * 1024);
+        assert_eq!(buffer_kb(16), 4096);
+        assert_eq!(buffer_kb(256), 4096, "never below the old size");
+        for cpus in 4..=16 {
+            assert!(buffer_kb(cpus) * cpus as u32 <= 64 * 1024);
+        }
     }
 }
