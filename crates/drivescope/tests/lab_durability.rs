@@ -109,65 +109,61 @@ fn an_ignored_or_partial_flush_is_found_with_its_evidence_and_the_protected_twin
     let _one = one_at_a_time();
     // A verdict is read from flush times on the lab's clock, which a busy host can stretch: each
     // twin is judged on a fresh disk until one try holds (a busy host's failed tries are void).
-    common::busy::timing_tries(
-        2,
-        |_| {},
-        || {
-            let (out, rec, _) = run_twin(LYING);
-            if verdict(&rec) != FlushHonestyVerdict::Early {
-                return Err(format!("lying: {rec:?}"));
-            }
-            assert_eq!(out.status.code(), Some(5), "a lying cache exits with 5");
-            let f = flush_findings(&rec);
-            assert_eq!(f.len(), 1, "{f:?}");
-            assert_eq!(f[0].confidence, Confidence::High);
-            assert!(f[0]
-                .claim
-                .contains("before the data can have reached the media"));
-            // The evidence: at least three sizes flushed far below their bound, at the rate measured.
-            let h = rec.data.flush_honesty.as_ref().unwrap();
-            let early = h
-                .sizes
-                .iter()
-                .filter(|s| s.below * 3 >= s.repeats * 2)
-                .count();
-            if early < 3 {
-                return Err(format!("lying: {early} sizes early: {h:?}"));
-            }
-            let rate = h.media_bytes_per_s.unwrap();
-            // The model's media rate is 80 MB/s; the run measures it, within an order of magnitude.
-            assert!(rate > 8e6 && rate < 800e6, "{rate}");
-            assert_eq!(rec.cache.power_loss_protection, Some(false));
-            Ok(())
-        },
-    );
+    judged(LYING, FlushHonestyVerdict::Early, |out, rec| {
+        assert_eq!(out.status.code(), Some(5), "a lying cache exits with 5");
+        let f = flush_findings(rec);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].confidence, Confidence::High);
+        assert!(f[0]
+            .claim
+            .contains("before the data can have reached the media"));
+        // The evidence: at least three sizes flushed far below their bound, at the rate measured.
+        let h = rec.data.flush_honesty.as_ref().unwrap();
+        let early = h
+            .sizes
+            .iter()
+            .filter(|s| s.below * 3 >= s.repeats * 2)
+            .count();
+        if early < 3 {
+            return Err(format!("lying: {early} sizes early: {h:?}"));
+        }
+        let rate = h.media_bytes_per_s.unwrap();
+        // The model's media rate is 80 MB/s; the run measures it, within an order of magnitude.
+        assert!(rate > 8e6 && rate < 800e6, "{rate}");
+        assert_eq!(rec.cache.power_loss_protection, Some(false));
+        Ok(())
+    });
     // A flush that writes out a twentieth of what is pending is found the same way.
+    judged(PARTIAL, FlushHonestyVerdict::Early, |out, _| {
+        assert_eq!(out.status.code(), Some(5));
+        Ok(())
+    });
+    judged(PROTECTED, FlushHonestyVerdict::Protected, |out, rec| {
+        assert_eq!(out.status.code(), Some(0));
+        assert!(flush_findings(rec)
+            .iter()
+            .all(|f| f.confidence != Confidence::High));
+        assert_eq!(rec.cache.power_loss_protection, Some(true));
+        Ok(())
+    });
+}
+
+/// Runs the twin with write cache `cache` on a fresh disk until its verdict is `want` and `then`
+/// holds, two tries (a busy host's failed tries are void).
+fn judged(
+    cache: &str,
+    want: FlushHonestyVerdict,
+    then: impl Fn(&Output, &DurabilityRecord) -> Result<(), String>,
+) {
     common::busy::timing_tries(
         2,
         |_| {},
         || {
-            let (out, rec, _) = run_twin(PARTIAL);
-            if verdict(&rec) != FlushHonestyVerdict::Early {
-                return Err(format!("partial: {rec:?}"));
+            let (out, rec, _) = run_twin(cache);
+            if verdict(&rec) != want {
+                return Err(format!("{cache}: {rec:?}"));
             }
-            assert_eq!(out.status.code(), Some(5));
-            Ok(())
-        },
-    );
-    common::busy::timing_tries(
-        2,
-        |_| {},
-        || {
-            let (out, rec, _) = run_twin(PROTECTED);
-            if verdict(&rec) != FlushHonestyVerdict::Protected {
-                return Err(format!("protected: {rec:?}"));
-            }
-            assert_eq!(out.status.code(), Some(0));
-            assert!(flush_findings(&rec)
-                .iter()
-                .all(|f| f.confidence != Confidence::High));
-            assert_eq!(rec.cache.power_loss_protection, Some(true));
-            Ok(())
+            then(&out, &rec)
         },
     );
 }
