@@ -68,6 +68,12 @@ impl Pattern {
         self.seed ^ mix(offset.wrapping_add(GOLDEN))
     }
 
+    /// Word `i` of a unit (from the third on) whose key is `key`.
+    #[inline]
+    fn word(key: u64, i: usize) -> u64 {
+        mix(key ^ (i as u64).wrapping_mul(GOLDEN))
+    }
+
     /// Fill `buf` (a whole number of units) with the content for `offset`.
     pub fn fill(&self, offset: u64, buf: &mut [u8]) {
         for (k, unit) in buf.chunks_exact_mut(self.unit as usize).enumerate() {
@@ -77,8 +83,7 @@ impl Pattern {
             head[..8].copy_from_slice(&off.to_le_bytes());
             head[8..].copy_from_slice(&self.seed.to_le_bytes());
             for (i, w) in stream.chunks_exact_mut(8).enumerate() {
-                let v = mix(key ^ (i as u64 + 2).wrapping_mul(GOLDEN));
-                w.copy_from_slice(&v.to_le_bytes());
+                w.copy_from_slice(&Self::word(key, i + 2).to_le_bytes());
             }
         }
     }
@@ -92,7 +97,7 @@ impl Pattern {
         unit[16..]
             .chunks_exact(8)
             .enumerate()
-            .all(|(i, w)| word(w) == mix(key ^ (i as u64 + 2).wrapping_mul(GOLDEN)))
+            .all(|(i, w)| word(w) == Self::word(key, i + 2))
     }
 
     /// Classify one unit read back from `offset`; `range` is where this run wrote.
