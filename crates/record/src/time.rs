@@ -30,6 +30,11 @@ pub struct TimeRecord {
     /// The block devices behind the working directory (as /proc/diskstats names them), whole disks and
     /// partitions; the first is the file system's own device, whose counters the summaries use.
     pub devices: Vec<String>,
+    /// The members of a file system over several devices behind the working directory (btrfs): its own device
+    /// (`devices[0]`) is one of them, so the summaries add the members' bytes and commands and take the
+    /// busiest member's busy time. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
     /// Where the per-command I/O came from: `cgroup` (the command ran in a cgroup v2 of its own and
     /// `io.stat` counted its I/O) or `diskstats` (device counters only: other processes' I/O counts too).
     pub io_source: IoSource,

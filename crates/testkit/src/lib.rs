@@ -8,6 +8,7 @@ use drivescope_core::loopdev::LoopDevice;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod btrfs;
 pub mod busy;
 pub mod cached;
 pub mod kill9;

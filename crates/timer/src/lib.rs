@@ -20,5 +20,5 @@ mod traced;
 pub use caches::{can_drop_caches, drop_caches};
 pub use child::{run_once, Outcome};
 pub use error::{CgroupError, TimerError};
-pub use measure::{finish, measure, Failed, Plan, Progress, Stop};
+pub use measure::{finish, measure, summarized, Failed, Plan, Progress, Stop};
 pub use traced::TracePlan;

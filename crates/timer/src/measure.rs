@@ -28,10 +28,27 @@ pub struct Plan {
     pub show_output: bool,
     /// The block devices behind `cwd`, the file system's first.
     pub watched: Vec<String>,
+    /// The members of a file system over several devices (btrfs) behind `cwd`: its own device is only one
+    /// of them, so the summaries add the members' counters (see [`finish`]). Empty otherwise.
+    pub members: Vec<String>,
     /// Things the caller found worth recording.
     pub notes: Vec<String>,
     /// `--trace`: the first timed run of the first mode is traced (see [`crate::traced`]).
     pub trace: Option<TracePlan>,
+}
+
+impl Plan {
+    /// The devices whose counters each run records: the watched ones, then the members not among them.
+    pub fn counted(&self) -> Vec<String> {
+        let mut all = self.watched.clone();
+        all.extend(
+            self.members
+                .iter()
+                .filter(|m| !self.watched.contains(m))
+                .cloned(),
+        );
+        all
+    }
 }
 
 /// A step done, for a live view.
@@ -172,7 +189,7 @@ impl Runner<'_> {
             sys_ns: o.sys_ns,
             exit_code: o.exit_code,
             signal: o.signal,
-            devices: diskstats::deltas(&before, &after, &self.plan.watched),
+            devices: diskstats::deltas(&before, &after, &self.plan.counted()),
             cgroup_io,
             outlier: false,
         };
@@ -208,6 +225,7 @@ pub fn measure(
         warmup: plan.warmup,
         ignore_failure: plan.ignore_failure,
         devices: plan.watched.clone(),
+        members: plan.members.clone(),
         io_source: if cgroup.is_some() {
             IoSource::Cgroup
         } else {
@@ -273,14 +291,22 @@ pub fn measure(
             let ok = run.succeeded();
             result.runs.push(run);
             if !ok && !plan.ignore_failure {
-                rec.modes
-                    .push(finish(result, &plan.watched, plan.ignore_failure));
+                rec.modes.push(finish(
+                    result,
+                    &plan.watched,
+                    &plan.members,
+                    plan.ignore_failure,
+                ));
                 return Err(failed(&rec, mode, index, o));
             }
         }
         if !result.runs.is_empty() {
-            rec.modes
-                .push(finish(result, &plan.watched, plan.ignore_failure));
+            rec.modes.push(finish(
+                result,
+                &plan.watched,
+                &plan.members,
+                plan.ignore_failure,
+            ));
         }
         if rec.interrupted || stop.load(Ordering::Relaxed) {
             rec.interrupted = true;
@@ -342,16 +368,42 @@ fn failed(rec: &TimeRecord, mode: TimeMode, index: u32, outcome: Outcome) -> Sto
     }))
 }
 
-/// The device a run's summary numbers are of: the file system's own when known, else the busiest.
-fn primary<'a>(run: &'a TimedRun, watched: &[String]) -> Option<&'a DeviceIo> {
+/// The device a run's summary numbers are of: the file system's own when known, else the busiest; for a file
+/// system over several members, the members together (their bytes and commands added, busy while the busiest
+/// member was: the array was busy at least that long, and no counter says how the members' busy times overlap).
+pub fn summarized(run: &TimedRun, watched: &[String], members: &[String]) -> Option<DeviceIo> {
+    if members.len() > 1 {
+        let found: Vec<&DeviceIo> = members.iter().filter_map(|n| run.device(n)).collect();
+        return (!found.is_empty()).then(|| {
+            found.iter().fold(
+                DeviceIo {
+                    name: members.join("+"),
+                    ..DeviceIo::default()
+                },
+                |a, d| DeviceIo {
+                    read_bytes: a.read_bytes + d.read_bytes,
+                    read_ios: a.read_ios + d.read_ios,
+                    written_bytes: a.written_bytes + d.written_bytes,
+                    write_ios: a.write_ios + d.write_ios,
+                    busy_ns: a.busy_ns.max(d.busy_ns),
+                    ..a
+                },
+            )
+        });
+    }
     match watched.first() {
-        Some(name) => run.device(name),
-        None => run.devices.iter().max_by_key(|d| d.busy_ns),
+        Some(name) => run.device(name).cloned(),
+        None => run.devices.iter().max_by_key(|d| d.busy_ns).cloned(),
     }
 }
 
 /// Flags outliers and summarises the runs that count (those that succeeded, or all with `-i`).
-pub fn finish(mut m: ModeResult, watched: &[String], ignore_failure: bool) -> ModeResult {
+pub fn finish(
+    mut m: ModeResult,
+    watched: &[String],
+    members: &[String],
+    ignore_failure: bool,
+) -> ModeResult {
     let counted: Vec<usize> = (0..m.runs.len())
         .filter(|&i| ignore_failure || m.runs[i].succeeded())
         .collect();
@@ -360,7 +412,7 @@ pub fn finish(mut m: ModeResult, watched: &[String], ignore_failure: bool) -> Mo
     };
     let wall = of(&|r| r.wall_ns as f64);
     let flags = stats::outliers(&wall);
-    let dev = |r: &TimedRun| primary(r, watched).cloned().unwrap_or_default();
+    let dev = |r: &TimedRun| summarized(r, watched, members).unwrap_or_default();
     let summary = ModeSummary {
         count: counted.len() as u32,
         failed: m.runs.iter().filter(|r| !r.succeeded()).count() as u32,
@@ -386,3 +438,7 @@ pub fn finish(mut m: ModeResult, watched: &[String], ignore_failure: bool) -> Mo
     m.summary = summary;
     m
 }
+
+#[cfg(test)]
+#[path = "measure_tests.rs"]
+mod tests;

@@ -77,6 +77,18 @@ pub struct TimeArgs {
     pub command: Vec<String>,
 }
 
+/// The members of a file system over several devices (btrfs) under `dir`; none for one device, or for an md
+/// or device-mapper array (whose own device counts what the file system asked of it).
+fn members_of(dir: &std::path::Path) -> Vec<String> {
+    use drivescope_probe::array::{members, ArrayKind};
+    match members(dir, &drivescope_probe::Roots::default()) {
+        Ok(a) if a.kind == ArrayKind::Btrfs && a.is_array() => {
+            a.members.into_iter().map(|m| m.name).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The block devices under `dir`, as /proc/diskstats names them: the file system's own first.
 fn devices_of(dir: &std::path::Path) -> Vec<String> {
     match drivescope_probe::identify(dir, &drivescope_probe::Roots::default()) {
@@ -121,10 +133,10 @@ impl Measure for TimeArgs {
         };
         let mut header = Header::now(Kind::Time, target);
         header.device = s.device(&plan.cwd.display().to_string());
-        let main = plan.watched.first().cloned();
+        let (watched, members) = (plan.watched.clone(), plan.members.clone());
         let runs = a.runs;
         let mut say = |p: Progress<'_>| {
-            let line = progress_line(&p, main.as_deref(), runs);
+            let line = progress_line(&p, (&watched, &members), runs);
             // Why a trace was not taken is a warning: said even with --quiet.
             match p {
                 Progress::NotTraced(_) => crate::warn!("{line}"),
@@ -193,6 +205,7 @@ fn plan(a: &TimeArgs, cwd: PathBuf) -> anyhow::Result<Plan> {
         argv,
         shell,
         watched: devices_of(&cwd),
+        members: members_of(&cwd),
         cwd,
         prepare: a.prepare.clone(),
         runs: a.runs,
@@ -212,8 +225,9 @@ fn trace_plan(a: &TimeArgs) -> Option<drivescope_timer::TracePlan> {
     })
 }
 
-/// A progress line: an untimed run, or a timed one with how busy the main device was.
-fn progress_line(p: &Progress<'_>, main: Option<&str>, runs: u32) -> String {
+/// A progress line: an untimed run, or a timed one with how busy the main device (or an array's members
+/// together) was.
+fn progress_line(p: &Progress<'_>, devices: (&[String], &[String]), runs: u32) -> String {
     match p {
         Progress::Warmup { mode, index } => format!("{mode} untimed run {index}"),
         Progress::Tracing { mode, index } => {
@@ -221,7 +235,10 @@ fn progress_line(p: &Progress<'_>, main: Option<&str>, runs: u32) -> String {
         }
         Progress::NotTraced(why) => why.to_string(),
         Progress::Run { mode, run } => {
-            let dev = main.and_then(|n| run.device(n));
+            let (watched, members) = devices;
+            let dev = (!watched.is_empty())
+                .then(|| drivescope_timer::summarized(run, watched, members))
+                .flatten();
             format!(
                 "{mode} run {}/{runs}: {}{}",
                 run.index,

@@ -204,6 +204,7 @@ mod tests {
                 warmup: 0,
                 ignore_failure: false,
                 devices: vec!["loop0".into()],
+                members: Vec::new(),
                 io_source: IoSource::Diskstats,
                 modes: Vec::new(),
                 notes: Vec::new(),

@@ -32,6 +32,7 @@ mod steady;
 mod sweep;
 mod temperature;
 mod time;
+mod time_members;
 
 pub use bench::{bench_line, print_bench};
 pub use capacity::print_capacity;

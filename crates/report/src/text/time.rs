@@ -50,16 +50,24 @@ pub fn print_time(r: &TimeRecord, out: &mut dyn Write) -> std::io::Result<()> {
         r.runs,
         if r.runs == 1 { "" } else { "s" }
     )?;
-    if !r.devices.is_empty() {
+    let source = match r.io_source {
+        drivescope_record::IoSource::Cgroup => "the command's cgroup and the device counters",
+        drivescope_record::IoSource::Diskstats => "the device counters",
+    };
+    if !r.members.is_empty() {
         writeln!(
             out,
-            "  devices: {} (I/O from {})",
-            r.devices.join(", "),
-            match r.io_source {
-                drivescope_record::IoSource::Cgroup =>
-                    "the command's cgroup and the device counters",
-                drivescope_record::IoSource::Diskstats => "the device counters",
-            }
+            "  devices: {} (a file system over {} members: I/O from {}, added over the members; busy while \
+             the busiest member was)",
+            r.members.join(", "),
+            r.members.len(),
+            source
+        )?;
+    } else if !r.devices.is_empty() {
+        writeln!(
+            out,
+            "  devices: {} (I/O from {source})",
+            r.devices.join(", ")
         )?;
     }
     writeln!(
@@ -97,12 +105,18 @@ pub fn print_time(r: &TimeRecord, out: &mut dyn Write) -> std::io::Result<()> {
     }
     for m in &r.modes {
         writeln!(out, "  {}", sentence(m))?;
+        if let Some(line) = super::time_members::line(m, &r.members) {
+            writeln!(out, "  {line}")?;
+        }
     }
-    // Devices outside the watched ones that saw I/O in any run.
+    // Devices outside the watched ones and the members that saw I/O in any run.
     let mut others: Vec<&str> = Vec::new();
     for run in r.modes.iter().flat_map(|m| &m.runs) {
         for d in &run.devices {
-            if !r.devices.contains(&d.name) && !others.contains(&d.name.as_str()) {
+            if !r.devices.contains(&d.name)
+                && !r.members.contains(&d.name)
+                && !others.contains(&d.name.as_str())
+            {
                 others.push(&d.name);
             }
         }
