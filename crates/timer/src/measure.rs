@@ -326,7 +326,7 @@ fn start_trace(
     rec: &mut TimeRecord,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Option<traced::Tracing> {
-    match traced::start(t, &plan.watched, &plan.argv) {
+    match traced::start(t, &plan.counted(), &plan.argv) {
         Ok(t) => {
             progress(Progress::Tracing { mode, index });
             Some(t)

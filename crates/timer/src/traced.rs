@@ -43,7 +43,8 @@ pub(crate) struct Tracing {
     keep: Option<PathBuf>,
 }
 
-/// Starts the trace of `watched` (the devices behind the working directory); `Err` says why not.
+/// Starts the trace of `watched` (the devices behind the working directory, an array's members among them);
+/// `Err` says why not.
 pub(crate) fn start(
     plan: &TracePlan,
     watched: &[String],
