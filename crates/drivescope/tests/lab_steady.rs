@@ -305,6 +305,19 @@ fn a_killed_run_resumes_from_its_last_round() {
     assert_eq!(numbers, (1..=r.rounds.len() as u32).collect::<Vec<_>>());
     assert_ne!(r.verdict.state, SteadyState::Undecided, "{:?}", r.verdict);
     assert!(r.resume.is_none());
+    // SMART's "before" is the first part's, read after its precondition: the interval spans
+    // every round of both parts (and the writes of the round the kill cut short).
+    let first = at_kill
+        .write_amplification
+        .as_ref()
+        .expect("read as the rounds began");
+    let wa = r.write_amplification.as_ref().unwrap();
+    assert!(first.before.read && first.interval.is_none());
+    assert_eq!(wa.before, first.before);
+    let rounds_bytes: u64 = r.rounds.iter().map(|x| x.cells[0].bytes_written).sum();
+    let i = wa.interval.as_ref().unwrap();
+    assert!(i.host_bytes.unwrap() >= rounds_bytes, "{i:?}");
+    assert!(i.wa.is_some(), "{i:?}");
     let after = store.runs();
     assert_eq!(after.len(), 1, "replaced in place");
     assert_eq!(after[0].0, id);
