@@ -2,7 +2,9 @@
 //! round (the PTS procedure on the model's virtual clock) ±1, at the truth's steady-state IOPS
 //! within 10 %; the purge reaches the model as a discard; a disk whose rounds never settle ends
 //! "not reached" at 25 rounds; plain loop devices are refused as not flash; kill -9 and
-//! `--resume` go on from the last round. Small disks and short rounds; needs root and FUSE.
+//! `--resume` go on from the last round; the write amplification from the disk's SMART
+//! document is the model's over the rounds within 10 %, and a disk without flash says SMART was
+//! not read. Small disks and short rounds; needs root and FUSE.
 
 use common::kill9::TempStore;
 use common::typed::record_of_ok;
@@ -51,8 +53,8 @@ fn flash(size_mib: u64, spare: f64, mb_s: f64, extra: &str) -> Model {
     Model::from_toml_str(&text, "test").unwrap()
 }
 
-/// The round the model itself reaches steady state in: the PTS procedure on its virtual clock.
-fn model_round(m: &Model) -> Option<u32> {
+/// The PTS procedure on the model's virtual clock: 25 rounds after the precondition.
+fn model_rounds(m: &Model) -> Vec<drivescope_lab::flash_served::Round> {
     let p = Procedure {
         precondition_passes: 2,
         block: 4096,
@@ -61,8 +63,22 @@ fn model_round(m: &Model) -> Option<u32> {
         rounds: 25,
         seed: 1,
     };
-    let values: Vec<f64> = rounds(m, &p).iter().map(|r| r.iops).collect();
+    rounds(m, &p)
+}
+
+/// The round the model itself reaches steady state in.
+fn model_round(m: &Model) -> Option<u32> {
+    let values: Vec<f64> = model_rounds(m).iter().map(|r| r.iops).collect();
     verdict(&values, 25).round
+}
+
+/// The model's write amplification over its first `n` rounds: media pages over host pages, each
+/// round's host pages its IOPS times the round (4 KiB writes, a page each).
+fn model_wa(m: &Model, n: usize) -> f64 {
+    let r = model_rounds(m);
+    let r = &r[..n.min(r.len())];
+    let host: f64 = r.iter().map(|x| x.iops).sum();
+    r.iter().map(|x| x.wa * x.iops).sum::<f64>() / host
 }
 
 /// Over lab flash disks drawn with a fixed seed (size, spare area, media rate), steady state is
@@ -121,6 +137,18 @@ fn lab_flash_disks_are_steady_in_the_models_round_at_the_truths_iops() {
                 if (got / want - 1.0).abs() > 0.10 {
                     return Err(format!("{name}: steady {got:.0} IOPS, truth {want:.0}"));
                 }
+                // SMART from the disk's own counters, read after the precondition and at the end.
+                let wa = r.write_amplification.as_ref().expect("SMART read");
+                let i = wa.interval.as_ref().expect("told at the end");
+                let got = i.wa.unwrap_or_else(|| panic!("{name}: {i:?}"));
+                let rounds_bytes: u64 = r.rounds.iter().map(|x| x.cells[0].bytes_written).sum();
+                assert_eq!(i.host_bytes, Some(rounds_bytes), "{name}: {i:?}");
+                let want = model_wa(&m, r.rounds.len());
+                if (got / want - 1.0).abs() > 0.10 {
+                    return Err(format!(
+                        "{name}: WA {got:.3} from SMART, the model's {want:.3}"
+                    ));
+                }
                 Ok(())
             },
         );
@@ -163,6 +191,27 @@ fn a_disk_that_never_settles_ends_not_reached_at_25_rounds() {
     assert_eq!((w.first_round, w.last_round), (21, 25));
     assert!(r.steady_value.is_none());
     assert_eq!(out.status.code(), Some(0), "a verdict is a finished run");
+}
+
+/// A lab disk without a flash section serves no SMART document: its steady run says SMART was
+/// not read, and why, where a flash disk's says the write amplification.
+#[test]
+fn a_lab_disk_without_flash_says_smart_was_not_read() {
+    if skip_without_root("serves a FUSE lab disk on a loop device") {
+        return;
+    }
+    let _one = common::lab::one_at_a_time();
+    let text = "name='plain-16m'\nsize='16M'\nzones={rates_mb_s=[60]}\noverhead='20us'\n";
+    let m = Model::from_toml_str(text, "test").unwrap();
+    let dev = common::lab::start(&m);
+    let out = steady(dev.target(), &["--no-store"]);
+    let r: SteadyRecord = record_of_ok(&out);
+    let wa = r.write_amplification.as_ref().expect("SMART asked");
+    assert!(!wa.before.read, "{wa:?}");
+    let note = wa.before.note.as_deref().unwrap_or_default();
+    assert!(note.contains("serves no SMART document"), "{note}");
+    let i = wa.interval.as_ref().unwrap();
+    assert!(i.wa.is_none() && i.inconclusive.as_ref().unwrap().contains("SMART not read"));
 }
 
 /// A loop device over a file in memory is not flash: refused before anything is written.
@@ -256,6 +305,19 @@ fn a_killed_run_resumes_from_its_last_round() {
     assert_eq!(numbers, (1..=r.rounds.len() as u32).collect::<Vec<_>>());
     assert_ne!(r.verdict.state, SteadyState::Undecided, "{:?}", r.verdict);
     assert!(r.resume.is_none());
+    // SMART's "before" is the first part's, read after its precondition: the interval spans
+    // every round of both parts (and the writes of the round the kill cut short).
+    let first = at_kill
+        .write_amplification
+        .as_ref()
+        .expect("read as the rounds began");
+    let wa = r.write_amplification.as_ref().unwrap();
+    assert!(first.before.read && first.interval.is_none());
+    assert_eq!(wa.before, first.before);
+    let rounds_bytes: u64 = r.rounds.iter().map(|x| x.cells[0].bytes_written).sum();
+    let i = wa.interval.as_ref().unwrap();
+    assert!(i.host_bytes.unwrap() >= rounds_bytes, "{i:?}");
+    assert!(i.wa.is_some(), "{i:?}");
     let after = store.runs();
     assert_eq!(after.len(), 1, "replaced in place");
     assert_eq!(after[0].0, id);

@@ -15,6 +15,7 @@
 //! several commands in flight.
 
 use crate::fake::FakeMedia;
+use crate::flash_smart::{document, SMART_NAME};
 use crate::marginal::Marginal;
 use crate::model::Model;
 use crate::power_cut::{CutTruth, Volatile};
@@ -49,6 +50,9 @@ pub const PLP_NAME: &str = "power_loss_protection";
 const POWER: u64 = 5;
 /// The name of the power switch beside the image.
 pub const POWER_NAME: &str = "power";
+/// `smart.json`, served when the model has a `flash` section: its page counters as `smartctl
+/// --json` prints a Crucial/Micron SSD's attributes (see [`crate::flash_smart`]).
+const SMART: u64 = 6;
 /// How long before a deadline the reply clock stops sleeping and spins.
 const SPIN_NS: u64 = 50_000;
 const TTL: Duration = Duration::from_secs(3600);
@@ -541,7 +545,7 @@ impl LabFs {
             (FileType::Directory, 0o755, 0, 2)
         } else if ino == POWER {
             (FileType::RegularFile, 0o644, 4096, 1)
-        } else if ino == TEMP || ino == PLP {
+        } else if ino == TEMP || ino == PLP || ino == SMART {
             // As sysfs: a page-sized read-only file whose reads return the current value.
             (FileType::RegularFile, 0o444, 4096, 1)
         } else {
@@ -564,6 +568,14 @@ impl LabFs {
             rdev: 0,
             blksize: 4096,
             flags: 0,
+        }
+    }
+
+    /// The flash model's SMART document now (empty without a `flash` section).
+    fn smart_text(&self) -> String {
+        match (&self.model.flash, self.clock.flash_counters()) {
+            (Some(f), Some(c)) => document(&self.model.name, self.model.size, f.page, &c),
+            _ => String::new(),
         }
     }
 
@@ -644,6 +656,8 @@ impl Filesystem for LabFs {
             reply.entry(&TTL, &self.attr(PLP), Generation(0));
         } else if parent.0 == ROOT && name == POWER_NAME && self.model.write_cache.is_some() {
             reply.entry(&TTL, &self.attr(POWER), Generation(0));
+        } else if parent.0 == ROOT && name == SMART_NAME && self.model.flash.is_some() {
+            reply.entry(&TTL, &self.attr(SMART), Generation(0));
         } else {
             reply.error(Errno::ENOENT);
         }
@@ -654,6 +668,7 @@ impl Filesystem for LabFs {
             ROOT | IMAGE => reply.attr(&TTL, &self.attr(ino.0)),
             TEMP if self.heat.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
             PLP | POWER if self.model.write_cache.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
+            SMART if self.model.flash.is_some() => reply.attr(&TTL, &self.attr(ino.0)),
             _ => reply.error(Errno::ENOENT),
         }
     }
@@ -687,7 +702,7 @@ impl Filesystem for LabFs {
     fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
         if ino.0 == POWER {
             reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
-        } else if ino.0 == TEMP || ino.0 == PLP {
+        } else if ino.0 == TEMP || ino.0 == PLP || ino.0 == SMART {
             if flags.0 & libc::O_ACCMODE != libc::O_RDONLY {
                 reply.error(Errno::EACCES);
             } else {
@@ -713,8 +728,9 @@ impl Filesystem for LabFs {
         _lock: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        if ino.0 == TEMP || ino.0 == PLP || ino.0 == POWER {
+        if ino.0 == TEMP || ino.0 == PLP || ino.0 == POWER || ino.0 == SMART {
             let text = match (&self.heat, &self.model.write_cache) {
+                _ if ino.0 == SMART => self.smart_text(),
                 (Some(h), _) if ino.0 == TEMP => h.text_at(self.clock.now_ns()),
                 (_, Some(c)) if ino.0 == PLP => format!("{}\n", u8::from(c.protected)),
                 (_, Some(_)) if ino.0 == POWER => self.power.lock().text(),
@@ -787,7 +803,7 @@ impl Filesystem for LabFs {
             }
             return;
         }
-        if ino.0 == TEMP || ino.0 == PLP {
+        if ino.0 == TEMP || ino.0 == PLP || ino.0 == SMART {
             reply.error(Errno::EACCES);
             return;
         }
@@ -883,7 +899,7 @@ impl Filesystem for LabFs {
         mode: i32,
         reply: ReplyEmpty,
     ) {
-        if ino.0 == TEMP {
+        if ino.0 == TEMP || ino.0 == SMART {
             reply.error(Errno::EACCES);
             return;
         }
@@ -982,6 +998,9 @@ impl Filesystem for LabFs {
         if self.model.write_cache.is_some() {
             entries.push((PLP, FileType::RegularFile, PLP_NAME));
             entries.push((POWER, FileType::RegularFile, POWER_NAME));
+        }
+        if self.model.flash.is_some() {
+            entries.push((SMART, FileType::RegularFile, SMART_NAME));
         }
         for (i, (ino, kind, name)) in entries.iter().enumerate().skip(offset as usize) {
             if reply.add(INodeNo(*ino), (i + 1) as u64, *kind, name) {

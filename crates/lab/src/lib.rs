@@ -14,6 +14,7 @@ pub mod fake;
 pub mod flash;
 pub mod flash_idle;
 pub mod flash_served;
+pub mod flash_smart;
 pub mod flush_truth;
 pub mod fuse_fs;
 pub mod group;

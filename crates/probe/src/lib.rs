@@ -23,6 +23,8 @@ pub mod roots;
 pub mod shared_parent;
 pub mod smart;
 pub mod smart_drive;
+pub mod smart_writes;
+pub mod smart_writes_read;
 pub mod swaps;
 pub mod sysfs;
 pub mod temperature;

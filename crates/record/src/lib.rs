@@ -38,6 +38,7 @@ mod stamp;
 mod state;
 mod status;
 mod steady;
+mod steady_wa;
 mod surface;
 mod temperature;
 mod throttle;
@@ -93,6 +94,7 @@ pub use steady::{
     SteadyPrecondition, SteadyPurge, SteadyRecord, SteadyResume, SteadyRound, SteadyState,
     SteadyTest, SteadyVerdict, SteadyWindow,
 };
+pub use steady_wa::SteadyWriteAmplification;
 pub use surface::{Area, AreaKind, ErrorBudget, Pass, PassState, Surface, UntriedExtent};
 pub use temperature::{TemperaturePoint, TemperatureSeries, TruthTemperature};
 pub use throttle::{ThrottleData, ThrottleTruth};

@@ -212,6 +212,10 @@ pub struct SteadyRecord {
     /// The host idle recovery test's bursts, once the rounds have decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_recovery: Option<IdleRecovery>,
+    /// Write amplification from the drive's SMART counters over the measured rounds (runs of
+    /// versions before it have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_amplification: Option<crate::SteadyWriteAmplification>,
     pub duration_ns: u64,
     /// Present while the run can be continued with `--resume`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -527,6 +527,7 @@ pub fn steady(seed: u64, values: &[f64]) -> drivescope_record::SteadyRecord {
         },
         steady_value: Some(average),
         idle_recovery: None,
+        write_amplification: None,
         duration_ns: 5_000_000_000,
         resume: None,
         checkpoint: None,

@@ -86,6 +86,7 @@ fn run_on<E: crate::engine::Engine>(
         purge: &mut purge,
         judge: &judge,
         snapshot: &mut snapshot,
+        smart: &mut drivescope_probe::smart_writes::SmartWrites::default,
     };
     let rec = steady_on(dev, &target, o, run, &stop).unwrap();
     (rec, seen.into_inner().unwrap())

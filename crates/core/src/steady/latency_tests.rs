@@ -89,6 +89,7 @@ fn the_latency_test_runs_six_cells_at_qd1_and_tracks_the_4k_write_mean() {
         purge: &mut purge,
         judge: &judge,
         snapshot: &mut snapshot,
+        smart: &mut drivescope_probe::smart_writes::SmartWrites::default,
     };
     let rec = steady_on(&dev, &target, &o, run, &AtomicBool::new(false)).unwrap();
     assert_eq!((rec.queue_depth, rec.threads), (1, 1));

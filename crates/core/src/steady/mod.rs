@@ -20,9 +20,11 @@ mod tests;
 use crate::bench::{run_once_on, Access, Common, Rw, TestSpec};
 use crate::engine::EngineError;
 use crate::target::Target;
+use drivescope_probe::smart_writes::{self, SmartWrites};
 use drivescope_record::{
     Header, Kind, SteadyCell, SteadyCellSpec, SteadyPrecondition, SteadyPurge, SteadyRecord,
-    SteadyResume, SteadyRound, SteadyState, SteadyTest, SteadyVerdict, Workload,
+    SteadyResume, SteadyRound, SteadyState, SteadyTest, SteadyVerdict, SteadyWriteAmplification,
+    Workload,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -132,6 +134,8 @@ pub struct SteadyRun<'a> {
     /// Hears a snapshot after each precondition pass and each round (the checkpoint), with
     /// its resume state.
     pub snapshot: &'a mut dyn FnMut(&SteadyRecord),
+    /// Reads the drive's host and media write counters (SMART) now.
+    pub smart: &'a mut dyn FnMut() -> SmartWrites,
 }
 
 fn rw_of(read_pct: u8) -> Rw {
@@ -211,6 +215,7 @@ fn fresh(target: &Target, o: &SteadyOptions) -> SteadyRecord {
         },
         steady_value: None,
         idle_recovery: o.idle.clone(),
+        write_amplification: None,
         duration_ns: 0,
         resume: None,
         checkpoint: None,
@@ -316,6 +321,17 @@ pub fn steady_on<E: crate::engine::Engine>(
         }
     }
 
+    // The write counters as the measured rounds begin (a resumed run keeps its first reading).
+    if rec.precondition.written_bytes >= rec.precondition.planned_bytes
+        && rec.write_amplification.is_none()
+        && !stop.load(Ordering::Relaxed)
+    {
+        rec.write_amplification = Some(SteadyWriteAmplification {
+            before: (run.smart)(),
+            ..SteadyWriteAmplification::default()
+        });
+    }
+
     // Rounds until the rule decides.
     let mut total_written = rec
         .rounds
@@ -395,6 +411,11 @@ pub fn steady_on<E: crate::engine::Engine>(
     rec.duration_ns = elapsed(&rec);
     rec.header.end_now();
     let stopped = stop.load(Ordering::Relaxed) && !complete(&rec);
+    if let Some(wa) = rec.write_amplification.as_mut().filter(|_| !stopped) {
+        let after = (run.smart)();
+        wa.interval = Some(smart_writes::interval(&wa.before, &after));
+        wa.after = Some(after);
+    }
     if stopped {
         rec = with_resume(rec, o);
     } else {

@@ -79,6 +79,7 @@ fn a_device_that_takes_no_purge_is_measured_and_named_not_conformant() {
         purge: &mut purge,
         judge: &judge,
         snapshot: &mut snapshot,
+        smart: &mut SmartWrites::default,
     };
     let rec = steady_on(&dev, &target, &o, run, &AtomicBool::new(false)).unwrap();
     assert!(!rec.conformant);
@@ -93,6 +94,27 @@ struct Seen {
     snapshots: Vec<SteadyRecord>,
 }
 
+/// SMART of a drive whose host wrote `pages` 4 KiB pages and whose translation layer programmed
+/// half as many again (write amplification 1.5), as a Micron SSD counts them.
+fn smart_of(pages: u64) -> SmartWrites {
+    let page = |id: u64, name: &str, raw: u64| smart_writes::Counter {
+        source: format!("{id} {name}"),
+        raw,
+        unit_bytes: None,
+        unit: smart_writes::PAGE.into(),
+    };
+    SmartWrites {
+        read: true,
+        note: None,
+        host: Some(page(247, "Host_Program_Page_Count", pages)),
+        host_sectors: None,
+        media: vec![
+            page(247, "Host_Program_Page_Count", pages),
+            page(248, "FTL_Program_Page_Count", pages / 2),
+        ],
+    }
+}
+
 fn run_on(
     latency: fn(u64, u64) -> u64,
     o: &SteadyOptions,
@@ -100,7 +122,7 @@ fn run_on(
     prior: Option<SteadyRecord>,
     stop_after_round: Option<u32>,
 ) -> (SteadyRecord, Seen) {
-    let dev = device(writes, latency);
+    let dev = device(writes.clone(), latency);
     let target = Target::open_read(&format!("null:{SIZE}")).unwrap();
     let stop = AtomicBool::new(false);
     let seen = Mutex::new(Seen {
@@ -118,11 +140,14 @@ fn run_on(
         }
         seen.lock().unwrap().snapshots.push(r.clone());
     };
+    let counted = writes.clone();
+    let mut smart = || smart_of(counted.load(Ordering::Relaxed));
     let run = SteadyRun {
         prior,
         purge: &mut purge,
         judge: &judge,
         snapshot: &mut snapshot,
+        smart: &mut smart,
     };
     let rec = steady_on(&dev, &target, o, run, &stop).unwrap();
     (rec, seen.into_inner().unwrap())
@@ -162,6 +187,13 @@ fn a_settling_device_is_steady_where_the_rule_says_and_the_record_adds_up() {
     assert!(seen.snapshots.iter().all(|s| s.resume.is_some()));
     assert!(rec.resume.is_none() && !rec.workload.interrupted);
     assert!(!rec.conformant);
+    // SMART read as the rounds began (no 4 KiB writes yet) and at the end: the rounds' pages.
+    let wa = rec.write_amplification.as_ref().unwrap();
+    assert_eq!(wa.before.host.as_ref().unwrap().raw, 0);
+    let i = wa.interval.as_ref().unwrap();
+    let cells: u64 = rec.rounds.iter().map(|r| r.cells[0].bytes_written).sum();
+    assert_eq!(i.host_units, Some(cells / 4096));
+    assert!((i.wa.unwrap() - 1.5).abs() < 1e-3, "{i:?}");
 }
 
 #[test]
@@ -246,4 +278,12 @@ fn a_stopped_run_resumes_from_its_last_round_without_purging_again() {
     assert_eq!(done.verdict.round, whole.verdict.round);
     assert_eq!(done.verdict.state, SteadyState::Reached);
     assert!(done.resume.is_none());
+    // The first part's reading stays the run's "before"; the interval spans both parts.
+    let first = stopped.write_amplification.as_ref().unwrap();
+    assert!(first.interval.is_none() && first.after.is_none());
+    let wa = done.write_amplification.as_ref().unwrap();
+    assert_eq!(wa.before, first.before);
+    let cells: u64 = done.rounds.iter().map(|r| r.cells[0].bytes_written).sum();
+    let i = wa.interval.as_ref().unwrap();
+    assert_eq!(i.host_units, Some(cells / 4096), "{i:?}");
 }

@@ -13,6 +13,7 @@ use drivescope_core::bench::Common;
 use drivescope_core::engine::{DataPattern, EngineKind, Reap};
 use drivescope_core::steady::{self, purge, Matrix, SteadyOptions, SteadyRun};
 use drivescope_probe::block::Transport;
+use drivescope_probe::smart_writes::SmartWrites;
 use drivescope_record::{Kind, SteadyRecord, SteadyTest};
 use drivescope_report::text::print_steady;
 use drivescope_store::RunId;
@@ -241,11 +242,13 @@ impl Measure for SteadyPlan {
                 (c.save)(r.clone());
             }
         };
+        let mut smart = || smart_writes(device.as_ref());
         let run = SteadyRun {
             prior: prior.map(|(_, r)| r),
             purge: &mut do_purge,
             judge: &judge,
             snapshot: &mut snapshot,
+            smart: &mut smart,
         };
         let result = steady::steady(&target, &o, run, stop);
         drop(checkpoints);
@@ -261,6 +264,17 @@ impl Measure for SteadyPlan {
 fn say(line: String) {
     if !crate::say::quiet() {
         eprintln!("drivescope: {line}");
+    }
+}
+
+/// The device's SMART write counters now.
+fn smart_writes(device: Option<&drivescope_probe::Identity>) -> SmartWrites {
+    match device {
+        Some(id) => drivescope_probe::smart_writes_read::read(id),
+        None => SmartWrites {
+            note: Some("the device was not identified".into()),
+            ..SmartWrites::default()
+        },
     }
 }
 

@@ -29,6 +29,7 @@ mod show;
 mod soak;
 mod sparkline;
 mod steady;
+mod steady_wa;
 mod sweep;
 mod temperature;
 mod time;

@@ -191,6 +191,9 @@ pub fn print_steady(r: &SteadyRecord, out: &mut dyn Write) -> std::io::Result<()
         )?;
     }
     idle_recovery(r, out)?;
+    if let Some(l) = super::steady_wa::line(r.write_amplification.as_ref()) {
+        writeln!(out, "  {l}")?;
+    }
     if r.resume.is_some() {
         writeln!(
             out,
