@@ -55,7 +55,7 @@ pub fn find(target: &str, named: &[String], roots: &Roots) -> Result<Option<Foun
     }
     let says = match a.kind {
         ArrayKind::Device => a.controller.is_some(),
-        ArrayKind::Btrfs => a.members.is_empty() || !a.missing.is_empty(),
+        ArrayKind::Btrfs | ArrayKind::Zfs => a.members.is_empty() || !a.missing.is_empty(),
         ArrayKind::Md | ArrayKind::Dm => true,
         ArrayKind::Named => false,
     };

@@ -29,6 +29,8 @@ pub enum ArrayKind {
     Dm,
     /// A btrfs file system over one or more devices.
     Btrfs,
+    /// A ZFS pool (kernel ZFS or zfs-fuse), its members from `zpool status`.
+    Zfs,
     /// A device the system shows no members of.
     Device,
     /// Members named by the user (`--members`), where the system cannot say them.
@@ -131,8 +133,11 @@ fn raid_controller(canon: &Path, roots: &Roots) -> Option<String> {
 /// mounted file system.
 pub fn members(target: &Path, roots: &Roots) -> Result<Array> {
     let (name, mount) = resolve(target, roots)?;
-    if let Some(m) = mount.filter(|m| m.fstype == "btrfs") {
-        return btrfs(target, &m, roots);
+    if let Some(m) = mount.as_ref().filter(|m| m.fstype == "btrfs") {
+        return btrfs(target, m, roots);
+    }
+    if let Some(m) = mount.as_ref().filter(|m| crate::array_zfs::is_zfs(m)) {
+        return Ok(crate::array_zfs::zfs(target, m, roots));
     }
     let name = name.ok_or_else(|| ProbeError::NotADevice(target.to_path_buf()))?;
     block(target, &name, roots)

@@ -12,6 +12,7 @@
 pub mod array;
 mod array_missing;
 pub mod array_of;
+pub mod array_zfs;
 pub mod ata_id;
 pub mod block;
 pub mod ceiling;
