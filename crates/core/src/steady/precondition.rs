@@ -42,8 +42,8 @@ struct Live {
 impl Live {
     fn new(watch: &'static Watch, before: u64, planned: u64) -> Live {
         watch.begin(format!(
-            "precondition: {} sequential writes",
-            format_size(BLOCK)
+            "precondition SEQ{}K Q{QUEUE_DEPTH} write",
+            BLOCK >> 10
         ));
         let live = Live {
             watch,

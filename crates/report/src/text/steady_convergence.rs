@@ -172,15 +172,12 @@ impl Convergence {
         }
     }
 
-    /// The window's line: its rounds, average and limits, or when the first window comes.
+    /// The window's line: its rounds and average, or when the first window comes.
     pub fn window_line(&self) -> String {
         match (&self.window, self.standing) {
             (Some(w), _) => format!(
-                "window rounds {}–{}: average {}, {}",
-                w.first_round,
-                w.last_round,
-                w.average_label,
-                w.limits()
+                "window rounds {}–{}: average {}",
+                w.first_round, w.last_round, w.average_label
             ),
             (
                 None,
@@ -193,6 +190,11 @@ impl Convergence {
             }
             (None, _) => "no window".into(),
         }
+    }
+
+    /// The window's range and excursion against the rule's limits (empty before a window).
+    pub fn limits_line(&self) -> String {
+        self.window.as_ref().map_or(String::new(), |w| w.limits())
     }
 
     /// Where the run stands: `steady from round K`, `not reached in 25 rounds`, or the rounds
@@ -210,9 +212,9 @@ impl Convergence {
         }
     }
 
-    /// The panel's text lines under its bars.
+    /// The panel's text lines under its bars: the window, its limits, the standing.
     pub fn lines(&self) -> Vec<String> {
-        vec![self.window_line(), self.standing_line()]
+        vec![self.window_line(), self.limits_line(), self.standing_line()]
     }
 }
 
