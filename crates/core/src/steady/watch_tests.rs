@@ -76,3 +76,20 @@ fn the_watch_follows_the_purge_the_precondition_and_every_cell_of_every_round() 
     }
     assert_eq!(cell_step(3, 25, 0, 6), "round 3 of at most 25, cell 1 of 6");
 }
+
+#[test]
+fn the_watch_follows_the_idle_recovery_to_its_last_wait_state() {
+    let watch = Watch::leaked();
+    let mut o = super::idle_tests::options();
+    o.common.watch = Some(watch);
+    let (rec, _) = super::idle_tests::run_on(&super::idle_tests::device(true), &o, None, None);
+    let h = rec.idle_recovery.as_ref().unwrap();
+    assert!(idle::finished(h), "{h:?}");
+    let s = watch.snapshot();
+    assert_eq!(s.phase.what, "RND4K Q4T1 write");
+    assert_eq!(
+        s.phase.step,
+        "idle recovery WS10 (5 of 5): writes back to the baseline"
+    );
+    assert_eq!(s.failed, 0);
+}
