@@ -13,6 +13,7 @@ use crate::bench::{run_once_on, Access, Rw, TestSpec};
 use crate::engine::{Completion, Engine, EngineConfig, EngineError, Job, Next};
 use crate::target::Target;
 use drivescope_record::{IdleBurst, IdleRecovery, IdleSegment, SteadyRecord};
+use drivescope_units::format_duration;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -118,7 +119,11 @@ pub fn run<E: Engine>(
     {
         let idle_ns = ws as u64 * plan.idle_unit_ns;
         let mut bursts = Vec::with_capacity(plan.cycles as usize);
+        let n = plan.wait_states.len();
+        let at = |what: &str| format!("idle recovery WS{ws} ({} of {n}): {what}", k + 1);
         for b in 0..plan.cycles {
+            let burst = format!("burst {} of {}", b + 1, plan.cycles);
+            super::tell(o, None, at(&burst));
             let r = writes(
                 plan.burst_ns,
                 (0x1D1E << 32) + ((k as u64) << 20) + b as u64,
@@ -131,12 +136,15 @@ pub fn run<E: Engine>(
                 iops: r.iops(),
                 bytes_written: r.write_bytes,
             });
+            let idle = format!("idle {} after {burst}", format_duration(idle_ns));
+            super::tell(o, Some("idle (no commands)"), at(&idle));
             rest(dev, target, idle_ns, stop)?;
             if stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
             elapsed += r.duration_ns + idle_ns;
         }
+        super::tell(o, None, at("writes back to the baseline"));
         let base = writes(plan.baseline_ns, (0xBA5E << 32) + k as u64)?;
         if stop.load(Ordering::Relaxed) {
             return Ok(());

@@ -17,7 +17,7 @@ const CLEAN_NS: u64 = 100_000;
 const CREDIT_CAP: u64 = 1000;
 const QD: u32 = 4;
 
-fn options() -> SteadyOptions {
+pub(super) fn options() -> SteadyOptions {
     // 120 ms cells: 10 ms bursts, a 10 ms idle unit, 3 bursts and 30 ms of writes a wait state.
     let cell = Duration::from_millis(120);
     SteadyOptions {
@@ -42,7 +42,7 @@ fn options() -> SteadyOptions {
 }
 
 /// The device of the module docs; `cleans: false` is its twin that never cleans ahead.
-fn device(cleans: bool) -> Scripted<impl FnMut(&Call) -> Reply + Send> {
+pub(super) fn device(cleans: bool) -> Scripted<impl FnMut(&Call) -> Reply + Send> {
     let (mut busy_until, mut credit) = (0u64, 0u64);
     Scripted::new(move |c: &Call| {
         let gap = c.device_ns.saturating_sub(busy_until);
@@ -63,7 +63,7 @@ fn device(cleans: bool) -> Scripted<impl FnMut(&Call) -> Reply + Send> {
     .unlogged()
 }
 
-fn run_on<E: crate::engine::Engine>(
+pub(super) fn run_on<E: crate::engine::Engine>(
     dev: &E,
     o: &SteadyOptions,
     prior: Option<SteadyRecord>,

@@ -16,6 +16,8 @@ pub mod precondition;
 pub mod purge;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod watch_tests;
 
 use crate::bench::{run_once_on, Access, Common, Rw, TestSpec};
 use crate::engine::EngineError;
@@ -244,6 +246,25 @@ pub fn options_of(r: &SteadyRecord, mut common: Common) -> SteadyOptions {
     }
 }
 
+/// Tell a live view watching the run (if one does) what begins, `what` (a new phase: its
+/// counters start from nothing), and where it stands.
+pub(crate) fn tell(o: &SteadyOptions, what: Option<&str>, step: String) {
+    if let Some(w) = o.common.watch {
+        if let Some(what) = what {
+            w.begin(what.into());
+        }
+        w.step(step);
+    }
+}
+
+/// Where a round's cell stands: `round 3 of at most 25, cell 2 of 6` (cells from 0 in `cell`).
+pub fn cell_step(round: u32, max_rounds: u32, cell: usize, cells: usize) -> String {
+    format!(
+        "round {round} of at most {max_rounds}, cell {} of {cells}",
+        cell + 1
+    )
+}
+
 /// Whether the run has ended by the rule.
 fn decided(v: &SteadyVerdict) -> bool {
     v.state != SteadyState::Undecided
@@ -285,6 +306,11 @@ pub fn steady_on<E: crate::engine::Engine>(
         }
         None => {
             let mut r = fresh(target, o);
+            tell(
+                o,
+                Some("purge"),
+                "returning the drive to its fresh state".into(),
+            );
             r.purge = (run.purge)();
             if r.purge.method.is_none() && !r.purge.skipped {
                 r.not_conformant.insert(
@@ -309,7 +335,13 @@ pub fn steady_on<E: crate::engine::Engine>(
         let until = ((written / size.max(1)) + 1) * size;
         let until = until.min(rec.precondition.planned_bytes);
         let t0 = Instant::now();
-        let now = precondition::run(dev, target, o.common.data, written, until, stop)?;
+        let span = precondition::Span {
+            written,
+            until,
+            planned: rec.precondition.planned_bytes,
+            watch: o.common.watch,
+        };
+        let now = precondition::run(dev, target, o.common.data, span, stop)?;
         let p = &mut rec.precondition;
         p.duration_ns += t0.elapsed().as_nanos() as u64;
         p.written_bytes = now;
@@ -352,6 +384,7 @@ pub fn steady_on<E: crate::engine::Engine>(
                 queue_depth: o.queue_depth,
                 threads: o.threads,
             };
+            tell(o, None, cell_step(round, o.max_rounds, i, o.matrix.len()));
             let mut opts = o.common.run_options(o.cell_time, None);
             opts.seed = o
                 .common

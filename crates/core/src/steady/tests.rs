@@ -8,9 +8,9 @@ use drivescope_analysis::steady_state::verdict;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-const SIZE: u64 = 8 << 20;
+pub(super) const SIZE: u64 = 8 << 20;
 
-fn options(cell_ms: u64, matrix: Vec<SteadyCellSpec>, max_rounds: u32) -> SteadyOptions {
+pub(super) fn options(cell_ms: u64, matrix: Vec<SteadyCellSpec>, max_rounds: u32) -> SteadyOptions {
     SteadyOptions {
         common: Common {
             engine: EngineKind::Auto,
@@ -34,7 +34,7 @@ fn options(cell_ms: u64, matrix: Vec<SteadyCellSpec>, max_rounds: u32) -> Steady
 
 /// A device whose 4 KiB write latency is `latency(writes so far, its time)`, the count kept in `writes`
 /// (shared, so a resumed run continues the same device). Everything else takes 50 µs.
-fn device(
+pub(super) fn device(
     writes: Arc<AtomicU64>,
     latency: fn(u64, u64) -> u64,
 ) -> Scripted<impl FnMut(&Call) -> Reply + Send> {
@@ -50,7 +50,7 @@ fn device(
 }
 
 /// Falls from 100 µs to 400 µs over a few thousand writes, then holds.
-fn settles(n: u64, _at: u64) -> u64 {
+pub(super) fn settles(n: u64, _at: u64) -> u64 {
     (100_000.0 * (1.0 + 3.0 * (1.0 - (-(n as f64) / 1500.0).exp()))) as u64
 }
 

@@ -3,19 +3,22 @@
 //! `drivescope_analysis::steady_state` (the rule); this maps arguments to a plan and finishes.
 
 use crate::finish::{Cmd, Refused};
+use crate::live::workload::{Done, Span};
 use crate::opts::args::{parse_positive_duration, Every};
 use crate::opts::destructive::{self, DestructiveOpts};
 use crate::opts::store::StoreOpts;
+use crate::opts::workload::{self, View, Watching};
 use crate::plan::steady::SteadyPlan;
 use crate::runner::{Measure, Measured, Session};
 use clap::{Args, ValueEnum};
+use drivescope_analysis::steady_state::WINDOW_ROUNDS;
 use drivescope_core::bench::Common;
 use drivescope_core::engine::{DataPattern, EngineKind, Reap};
 use drivescope_core::steady::{self, purge, Matrix, SteadyOptions, SteadyRun};
 use drivescope_probe::block::Transport;
 use drivescope_probe::smart_writes::SmartWrites;
 use drivescope_record::{Kind, SteadyRecord, SteadyTest};
-use drivescope_report::text::print_steady;
+use drivescope_report::text::{convergence, print_steady, Convergence};
 use drivescope_store::RunId;
 use std::time::Duration;
 
@@ -91,6 +94,9 @@ pub struct SteadyArgs {
     /// Only warnings and errors on stderr (no progress lines, no `saved as run N`).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// On a terminal, plain progress lines instead of the full-screen live view.
+    #[arg(long)]
+    pub no_live: bool,
     #[command(flatten)]
     pub store: StoreOpts,
 }
@@ -118,6 +124,7 @@ pub fn plan(a: SteadyArgs) -> anyhow::Result<SteadyPlan> {
         gate: a.gate,
         store: a.store,
         json: a.json,
+        no_live: a.no_live || a.quiet,
     })
 }
 
@@ -165,7 +172,7 @@ impl Measure for SteadyPlan {
             seed: 0x0057_EAD1,
             watch: None,
         };
-        let o = match &prior {
+        let mut o = match &prior {
             Some((_, r)) => steady::options_of(r, common),
             None => {
                 let matrix = p.matrix_for(target.size);
@@ -206,6 +213,27 @@ impl Measure for SteadyPlan {
                 if r.rounds.len() == 1 { "" } else { "s" }
             ));
         }
+        let max_rounds = o.max_rounds;
+        let rounds_so_far =
+            move |r: &SteadyRecord| Done::Rounds(convergence(r, max_rounds, WINDOW_ROUNDS as u32));
+        let done = match &prior {
+            Some((_, r)) => rounds_so_far(r),
+            None => Done::Rounds(Convergence::none(
+                steady::tracked_name(o.test),
+                o.test.tracks_latency(),
+                o.max_rounds,
+                WINDOW_ROUNDS as u32,
+            )),
+        };
+        let view = View {
+            off: p.no_live || p.json,
+            planned: None,
+            span: Span::Phase {
+                planned: Some(o.cell_time),
+            },
+        };
+        let live = workload::watch_target(&spec, "steady", view, done, stop);
+        o.common.watch = live.as_ref().map(|l| l.watch);
         let round = o.cell_time * o.matrix.len().max(1) as u32;
         let mut cuts = {
             let device = device.clone();
@@ -231,13 +259,15 @@ impl Measure for SteadyPlan {
             if no_purge {
                 purge::skipped()
             } else {
-                say("purging: a discard of the whole device".into());
+                if live.is_none() {
+                    say("purging: a discard of the whole device".into());
+                }
                 purge::purge(&target, bus)
             }
         };
         let judge = |v: &[f64], max: u32| drivescope_analysis::steady_state::verdict(v, max);
         let mut snapshot = |r: &SteadyRecord| {
-            progress(r);
+            progress(live.as_ref(), r, rounds_so_far(r));
             if let Some(c) = checkpoints.as_mut() {
                 (c.save)(r.clone());
             }
@@ -251,6 +281,9 @@ impl Measure for SteadyPlan {
             smart: &mut smart,
         };
         let result = steady::steady(&target, &o, run, stop);
+        if let Some(l) = live {
+            l.finish();
+        }
         drop(checkpoints);
         let written = cuts.finish();
         let mut rec = result?;
@@ -278,10 +311,15 @@ fn smart_writes(device: Option<&drivescope_probe::Identity>) -> SmartWrites {
     }
 }
 
-/// One line per checkpoint: where the run stands.
-fn progress(r: &SteadyRecord) {
-    if let Some(line) = drivescope_report::text::steady_progress(r) {
-        say(line);
+/// Where the run stands at each checkpoint: the live view's rounds (`rounds`), or a line.
+fn progress(live: Option<&Watching>, r: &SteadyRecord, rounds: Done) {
+    match live {
+        Some(l) => l.set(rounds),
+        None => {
+            if let Some(line) = drivescope_report::text::steady_progress(r) {
+                say(line);
+            }
+        }
     }
 }
 

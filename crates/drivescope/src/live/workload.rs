@@ -1,13 +1,15 @@
-//! The live view of a bench, sweep, soak or diagnosis: the rate over time, the response-time
-//! bands and percentiles of the test that runs now, and what has finished so far (bench's
-//! tests, sweep's grid, the diagnosis' experiments). What a frame shows is gathered here;
-//! `workload_render` draws it.
+//! The live view of a bench, sweep, soak, diagnosis or steady-state test: the rate over time
+//! (of the whole run, or of the test that runs now), the response-time bands and percentiles of
+//! the test that runs now, and what has finished so far (bench's tests, sweep's grid, the
+//! diagnosis' experiments, the steady-state test's rounds converging). What a frame shows is
+//! gathered here; `workload_render` draws it.
 
 use super::term::Source;
 use super::view::{RateWindow, ViewState};
 use super::workload_render;
 use drivescope_core::bench::watch::{Watch, WatchSnap};
 use drivescope_core::bench::SweepCell;
+use drivescope_report::text::Convergence;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,6 +27,18 @@ pub enum Done {
         threads: Vec<u32>,
         cells: Vec<SweepCell>,
     },
+    /// A steady-state test's finished rounds and its window against the rule.
+    Rounds(Convergence),
+}
+
+/// What the rate chart spans.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Span {
+    /// The whole run, to its planned end when known.
+    Run,
+    /// The test that runs now (the watch's phase), from its start to `planned` when known (a
+    /// steady-state test's cell time).
+    Phase { planned: Option<Duration> },
 }
 
 /// The finished part, shared with the run's report callback.
@@ -41,8 +55,11 @@ pub struct WorkShown {
     /// MB/s and commands/s over the last second or so.
     pub now_mb_s: Option<f64>,
     pub now_iops: Option<f64>,
-    /// The rate over time so far: (seconds from the start, MB/s).
+    /// The rate over time so far: (seconds from the start of what the chart spans, MB/s).
     pub history: Vec<(f64, f64)>,
+    pub span: Span,
+    /// How long the test that runs now has run (what a [`Span::Phase`] chart's axis shows).
+    pub phase_elapsed: Duration,
     pub done: Done,
 }
 
@@ -78,9 +95,13 @@ pub struct WorkloadSource {
     pub watch: &'static Watch,
     pub planned: Option<Duration>,
     pub finished: Finished,
+    /// What the rate chart spans ([`Span::Run`] unless set).
+    pub span: Span,
     bytes: RateWindow,
     commands: RateWindow,
     history: Vec<(f64, f64)>,
+    /// The phase the history is of, for a [`Span::Phase`] chart.
+    phase: u64,
 }
 
 impl WorkloadSource {
@@ -95,9 +116,11 @@ impl WorkloadSource {
             watch,
             planned,
             finished,
+            span: Span::Run,
             bytes: RateWindow::default(),
             commands: RateWindow::default(),
             history: Vec::new(),
+            phase: 0,
         }
     }
 
@@ -107,8 +130,19 @@ impl WorkloadSource {
         let now_mb_s = self.bytes.push(now, snap.bytes);
         // The window counts in millions: commands/s is its rate times 10^6.
         let now_iops = self.commands.push(now, snap.commands).map(|r| r * 1e6);
+        let phase_elapsed = now.saturating_duration_since(snap.phase.since);
+        let at = match self.span {
+            Span::Run => elapsed,
+            Span::Phase { .. } => {
+                if snap.phase.number != self.phase {
+                    self.phase = snap.phase.number;
+                    self.history.clear();
+                }
+                phase_elapsed
+            }
+        };
         if let Some(r) = now_mb_s {
-            self.history.push((elapsed.as_secs_f64(), r));
+            self.history.push((at.as_secs_f64(), r));
             if self.history.len() > MAX_POINTS {
                 self.history = halve(&self.history);
             }
@@ -121,6 +155,8 @@ impl WorkloadSource {
             now_mb_s,
             now_iops,
             history: self.history.clone(),
+            span: self.span,
+            phase_elapsed,
             done: self.finished.lock().expect("finished").clone(),
         }
     }

@@ -1,13 +1,15 @@
-//! Drawing one frame of a bench, sweep, soak or diagnosis live view: the rate over time, the
-//! response-time bands, what has finished, the rates and percentiles of the test that runs
-//! now, and the keys. A pure function of [`WorkShown`] and [`ViewState`].
+//! Drawing one frame of a bench, sweep, soak, diagnosis or steady-state live view: the rate over
+//! time, the response-time bands, what has finished (a steady-state test's convergence panel is
+//! `steady_render`'s), the rates and percentiles of the test that runs now, and the keys. A pure
+//! function of [`WorkShown`] and [`ViewState`].
 
+use super::steady_render;
 use super::view::ViewState;
 use super::widgets::bands::{self, BANDS_W};
 use super::widgets::curve;
 use super::widgets::gutter::{self, GUTTER};
 use super::widgets::help::Help;
-use super::workload::{Done, WorkShown};
+use super::workload::{Done, Span, WorkShown};
 use crate::progress::hms;
 use drivescope_units::format_ns;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -25,6 +27,7 @@ pub fn draw(f: &mut Frame, s: &WorkShown, v: &ViewState) {
     let rows = done_lines(&s.done, s).len();
     let done_h = match s.done {
         Done::Nothing => 0,
+        Done::Rounds(_) => steady_render::HEIGHT,
         _ => (rows.clamp(1, DONE_ROWS) + 2) as u16,
     };
     let [title, body, done, stats, keys] = Layout::vertical([
@@ -54,7 +57,13 @@ pub fn draw(f: &mut Frame, s: &WorkShown, v: &ViewState) {
             ],
             log: "log scale for the response-time bars",
             about: vec![
-                ("chart", "MB/s over time, all tests of the run".into()),
+                (
+                    "chart",
+                    match s.span {
+                        Span::Run => "MB/s over time, all tests of the run".into(),
+                        Span::Phase { .. } => "MB/s over time of the test that runs now".into(),
+                    },
+                ),
                 ("bands", "response times of the test that runs now".into()),
             ],
         }
@@ -62,9 +71,14 @@ pub fn draw(f: &mut Frame, s: &WorkShown, v: &ViewState) {
     }
 }
 
-/// The rate over time: seconds on x (to the planned end when known), MB/s on y.
+/// The rate over time: seconds on x (to the planned end when known), MB/s on y; of the whole
+/// run, or of the test that runs now.
 fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
-    f.render_widget(Block::bordered().title("MB/s over time"), area);
+    let (title, planned, elapsed) = match s.span {
+        Span::Run => ("MB/s over time", s.planned, s.elapsed),
+        Span::Phase { planned } => ("MB/s of the test that runs now", planned, s.phase_elapsed),
+    };
+    f.render_widget(Block::bordered().title(title), area);
     let inner = Block::bordered().inner(area);
     let [graph, axis_row] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(inner);
@@ -72,11 +86,10 @@ fn rate_chart(f: &mut Frame, s: &WorkShown, area: Rect) {
         Layout::horizontal([Constraint::Length(GUTTER), Constraint::Min(1)]).areas(graph);
     let top = s.history.iter().map(|p| p.1).fold(0.0, f64::max) * 1.1;
     let top = if top > 0.0 { top } else { 1.0 };
-    let end = s
-        .planned
+    let end = planned
         .map(|p| p.as_secs_f64())
         .unwrap_or(0.0)
-        .max(s.elapsed.as_secs_f64())
+        .max(elapsed.as_secs_f64())
         .max(1.0);
     gutter::draw(f, plot, top, top / 2.0);
     curve::draw(f, plot, curve::polyline(&s.history), end, top);
@@ -93,6 +106,7 @@ pub fn done_lines(d: &Done, s: &WorkShown) -> Vec<String> {
     match d {
         Done::Nothing => Vec::new(),
         Done::Lines { lines, .. } => lines[lines.len().saturating_sub(DONE_ROWS)..].to_vec(),
+        Done::Rounds(c) => c.lines(),
         Done::Grid {
             qds,
             threads,
@@ -140,6 +154,9 @@ fn finished(f: &mut Frame, s: &WorkShown, area: Rect) {
     if area.height == 0 {
         return;
     }
+    if let Done::Rounds(c) = &s.done {
+        return steady_render::draw(f, c, area);
+    }
     let lines: Vec<Line> = done_lines(&s.done, s).into_iter().map(Line::from).collect();
     let lines = if lines.is_empty() {
         vec![Line::from("nothing yet").style(Style::default().fg(Color::DarkGray))]
@@ -149,7 +166,7 @@ fn finished(f: &mut Frame, s: &WorkShown, area: Rect) {
     let title = match &s.done {
         Done::Lines { title, .. } => title.as_str(),
         Done::Grid { .. } => "finished cells",
-        Done::Nothing => "",
+        Done::Nothing | Done::Rounds(_) => "",
     };
     f.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(title)),

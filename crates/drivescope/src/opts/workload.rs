@@ -1,7 +1,7 @@
 //! What bench, sweep and soak share: their target (a directory gets a test file drivescope
 //! creates, fills and removes; a device or an existing file is only read), and options.
 
-use crate::live::workload::{Done, Finished, WorkloadSource};
+use crate::live::workload::{Done, Finished, Span, WorkloadSource};
 use crate::opts::args::{parse_positive_size, DataArg, EngineArg, ReapArg, RwArg};
 use clap::Args;
 use drivescope_core::bench::watch::Watch;
@@ -208,6 +208,11 @@ impl Watching {
         }
     }
 
+    /// Show `done` as what has finished (a steady-state test's rounds so far).
+    pub fn set(&self, done: Done) {
+        *self.finished.lock().expect("finished") = done;
+    }
+
     /// Restore the terminal (before the summary is printed).
     pub fn finish(self) {
         self.view.finish()
@@ -224,20 +229,43 @@ pub fn watch(
     done: Done,
     stop: &Arc<AtomicBool>,
 ) -> Option<Watching> {
+    let view = View {
+        off: a.no_live || a.quiet || a.json,
+        planned,
+        span: Span::Run,
+    };
+    watch_target(&a.target, command, view, done, stop)
+}
+
+/// What a live view of a run on a target is asked for.
+pub struct View {
+    /// --no-live, --quiet or --json: plain progress lines (or none).
+    pub off: bool,
+    /// The run's length by its settings, for the time axis and the ETA.
+    pub planned: Option<Duration>,
+    /// What the rate chart spans.
+    pub span: Span,
+}
+
+/// The live view of a run on `target`, when stdout and stderr are both a terminal and `view`
+/// is not off; `None` means plain progress lines.
+pub fn watch_target(
+    target: &str,
+    command: &str,
+    view: View,
+    done: Done,
+    stop: &Arc<AtomicBool>,
+) -> Option<Watching> {
     use std::io::IsTerminal;
-    if a.no_live
-        || a.quiet
-        || a.json
-        || !std::io::stdout().is_terminal()
-        || !std::io::stderr().is_terminal()
-    {
+    if view.off || !std::io::stdout().is_terminal() || !std::io::stderr().is_terminal() {
         return None;
     }
     let watch = Watch::leaked();
     let finished: Finished = Arc::new(Mutex::new(done));
-    let device = crate::identity::of(&a.target);
-    let title = crate::live::view::title(command, &a.target, device.as_ref());
-    let source = WorkloadSource::new(title, watch, planned, finished.clone());
+    let device = crate::identity::of(target);
+    let title = crate::live::view::title(command, target, device.as_ref());
+    let mut source = WorkloadSource::new(title, watch, view.planned, finished.clone());
+    source.span = view.span;
     match crate::live::term::start_with(source, stop.clone()) {
         Ok(view) => Some(Watching {
             watch,

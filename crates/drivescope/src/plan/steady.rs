@@ -27,6 +27,8 @@ pub struct SteadyPlan {
     pub gate: DestructiveOpts,
     pub store: StoreOpts,
     pub json: bool,
+    /// Plain progress lines (or none, with --quiet) instead of the live view on a terminal.
+    pub no_live: bool,
 }
 
 impl SteadyPlan {
@@ -104,6 +106,7 @@ mod tests {
             gate: DestructiveOpts::default(),
             store: StoreOpts::default(),
             json: false,
+            no_live: false,
         }
     }
 

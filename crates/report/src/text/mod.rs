@@ -29,6 +29,7 @@ mod show;
 mod soak;
 mod sparkline;
 mod steady;
+mod steady_convergence;
 mod steady_wa;
 mod sweep;
 mod temperature;
@@ -53,6 +54,7 @@ pub use show::show;
 pub use soak::print_soak;
 pub use sparkline::sparkline;
 pub use steady::{format_tracked, print_steady, steady_progress};
+pub use steady_convergence::{convergence, Convergence, RoundMark, Standing, WindowFigures};
 pub use sweep::{print_sweep, sweep_line};
 pub use time::{print_time, sentence as time_sentence};
 
