@@ -287,6 +287,7 @@ fn space(seed: u64, cases: usize, bus: Bus, slow: bool, missing: bool, slow_writ
                 o.text
             );
         }
+        assert!(!o.text.contains("a cache in front"), "{}", o.text);
         let policy = o.text.contains("read policy");
         let healthy_copies =
             p.layout != Layout::Stripe && t.paths == Paths::Parallel && t.slow_member.is_none();
@@ -371,5 +372,46 @@ fn writes_short_of_the_layouts_promise_are_found_and_a_bus_that_hides_them_is_no
         (0xa11a_000d, Bus::Capping),
     ] {
         assert_eq!(space(seed, 1000, bus, false, false, true), 1000);
+    }
+}
+
+/// A cache in front of the members (a ZFS pool's ARC over a test file it just wrote, a controller's cache)
+/// serves the array faster than all its members together: said so, with no read policy or spread claimed from
+/// the cache's rates, and the members' own findings unchanged. Its twin is every draw above, whose array reads
+/// no faster than its members: never said there.
+#[test]
+fn an_array_read_from_a_cache_is_said_so_and_no_read_policy_is_claimed_from_it() {
+    let mut d = Draw(0xa11a_00c0);
+    let mut checked = 0;
+    while checked < 1000 {
+        let bus = match d.count(0, 2) {
+            0 => Bus::None,
+            1 => Bus::Serializing,
+            _ => Bus::Capping,
+        };
+        let slow = d.unit() < 0.3;
+        let Some(p) = draw(&mut d, bus, slow, false, false) else {
+            continue;
+        };
+        let t = p.truth();
+        let mut r = reads(&mut d, &t, p.layout);
+        let before = findings(&r);
+        let sum: f64 = r.alone_mb_per_s.iter().sum();
+        let together: f64 = r.together_mb_per_s.iter().sum();
+        let most = sum.max(together);
+        let cache = most * d.log_range(1.6, 200.0);
+        r.array_mb_per_s = Some(cache);
+        r.readers_mb_per_s = Some(cache * d.range(0.9, 1.3));
+        let (f, o) = assess_diagnosis(&r);
+        assert_eq!(f, before, "{}", o.text);
+        assert!(
+            o.text.contains("a cache in front of them served it"),
+            "{}",
+            o.text
+        );
+        assert!(o.text.contains("from the cache too"), "{}", o.text);
+        assert!(!o.text.contains("read policy"), "{}", o.text);
+        assert!(!o.text.contains("spread over the members"), "{}", o.text);
+        checked += 1;
     }
 }

@@ -14,6 +14,9 @@ use drivescope_units::format_rate;
 pub const ONE_MEMBER_WITHIN: f64 = 1.25;
 /// Several readers spread over the members when they read at least this factor of one reader.
 pub const SPREAD_FROM: f64 = 1.5;
+/// The array read past this factor of all its members together was served by a cache in front of them: no
+/// member can give more than it reads alone, and a real run's spread is a few per cent.
+pub const CACHED_ABOVE: f64 = 1.5;
 
 fn usable(v: f64) -> bool {
     v > 0.0 && v.is_finite()
@@ -65,6 +68,29 @@ fn array_words(r: &ArrayReads) -> Option<String> {
         one / fastest,
         one / sum * 100.0
     );
+    let together: f64 = r.together_mb_per_s.iter().filter(|a| usable(**a)).sum();
+    let members_most = sum.max(together);
+    if one > CACHED_ABOVE * members_most {
+        s.push_str(&format!(
+            ": faster than all its members can read together ({}): a cache in front of them served it (a \
+             ZFS pool's ARC, the page cache, a controller's cache), so the array's rates here are the cache's, \
+             not its members'; a test larger than that cache (--size) reads the members",
+            format_rate(members_most)
+        ));
+        if let Some(many) = r.readers_mb_per_s.filter(|v| usable(*v)) {
+            s.push_str(&format!(
+                "; {} with {} readers{}",
+                format_rate(many),
+                r.readers,
+                if many > CACHED_ABOVE * members_most {
+                    ", from the cache too"
+                } else {
+                    ""
+                }
+            ));
+        }
+        return Some(s);
+    }
     let v = assess_members(r);
     let parallel = matches!(v.together, Together::Parallel { .. });
     let level = r.array.level.as_deref();
