@@ -1,6 +1,6 @@
 //! The array a drive belongs to, as the system shows it: an md or device-mapper device that holds it (or one
 //! of its partitions) in sysfs `holders/`, or a btrfs file system that lists it under
-//! `/sys/fs/btrfs/<UUID>/devices/`. For `screen`, which reads drives one by one and together and so reads an
+//! `/sys/fs/btrfs/<UUID>/devices/`, or a ZFS pool whose `zpool status` lists it. For `screen`, which reads drives one by one and together and so reads an
 //! array's members: it names the array, so that what the members do together is read as the array's.
 
 use crate::roots::Roots;
@@ -8,7 +8,7 @@ use crate::sysfs;
 use std::fs;
 use std::path::Path;
 
-/// `md0 (md raid1)`, `dm-2 (device-mapper)`, `btrfs 5b0d… (raid1)` for each array `target` (a device path
+/// `md0 (md raid1)`, `dm-2 (device-mapper)`, `btrfs 5b0d… (raid1)`, `zfs tank (mirror)` for each array `target` (a device path
 /// or kernel name) or one of its partitions is a member of; empty for a drive in no array.
 pub fn arrays_of(target: &Path, roots: &Roots) -> Vec<String> {
     let name = crate::kernel_name(target, roots).or_else(|| {
@@ -73,5 +73,6 @@ pub fn arrays_of(target: &Path, roots: &Roots) -> Vec<String> {
             _ => format!("btrfs {uuid} ({})", profiles.join(", ")),
         });
     }
+    out.extend(crate::array_zfs::pools_of(&parts, roots));
     out
 }

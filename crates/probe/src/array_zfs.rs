@@ -283,6 +283,57 @@ pub fn zfs(target: &Path, m: &MountEntry, roots: &Roots) -> Array {
     }
 }
 
+/// `zpool status` of every pool, one table each: split where each `pool:` line begins.
+pub fn split_pools(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in text.lines() {
+        if l.trim_start().starts_with("pool:") || out.is_empty() {
+            out.push(String::new());
+        }
+        let last = out.last_mut().expect("one table");
+        last.push_str(l);
+        last.push('\n');
+    }
+    out.retain(|t| t.contains("pool:"));
+    out
+}
+
+/// `zfs POOL (mirror)` for each pool of more than one data device that holds one of `parts` (a drive and
+/// its partitions, as kernel names), from `zpool status` of every pool; empty where `zpool` cannot be run.
+pub fn pools_of(parts: &[String], roots: &Roots) -> Vec<String> {
+    let Some(out) = Command::new("zpool")
+        .arg("status")
+        .env("LC_ALL", "C")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+    else {
+        return Vec::new();
+    };
+    pools_in(&String::from_utf8_lossy(&out.stdout), parts, roots)
+}
+
+/// [`pools_of`] over a `zpool status` text.
+pub fn pools_in(text: &str, parts: &[String], roots: &Roots) -> Vec<String> {
+    let mut said = Vec::new();
+    for table in split_pools(text) {
+        let st = parse_status(&table);
+        let leaves: Vec<&Leaf> = st.vdevs.iter().flat_map(|v| &v.leaves).collect();
+        if leaves.len() < 2 {
+            continue;
+        }
+        let holds = leaves
+            .iter()
+            .any(|l| kernel_name(&l.name, roots).is_some_and(|(n, _)| parts.contains(&n)));
+        if holds {
+            let mut kinds: Vec<&str> = st.vdevs.iter().map(|v| v.kind.as_str()).collect();
+            kinds.dedup();
+            said.push(format!("zfs {} ({})", st.pool, kinds.join(", ")));
+        }
+    }
+    said
+}
+
 #[cfg(test)]
 #[path = "array_zfs_tests.rs"]
 mod tests;

@@ -191,3 +191,41 @@ fn a_mixed_or_unknown_layout_is_not_named_and_says_so() {
         a.notes
     );
 }
+
+#[test]
+fn every_pool_s_table_is_read_and_a_drive_names_the_pools_that_hold_it_or_its_partition() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zpool");
+    let mirror = fs::read_to_string(dir.join("mirror3.txt")).unwrap();
+    let stripe = fs::read_to_string(dir.join("stripe3.txt"))
+        .unwrap()
+        .replace("loop1 ", "loop7 ")
+        .replace("loop2 ", "loop8 ")
+        .replace("loop3 ", "sdb1  ");
+    let both = format!("{mirror}\n{stripe}");
+    assert_eq!(split_pools(&both).len(), 2);
+    let t = Tree::new(
+        "pools",
+        &["loop1", "loop2", "loop3", "loop7", "loop8", "sdb1"],
+    );
+    let parts = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        pools_in(&both, &parts(&["loop2"]), &t.roots()),
+        ["zfs dstest (mirror)"]
+    );
+    // A drive whose partition is a member.
+    assert_eq!(
+        pools_in(&both, &parts(&["sdb", "sdb1"]), &t.roots()),
+        ["zfs dsa (disk)"]
+    );
+    assert!(pools_in(&both, &parts(&["loop9"]), &t.roots()).is_empty());
+    // A pool of one device is no array.
+    let one = mirror
+        .replace("\t  mirror-0  ONLINE       0     0     0\n", "")
+        .replace("\t    loop2   ONLINE       0     0     0\n", "")
+        .replace("\t    loop3   ONLINE       0     0     0\n", "");
+    assert_eq!(split_pools(&one).len(), 1);
+    assert!(
+        pools_in(&one, &parts(&["loop1"]), &t.roots()).is_empty(),
+        "{one}"
+    );
+}

@@ -177,6 +177,9 @@ fn a_zfs_mirror_and_stripe_name_exactly_their_devices_and_layout_and_one_device_
         assert_eq!(names, m.names(), "{a:?}");
         assert_eq!(a.level.as_deref(), Some("raid1c3"));
         assert!(a.missing.is_empty() && a.is_array(), "{a:?}");
+        // Each member names the pool it belongs to (what `screen` says of a drive).
+        let of = drivescope_probe::arrays_of(&m.devices()[0], &Roots::default());
+        assert!(of.contains(&format!("zfs {} (mirror)", m.name)), "{of:?}");
         // A file on the pool leads to the same members.
         std::fs::write(m.mnt.join("f"), b"x").unwrap();
         assert_eq!(member_names(&m.mnt.join("f")).1, m.names());
