@@ -139,10 +139,15 @@ pub fn findings(r: &ArrayReads) -> Vec<Finding> {
     } = v.together
     {
         let alone = cap_mb_per_s / ratio;
+        let meet = r
+            .array
+            .paths_meet
+            .as_ref()
+            .map_or(String::new(), |p| format!(" (their paths meet at {p})"));
         let how = if serialized {
-            "no more than one member alone: they take turns on a path they share".to_string()
+            format!("no more than one member alone: they take turns on a path they share{meet}")
         } else {
-            format!("a shared path caps them at ~{}", rate(cap_mb_per_s))
+            format!("a shared path{meet} caps them at ~{}", rate(cap_mb_per_s))
         };
         let confidence = if ratio < 0.6 {
             Confidence::High

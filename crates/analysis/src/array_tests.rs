@@ -50,6 +50,7 @@ fn reads(alone: Vec<f64>, together: Vec<f64>) -> ArrayReads {
             controller: None,
             notes: Vec::new(),
             missing: Vec::new(),
+            paths_meet: None,
         },
         block_size: 1 << 20,
         queue_depth: 4,
@@ -156,6 +157,17 @@ fn members_that_take_turns_read_no_more_together_than_one() {
         // Which members: every one, by name.
         assert!(f[0].claim.contains("(sdb, sdc"), "{}", f[0].claim);
         assert_eq!(f[0].number("serialized"), Some(1.0));
+        // Where their paths meet, where the system shows it; nothing guessed where it does not.
+        assert!(!f[0].claim.contains("paths meet"), "{}", f[0].claim);
+        let mut r = r;
+        r.array.paths_meet = Some("2-1 (hub)".into());
+        let f = findings(&r);
+        assert!(
+            f[0].claim
+                .contains("take turns on a path they share (their paths meet at 2-1 (hub))"),
+            "{}",
+            f[0].claim
+        );
     }
 }
 

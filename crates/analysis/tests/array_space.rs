@@ -156,6 +156,7 @@ fn reads(d: &mut Draw, t: &ArrayTruth, layout: Layout) -> ArrayReads {
                 .map(|m| format!("devid {}", m + 1))
                 .into_iter()
                 .collect(),
+            paths_meet: None,
         },
         block_size: 1 << 20,
         queue_depth: 4,

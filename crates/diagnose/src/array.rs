@@ -137,6 +137,7 @@ pub(crate) fn array(n: usize) -> Array {
         controller: None,
         notes: Vec::new(),
         missing: Vec::new(),
+        paths_meet: None,
     }
 }
 

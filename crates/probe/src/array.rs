@@ -77,6 +77,11 @@ pub struct Array {
     /// mounted `-o degraded`, `slot 1` of an md array): the array is degraded. Empty when every member is there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,
+    /// Where the members' paths meet below the machine's root bus, as [`crate::shared_parent`] says it (`2-1
+    /// (hub)`, `0000:00:17.0 (ahci)`): the one device every command to them passes. None for members on paths
+    /// that meet only at the root bus, and for virtual members (loop, zram), which show no such path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths_meet: Option<String>,
 }
 
 impl Array {
@@ -132,6 +137,19 @@ fn raid_controller(canon: &Path, roots: &Roots) -> Option<String> {
 /// The members of `target`: a block device (a `/dev` path or a bare kernel name), or a file or directory on a
 /// mounted file system.
 pub fn members(target: &Path, roots: &Roots) -> Result<Array> {
+    found(target, roots).map(|a| with_meeting(a, roots))
+}
+
+/// The array with where its members' paths meet, when they do below the root bus.
+fn with_meeting(mut a: Array, roots: &Roots) -> Array {
+    if a.members.len() > 1 {
+        let names: Vec<String> = a.members.iter().map(|m| m.name.clone()).collect();
+        a.paths_meet = crate::shared_parent::shared_parent(roots, &names);
+    }
+    a
+}
+
+fn found(target: &Path, roots: &Roots) -> Result<Array> {
     let (name, mount) = resolve(target, roots)?;
     if let Some(m) = mount.as_ref().filter(|m| m.fstype == "btrfs") {
         return btrfs(target, m, roots);
@@ -313,6 +331,7 @@ fn btrfs(target: &Path, m: &MountEntry, roots: &Roots) -> Result<Array> {
             controller: None,
             notes: vec![note],
             missing: Vec::new(),
+            paths_meet: None,
         });
     };
     let fs_dir = base.join(&uuid);
@@ -381,7 +400,7 @@ pub fn named(target: &Path, names: &[String], roots: &Roots) -> Result<Array> {
             dev_path,
         });
     }
-    Ok(Array {
+    let a = Array {
         target: target.to_path_buf(),
         kind: ArrayKind::Named,
         name: sysfs::name_of(target),
@@ -391,7 +410,9 @@ pub fn named(target: &Path, names: &[String], roots: &Roots) -> Result<Array> {
         controller: None,
         notes: Vec::new(),
         missing: Vec::new(),
-    })
+        paths_meet: None,
+    };
+    Ok(with_meeting(a, roots))
 }
 
 fn array(
@@ -422,6 +443,7 @@ fn array(
         controller: None,
         notes,
         missing: Vec::new(),
+        paths_meet: None,
     }
 }
 

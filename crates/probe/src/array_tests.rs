@@ -167,6 +167,40 @@ fn md_mirror_over_partitions_names_them_and_its_level() {
 }
 
 #[test]
+fn an_array_says_where_its_members_paths_meet_and_virtual_members_meet_nowhere() {
+    let t = Tree::new();
+    // Two disks behind one USB hub, each on its own bridge at a port of the hub.
+    let hub = t.dir.join("sys/devices/pci0000:00/0000:00:14.0/usb2/2-1");
+    for (i, name) in ["sdb", "sdc"].iter().enumerate() {
+        let port = hub.join(format!("2-1.{}", i + 1));
+        let d = port
+            .join(format!(
+                "2-1.{}:1.0/host{}/target{}:0:0/{}:0:0:0/block",
+                i + 1,
+                6 + i,
+                6 + i,
+                6 + i
+            ))
+            .join(name);
+        t.node(name, &format!("8:{}", 16 * (i + 1)), &d);
+    }
+    symlink("../../../../../bus/usb/drivers/hub", hub.join("driver")).unwrap();
+    t.md("md0", "9:0", "raid1", 2, &["sdb", "sdc"]);
+    t.disk("sdd", "8:48");
+    t.disk("sde", "8:64");
+    t.md("md1", "9:1", "raid1", 2, &["sdd", "sde"]);
+    let r = t.roots();
+    let a = members(&r.dev.join("md0"), &r).unwrap();
+    assert_eq!(names(&a), ["sdb", "sdc"]);
+    assert_eq!(a.paths_meet.as_deref(), Some("2-1 (hub)"));
+    let v = members(&r.dev.join("md1"), &r).unwrap();
+    assert_eq!(v.paths_meet, None, "{v:?}");
+    // Named members too.
+    let named = named(Path::new("pool"), &["sdb".into(), "sdc".into()], &r).unwrap();
+    assert_eq!(named.paths_meet.as_deref(), Some("2-1 (hub)"));
+}
+
+#[test]
 fn a_partition_of_an_array_leads_to_the_array() {
     let t = Tree::new();
     t.disk("sdb", "8:16");

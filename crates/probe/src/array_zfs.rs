@@ -242,6 +242,7 @@ pub fn array_of(target: &Path, st: &PoolStatus, roots: &Roots) -> Array {
         controller: None,
         notes,
         missing,
+        paths_meet: None,
     }
 }
 
@@ -279,6 +280,7 @@ pub fn zfs(target: &Path, m: &MountEntry, roots: &Roots) -> Array {
                 m.mount_point.display()
             )],
             missing: Vec::new(),
+            paths_meet: None,
         },
     }
 }

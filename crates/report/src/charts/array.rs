@@ -151,6 +151,7 @@ mod tests {
                 controller: None,
                 notes: Vec::new(),
                 missing: Vec::new(),
+                paths_meet: None,
             },
             block_size: 1 << 20,
             queue_depth: 4,
