@@ -7,6 +7,7 @@ use drivescope_record::{BenchRecord, Document, ScanRecord, SoakRecord, SweepReco
 use drivescope_stats::LatencySummary;
 
 mod screen;
+mod steady;
 mod time;
 use serde_json::Value;
 
@@ -85,7 +86,7 @@ pub fn of(run: &Run) -> Vec<Metric> {
         Document::Time(r) => time::rows(r, &mut out),
         Document::Multi(r) => multi(r, &mut out),
         Document::Capacity(c) => capacity(c, &mut out),
-        Document::Steady(s) => steady(s, &mut out),
+        Document::Steady(s) => steady::rows(s, &mut out),
         Document::Durability(d) => durability(d, &mut out),
         Document::Replay(r) => replay(r, &mut out),
         Document::Info(_) => {}
@@ -374,37 +375,6 @@ fn soak(d: &SoakRecord, out: &mut Vec<Metric>) {
         Unit::Count,
         Better::Lower,
         Some(d.steps.len() as f64),
-    );
-}
-
-/// A steady-state run: the tracked variable's steady value, and the rounds it took.
-fn steady(s: &drivescope_record::SteadyRecord, out: &mut Vec<Metric>) {
-    if s.test.tracks_latency() {
-        push(
-            out,
-            "steady.mean_latency".into(),
-            "Steady-state RND4K write mean latency".into(),
-            Unit::Nanos,
-            Better::Lower,
-            s.steady_value,
-        );
-    } else {
-        push(
-            out,
-            "steady.iops".into(),
-            "Steady-state IOPS".into(),
-            Unit::Iops,
-            Better::Higher,
-            s.steady_value,
-        );
-    }
-    push(
-        out,
-        "steady.rounds".into(),
-        "Rounds".into(),
-        Unit::Count,
-        Better::Lower,
-        Some(s.rounds.len() as f64),
     );
 }
 
