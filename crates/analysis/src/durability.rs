@@ -24,6 +24,7 @@ pub fn input_of(r: &DurabilityRecord) -> FlushInput {
             .write_cache
             .as_deref()
             .and_then(KernelWriteCache::parse),
+        device_flushes: r.device_flushes,
     }
 }
 
@@ -86,6 +87,7 @@ pub fn findings(r: &DurabilityRecord) -> Vec<Finding> {
         out.extend(flush_honesty::finding(&verdict(r)));
     }
     out.extend(needs(r));
+    out.extend(crate::durability_unflushed::finding(r));
     out.extend(r.power_cut.as_ref().and_then(crate::power_cut::finding));
     out
 }
@@ -143,6 +145,7 @@ mod tests {
             pairs,
             bytes_written: 0,
             flushes: 0,
+            device_flushes: None,
             budget_ns: 1,
             duration_ns: 1,
             interrupted: false,
@@ -160,6 +163,7 @@ mod tests {
             count,
             bytes: count * 4096,
             flushes: count,
+            device_flushes: None,
             p50_ns: 2_000_000,
             p99_ns,
             max_ns: p99_ns,

@@ -77,6 +77,8 @@ pub struct FlushInput {
     /// The device declares power-loss protection for its cache.
     pub power_loss_protection: bool,
     pub kernel_write_cache: Option<KernelWriteCache>,
+    /// Flush requests the block layer counted on the device during the experiment; none where not counted.
+    pub device_flushes: Option<u64>,
 }
 
 /// One size's evidence: medians over its repeats.
@@ -106,6 +108,8 @@ pub enum EarlyBy {
     Device,
     /// The kernel treats the cache as write-through and sends no flush to the device.
     KernelWriteThrough,
+    /// The device saw no flush at all (the block layer counted none): the file system above it sent none.
+    NotSent,
 }
 
 /// The rule's answer.
@@ -193,6 +197,7 @@ pub fn judge(input: &FlushInput) -> FlushVerdict {
     if early >= MIN_SIZES {
         let by = match input.kernel_write_cache {
             Some(KernelWriteCache::WriteThrough) => EarlyBy::KernelWriteThrough,
+            _ if input.device_flushes == Some(0) => EarlyBy::NotSent,
             _ => EarlyBy::Device,
         };
         return FlushVerdict::Early {
@@ -230,6 +235,10 @@ pub fn finding(v: &FlushVerdict) -> Option<Finding> {
             let early: Vec<&SizeEvidence> = sizes.iter().filter(|e| e.early()).collect();
             let who = match by {
                 EarlyBy::Device => "the device returns them",
+                EarlyBy::NotSent => {
+                    "the device was sent none: the block layer counted no flush, so the file system \
+                     above it sends none (mounted with barriers off: nobarrier, barrier=0)"
+                }
                 EarlyBy::KernelWriteThrough => {
                     "the kernel treats the cache as write-through and sends no flush"
                 }
@@ -316,6 +325,7 @@ pub fn to_record(v: &FlushVerdict) -> FlushHonesty {
             out.early_by = Some(match by {
                 EarlyBy::Device => EarlyFlushBy::Device,
                 EarlyBy::KernelWriteThrough => EarlyFlushBy::KernelWriteThrough,
+                EarlyBy::NotSent => EarlyFlushBy::NotSent,
             });
             out.media_bytes_per_s = Some(*media_bytes_per_s);
             out.sizes = rows(sizes);

@@ -83,6 +83,7 @@ fn verdict_on(m: &Model, budget_s: f64) -> (FlushVerdict, u64) {
         media_bytes_per_s: Some(s.bytes_per_s),
         power_loss_protection: m.truth().flush.is_some_and(|f| f.protected),
         kernel_write_cache: Some(KernelWriteCache::WriteBack),
+        device_flushes: None,
     };
     (judge(&input), s.bytes)
 }

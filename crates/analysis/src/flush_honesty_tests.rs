@@ -115,6 +115,7 @@ fn input(samples: Vec<FlushSample>, d: &Device) -> FlushInput {
         media_bytes_per_s: Some(d.reported),
         power_loss_protection: false,
         kernel_write_cache: Some(KernelWriteCache::WriteBack),
+        device_flushes: None,
     }
 }
 
@@ -260,6 +261,7 @@ fn at(samples: Vec<FlushSample>, r: f64) -> FlushVerdict {
         media_bytes_per_s: Some(r),
         power_loss_protection: false,
         kernel_write_cache: None,
+        device_flushes: None,
     })
 }
 
@@ -271,6 +273,7 @@ fn unknown_rate_or_tiny_sizes_are_inconclusive() {
         media_bytes_per_s: None,
         power_loss_protection: false,
         kernel_write_cache: None,
+        device_flushes: None,
     });
     assert!(matches!(&v, FlushVerdict::Inconclusive { reason } if reason.contains("rate")));
     // 1 MiB at 3 GB/s drains in 0.35 ms: under the noise, even with instant writes.

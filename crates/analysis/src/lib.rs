@@ -12,6 +12,7 @@ pub mod cache_fit;
 pub mod capacity;
 pub mod diagnose;
 pub mod durability;
+pub mod durability_unflushed;
 pub mod fingerprint;
 pub mod flush_honesty;
 mod link;

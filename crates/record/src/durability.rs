@@ -27,6 +27,10 @@ pub struct CommitCostRow {
     pub bytes: u64,
     /// `fdatasync`/`fsync` calls issued.
     pub flushes: u64,
+    /// Flush requests the block layer counted on the device under the target while these commits ran
+    /// (`/sys/class/block/DEV/stat`); absent where the kernel does not count them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_flushes: Option<u64>,
     pub p50_ns: u64,
     pub p99_ns: u64,
     pub max_ns: u64,
@@ -69,6 +73,9 @@ pub enum EarlyFlushBy {
     Device,
     /// The kernel, which treats the cache as write-through and sends no flush.
     KernelWriteThrough,
+    /// The file system, which sent no flush to the device (the block layer counted none): mounted with
+    /// barriers off.
+    NotSent,
 }
 
 /// One size's evidence: medians over its repeats.
@@ -167,6 +174,10 @@ pub struct DurabilityRecord {
     pub bytes_written: u64,
     /// Flushes (`fdatasync`/`fsync` calls) issued in all.
     pub flushes: u64,
+    /// Flush requests the block layer counted on the device under the target during the flush experiment;
+    /// absent where the kernel does not count them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_flushes: Option<u64>,
     /// The time the run was allowed (ns), and the time it took.
     pub budget_ns: u64,
     pub duration_ns: u64,
@@ -180,13 +191,17 @@ pub struct DurabilityRecord {
 
 impl DurabilityRecord {
     /// The storage broke its promise: flushes return before the data can have reached the
-    /// media, or acknowledged records did not survive a power cut.
+    /// media, commits reached the device as no flush at all (`commits_unflushed`), or acknowledged
+    /// records did not survive a power cut.
     pub fn broke_promise(&self) -> bool {
         self.data
             .flush_honesty
             .as_ref()
             .is_some_and(|f| f.verdict == FlushHonestyVerdict::Early)
             || self.power_cut.as_ref().is_some_and(|p| p.broken())
+            || self.header.findings.iter().any(
+                |f| matches!(&f.code, crate::FindingCode::Other(c) if c == "commits_unflushed"),
+            )
     }
 }
 
@@ -204,6 +219,7 @@ mod tests {
                     count: 100,
                     bytes: 409_600,
                     flushes: 100,
+                    device_flushes: None,
                     p50_ns: 1_200_000,
                     p99_ns: 4_100_000,
                     max_ns: 9_000_001,
@@ -215,6 +231,7 @@ mod tests {
                     count: 800,
                     bytes: 13_107_200,
                     flushes: 0,
+                    device_flushes: None,
                     p50_ns: 2_000_000,
                     p99_ns: 7_000_000,
                     max_ns: 11_000_000,
@@ -268,6 +285,7 @@ mod tests {
             }],
             bytes_written: 99 << 20,
             flushes: 1234,
+            device_flushes: None,
             budget_ns: 5_000_000_000,
             duration_ns: 2_500_000_000,
             interrupted: false,

@@ -89,6 +89,9 @@ pub struct CommitCost {
     pub bytes: u64,
     /// `fdatasync`/`fsync` calls issued (0 for `O_DSYNC`).
     pub flushes: u64,
+    /// Flush requests the block layer counted on the watched devices meanwhile (see
+    /// [`super::device_flushes`]); none where not counted.
+    pub device_flushes: Option<u64>,
     /// Per-commit latency (ns).
     pub latency: Histogram,
     /// Wall time of the whole measurement (ns), first write to last commit.
@@ -119,6 +122,7 @@ impl CommitCost {
             count: self.commits,
             bytes: self.bytes,
             flushes: self.flushes,
+            device_flushes: self.device_flushes,
             p50_ns: self.p50_ns(),
             p99_ns: self.p99_ns(),
             max_ns: self.max_ns(),
@@ -231,6 +235,7 @@ fn commit_on(plan: &CommitPlan, file: &std::path::Path) -> Result<CommitCost, Ta
         commits: 0,
         bytes: 0,
         flushes: 0,
+        device_flushes: None,
         latency: Histogram::new(),
         wall_ns,
     };

@@ -1,6 +1,7 @@
 //! Durability: what the storage keeps once it acknowledged it, and what making a write durable costs.
 
 pub mod commit;
+pub mod device_flushes;
 pub mod file_device;
 pub mod flush;
 pub mod power_cut;

@@ -6,6 +6,7 @@
 //! and the experiment overwrite its first bytes.
 
 use super::commit::{self, CommitCost, CommitMode, CommitPlan};
+use super::device_flushes;
 use super::file_device::FileFlushDevice;
 use super::flush::{self, FlushPlan, FlushRun};
 use crate::target::TargetError;
@@ -37,6 +38,9 @@ pub struct DurabilityPlan {
     pub region: u64,
     /// The flush experiment (its budget is what the commits leave).
     pub flush: FlushPlan,
+    /// The devices under the target whose block-layer flush counts are read around each measurement
+    /// (kernel names of whole devices); none: not counted.
+    pub watch: Vec<String>,
 }
 
 impl DurabilityPlan {
@@ -50,6 +54,7 @@ impl DurabilityPlan {
             committers: vec![1, 4],
             region: 1 << 30,
             flush: FlushPlan::default(),
+            watch: Vec::new(),
         }
     }
 }
@@ -65,6 +70,8 @@ pub struct DurabilityRun {
     pub region: u64,
     pub on: On,
     pub duration_ns: u64,
+    /// Flush requests the block layer counted on the watched devices during the flush experiment.
+    pub device_flushes: Option<u64>,
 }
 
 /// What a run wrote to.
@@ -172,7 +179,8 @@ pub fn run(
             .min(room);
         // A measurement may take twice its share, then its committers stop.
         let until = Instant::now() + std::time::Duration::from_nanos(2 * share);
-        let c = measure(
+        let counted = flushes_now(&plan.watch);
+        let mut c = measure(
             &CommitPlan {
                 dir: dir.clone(),
                 mode,
@@ -183,6 +191,7 @@ pub fn run(
             },
             &plan.place,
         )?;
+        c.device_flushes = device_flushes::between(counted, flushes_now(&plan.watch));
         per_commit = typical(&c);
         commits.push(c);
     }
@@ -207,6 +216,7 @@ pub fn run(
         path: path.display().to_string(),
         error,
     };
+    let counted = flushes_now(&plan.watch);
     let (flushed, direct) = match &plan.place {
         Place::Dir(d) => {
             let file = TestFile::create(d, region)?;
@@ -222,6 +232,7 @@ pub fn run(
             (r, dev.direct)
         }
     };
+    let device_flushes = device_flushes::between(counted, flushes_now(&plan.watch));
     let interrupted = stop.load(Ordering::Relaxed);
     Ok(DurabilityRun {
         commits,
@@ -236,7 +247,13 @@ pub fn run(
             Place::Device { .. } => On::Device,
         },
         duration_ns: elapsed(&begin),
+        device_flushes,
     })
+}
+
+/// The watched devices' flush count now (none without devices to watch).
+fn flushes_now(watch: &[String]) -> Option<u64> {
+    device_flushes::count(watch)
 }
 
 impl DurabilityRun {
@@ -281,6 +298,7 @@ impl DurabilityRun {
                 .collect(),
             bytes_written,
             flushes,
+            device_flushes: self.device_flushes,
             budget_ns,
             duration_ns: self.duration_ns,
             interrupted: self.flush.interrupted,

@@ -97,6 +97,33 @@ pub(crate) fn cache_word(id: Option<&drivescope_probe::Identity>) -> CacheWord {
     }
 }
 
+/// The devices whose flush requests the block layer counts for the target: the bottom devices under it (the
+/// disks a partition, LVM or dm-crypt sits on; a loop device), whose request queues count every flush that
+/// reaches them. Device-mapper and md pass flushes down without counting them, and a partition's are its
+/// disk's: neither is watched.
+fn flush_watch(id: Option<&drivescope_probe::Identity>) -> Vec<String> {
+    use drivescope_probe::block::BlockRole;
+    let Some(id) = id else {
+        return Vec::new();
+    };
+    let queue = |b: &&drivescope_probe::BlockInfo| {
+        matches!(b.role, BlockRole::Disk | BlockRole::Loop | BlockRole::Zram)
+    };
+    let mut out: Vec<String> = Vec::new();
+    let bottom: Vec<&drivescope_probe::BlockInfo> = id.devices().filter(queue).collect();
+    let all: Vec<&drivescope_probe::BlockInfo> = if bottom.is_empty() {
+        id.block_devices().filter(queue).collect()
+    } else {
+        bottom
+    };
+    for b in all {
+        if !out.contains(&b.name) {
+            out.push(b.name.clone());
+        }
+    }
+    out
+}
+
 pub fn run(a: DurabilityArgs) -> anyhow::Result<Outcome> {
     if a.power.asked() {
         return super::durability_power_cut::run(a);
@@ -115,7 +142,8 @@ impl Measure for DurabilityArgs {
         header.device = s.device(a.target.as_deref().unwrap_or_default());
         let cache = cache_word(header.device.as_ref());
         let budget_ns = a.budget.as_nanos() as u64;
-        let plan = DurabilityPlan::new(place, budget_ns);
+        let mut plan = DurabilityPlan::new(place, budget_ns);
+        plan.watch = flush_watch(header.device.as_ref());
         let measured = durable::run(&plan, s.stop(), &mut |line| crate::note!("{line}"))?;
         header.end_now();
         let mut rec = measured.into_record(header, cache, budget_ns);

@@ -278,6 +278,7 @@ fn verify(a: &DurabilityArgs, spec: &str, log: &str) -> anyhow::Result<Outcome> 
         pairs: Vec::new(),
         bytes_written: 0,
         flushes: 0,
+        device_flushes: None,
         budget_ns: 0,
         duration_ns: started.elapsed().as_nanos() as u64,
         interrupted: false,

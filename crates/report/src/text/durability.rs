@@ -7,11 +7,16 @@ use drivescope_record::durability::{
 use drivescope_units::{format_latency, format_rate, format_size};
 use std::io::Write;
 
-fn mode(m: CommitModeName) -> &'static str {
-    match m {
-        CommitModeName::Fdatasync => "write+fdatasync",
-        CommitModeName::Fsync => "write+fsync",
-        CommitModeName::ODsync => "O_DSYNC write",
+/// A commit mode as the run made it durable: on a block device `fdatasync` is a write and a flush of the
+/// device, and an `O_DSYNC` write is a FUA write where the device's queue takes FUA (`queue/fua`), else a
+/// write and a flush the kernel sends after it.
+fn mode(m: CommitModeName, on_device: bool, fua: Option<bool>) -> &'static str {
+    match (m, on_device, fua) {
+        (CommitModeName::Fdatasync, true, _) => "write+flush",
+        (CommitModeName::Fdatasync, false, _) => "write+fdatasync",
+        (CommitModeName::Fsync, _, _) => "write+fsync",
+        (CommitModeName::ODsync, true, Some(true)) => "FUA write",
+        (CommitModeName::ODsync, _, _) => "O_DSYNC write",
     }
 }
 
@@ -80,17 +85,19 @@ pub fn print_durability(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::R
     if !r.data.commits.is_empty() {
         writeln!(
             out,
-            "  commit cost        committers  size      commits  flushes  p50        p99        max"
+            "  commit cost        committers  size      commits  flushes  device  p50        p99        max"
         )?;
         for row in &r.data.commits {
             writeln!(
                 out,
-                "  {:<18} {:>10}  {:<9} {:>7}  {:>7}  {:<10} {:<10} {}",
-                mode(row.mode),
+                "  {:<18} {:>10}  {:<9} {:>7}  {:>7}  {:>6}  {:<10} {:<10} {}",
+                mode(row.mode, r.on == "device", r.cache.fua),
                 row.committers,
                 format_size(row.size),
                 row.count,
                 row.flushes,
+                row.device_flushes
+                    .map_or("-".to_string(), |d| d.to_string()),
                 format_latency(row.p50_ns as f64),
                 format_latency(row.p99_ns as f64),
                 format_latency(row.max_ns as f64)
@@ -110,6 +117,12 @@ pub fn print_durability(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::R
     }
     if let Some(f) = &r.data.flush_honesty {
         writeln!(out, "  flush honesty: {}", verdict_words(f.verdict))?;
+        if let Some(d) = r.device_flushes {
+            writeln!(
+                out,
+                "    (the block layer counted {d} flush requests on the device during the experiment)"
+            )?;
+        }
         if let Some(why) = &f.reason {
             writeln!(out, "    ({why})")?;
         }

@@ -1,0 +1,155 @@
+//! The flushes a durability run's commits reached the device as, counted by the block layer
+//! (`/sys/class/block/DEV/stat`), on devices and file systems the test makes: a loop device over a tmpfs file
+//! written raw, where each commit at one committer is exactly one flush request (`fdatasync` and `fsync` flush
+//! the device; an `O_DSYNC` write on a queue without FUA is followed by one), and ext4 over such a device,
+//! whose journal sends its flushes with barriers on (`data=ordered` and `data=journal`: no finding) and none
+//! with `barrier=0` (the finding `commits_unflushed`, exit code 5). Needs root (loop devices, mount).
+
+use common::typed::record_of;
+use common::{drivescope_cmd, skip_without_root, unmount, TmpfsLoop};
+use drivescope_core::safety::DeviceName;
+use drivescope_record::durability::{CommitModeName, DurabilityRecord};
+use drivescope_testkit as common;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const MIB: u64 = 1 << 20;
+
+fn durability(target: &Path, extra: &[&str]) -> (Output, DurabilityRecord) {
+    let out = drivescope_cmd()
+        .arg("durability")
+        .arg(target)
+        .args(["--budget", "2s", "--json", "--quiet", "--no-store"])
+        .args(extra)
+        .output()
+        .expect("run drivescope durability");
+    let rec = record_of(&out);
+    (out, rec)
+}
+
+fn unflushed(r: &DurabilityRecord) -> bool {
+    r.header
+        .findings
+        .iter()
+        .any(|f| format!("{:?}", f.code).contains("commits_unflushed"))
+}
+
+#[test]
+fn each_commit_at_one_committer_is_one_flush_request_on_a_raw_device() {
+    if skip_without_root("attaches a loop device and writes it raw") {
+        return;
+    }
+    let dev = TmpfsLoop::new(256 * MIB);
+    let id = drivescope_probe::identify(dev.path(), &drivescope_probe::Roots::default()).unwrap();
+    let confirm = DeviceName::of(&id).unwrap().confirmation();
+    let (out, r) = durability(dev.path(), &["--destructive", "--confirm", &confirm]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(r.cache.write_cache.as_deref(), Some("write back"));
+    assert!(!r.data.commits.is_empty());
+    for c in &r.data.commits {
+        let seen = c.device_flushes.expect("the block layer's count");
+        if c.committers == 1 {
+            // fdatasync and fsync flush the device once; an O_DSYNC write without FUA is followed by a flush.
+            assert_eq!(seen, c.count, "{c:?}");
+            if c.mode != CommitModeName::ODsync {
+                assert_eq!(c.flushes, c.count, "{c:?}");
+            }
+        } else {
+            // Committers at once: the block layer may serve flushes that meet with one.
+            assert!(seen > 0 && seen <= c.count, "{c:?}");
+        }
+    }
+    assert!(
+        r.device_flushes.is_some_and(|d| d > 0),
+        "{:?}",
+        r.device_flushes
+    );
+    assert!(!unflushed(&r));
+}
+
+/// ext4 over a tmpfs loop device, mounted with `opts` on a fresh directory; undone on drop.
+struct Ext4 {
+    dir: PathBuf,
+    _dev: TmpfsLoop,
+}
+
+impl Ext4 {
+    fn new(opts: &str) -> Ext4 {
+        let dev = TmpfsLoop::new(256 * MIB);
+        let st = Command::new("mkfs.ext4")
+            .args(["-q", "-F", "-E", "nodiscard"])
+            .arg(dev.path())
+            .status()
+            .expect("mkfs.ext4");
+        assert!(st.success());
+        let dir = std::env::temp_dir().join(format!(
+            "drivescope-durability-{}-{}",
+            std::process::id(),
+            opts.replace([',', '='], "-")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let st = Command::new("mount")
+            .args(["-o", opts])
+            .arg(dev.path())
+            .arg(&dir)
+            .status()
+            .expect("mount");
+        assert!(st.success(), "mount -o {opts}");
+        Ext4 { dir, _dev: dev }
+    }
+}
+
+impl Drop for Ext4 {
+    fn drop(&mut self) {
+        unmount(&self.dir);
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+#[test]
+fn ext4_with_barriers_sends_its_commits_flushes_and_without_them_none_which_is_said() {
+    if skip_without_root("attaches loop devices and mounts ext4") {
+        return;
+    }
+    for opts in ["data=ordered", "data=journal"] {
+        let fs = Ext4::new(opts);
+        let (out, r) = durability(&fs.dir, &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{opts}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for c in r.data.commits.iter().filter(|c| c.committers == 1) {
+            // The journal's commit: a flush before it and one for its commit block (no FUA on loop).
+            let seen = c.device_flushes.expect("counted");
+            assert!(seen >= c.count, "{opts}: {c:?}");
+        }
+        assert!(!unflushed(&r), "{opts}: {:?}", r.header.findings);
+    }
+    let fs = Ext4::new("barrier=0");
+    let (out, r) = durability(&fs.dir, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for c in &r.data.commits {
+        assert_eq!(c.device_flushes, Some(0), "{c:?}");
+    }
+    assert!(unflushed(&r), "{:?}", r.header.findings);
+    let f = r
+        .header
+        .findings
+        .iter()
+        .find(|f| format!("{:?}", f.code).contains("commits_unflushed"))
+        .unwrap();
+    assert_eq!(f.number("device_flushes"), Some(0.0));
+    assert!(f.claim.contains("barrier=0"), "{}", f.claim);
+}
