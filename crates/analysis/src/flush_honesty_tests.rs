@@ -247,6 +247,55 @@ fn a_kernel_write_through_setting_is_named_as_the_cause() {
     assert_eq!(rec.sizes.len(), 6);
 }
 
+#[test]
+fn early_flushes_the_device_was_never_sent_are_the_file_system_s() {
+    let mut draw = Draw(Rng::new(0xF6u64));
+    let mut d = draw.device(Kind::Ignores);
+    d.cache = 256.0 * MIB;
+    d.media = 200e6;
+    d.reported = 200e6;
+    d.iface = 2000e6;
+    let (s, _) = run(&mut draw, &d);
+    let mut i = input(s, &d);
+    i.device_flushes = Some(0);
+    let v = judge(&i);
+    assert!(
+        matches!(
+            v,
+            FlushVerdict::Early {
+                by: EarlyBy::NotSent,
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+    assert!(finding(&v).unwrap().claim.contains("barrier=0"));
+    assert_eq!(to_record(&v).early_by, Some(EarlyFlushBy::NotSent));
+    // Its twin: the device was sent flushes and returned them early itself.
+    i.device_flushes = Some(40);
+    let v = judge(&i);
+    assert!(
+        matches!(
+            v,
+            FlushVerdict::Early {
+                by: EarlyBy::Device,
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+    // The kernel's own write-through setting explains a count of 0 first.
+    i.device_flushes = Some(0);
+    i.kernel_write_cache = KernelWriteCache::parse("write through\n");
+    assert!(matches!(
+        judge(&i),
+        FlushVerdict::Early {
+            by: EarlyBy::KernelWriteThrough,
+            ..
+        }
+    ));
+}
+
 fn sample(bytes: u64, write_ns: u64, flush_ns: u64) -> FlushSample {
     FlushSample {
         bytes,
