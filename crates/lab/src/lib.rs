@@ -12,6 +12,7 @@ pub mod bus;
 pub mod cache;
 pub mod fake;
 pub mod flash;
+pub mod flash_cells;
 pub mod flash_idle;
 pub mod flash_served;
 pub mod flash_smart;
