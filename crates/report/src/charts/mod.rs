@@ -5,6 +5,7 @@ mod array;
 mod bench;
 mod curve;
 mod diagnose;
+mod durability;
 #[cfg(test)]
 mod ends_tests;
 mod fingerprint;
@@ -61,6 +62,9 @@ pub fn build(runs: &[Run]) -> Vec<Chart> {
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(diagnose::charts(r, i));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        out.extend(durability::charts(r, i));
     }
     for (i, r) in runs.iter().enumerate() {
         out.extend(screen::charts(r, i));
