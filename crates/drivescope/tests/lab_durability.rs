@@ -62,8 +62,8 @@ fn run_twin(cache: &str) -> (Output, DurabilityRecord, drivescope_lab::fuse_fs::
     let stats = lab.stats();
     drop(lab);
     assert_eq!(rec.on, "device");
-    // Every mode at 1 and 4 committers, at 4 KiB and 64 KiB.
-    assert_eq!(rec.data.commits.len(), 12, "{rec:?}");
+    // Every mode at 1 and 4 committers, at 4 KiB, 64 KiB and 1 MiB.
+    assert_eq!(rec.data.commits.len(), 18, "{rec:?}");
     let s = rec.sustained.as_ref().expect("a sustained write");
     assert!(s.bytes >= 8 << 20 && s.bytes <= 32 << 20, "{s:?}");
     // Every flush call made one at a time reached the model as an fsync of its image: the

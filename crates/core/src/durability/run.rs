@@ -44,13 +44,13 @@ pub struct DurabilityPlan {
 }
 
 impl DurabilityPlan {
-    /// The defaults at `place` within `budget_ns`: 4 KiB and 64 KiB commits, 1 and 4 committers,
+    /// The defaults at `place` within `budget_ns`: 4 KiB, 64 KiB and 1 MiB commits, 1 and 4 committers,
     /// the flush experiment over up to 1 GiB.
     pub fn new(place: Place, budget_ns: u64) -> DurabilityPlan {
         DurabilityPlan {
             place,
             budget_ns,
-            sizes: vec![4096, 65536],
+            sizes: vec![4096, 65536, 1 << 20],
             committers: vec![1, 4],
             region: 1 << 30,
             flush: FlushPlan::default(),

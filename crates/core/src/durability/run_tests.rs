@@ -41,8 +41,8 @@ fn a_run_measures_every_cell_in_order_counts_everything_and_leaves_nothing() {
         "test files removed"
     );
     let cells = commit_cells(&plan);
-    assert_eq!(cells.len(), 12);
-    assert_eq!(run.commits.len(), 12);
+    assert_eq!(cells.len(), 18);
+    assert_eq!(run.commits.len(), 18);
     for (c, (mode, size, k)) in run.commits.iter().zip(&cells) {
         assert_eq!((c.mode, c.size, c.committers), (*mode, *size, *k));
         // At least one commit each; as many as planned unless the deadline came first.
@@ -78,7 +78,7 @@ fn a_run_measures_every_cell_in_order_counts_everything_and_leaves_nothing() {
     let (bytes, flushes, pairs) = (run.bytes_written(), run.flushes(), f.pairs.len());
     let rec = run.into_record(header, Default::default(), plan.budget_ns);
     assert_eq!(rec.on, "file");
-    assert_eq!(rec.data.commits.len(), 12);
+    assert_eq!(rec.data.commits.len(), 18);
     assert_eq!((rec.bytes_written, rec.flushes), (bytes, flushes));
     assert_eq!(rec.pairs.len(), pairs);
     assert!(
