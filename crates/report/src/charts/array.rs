@@ -54,13 +54,7 @@ pub fn chart(id: String, label: &str, r: &ArrayReads, caption: String) -> Option
     let title = format!("Array and members, MB/s — {label}");
     let layout = Layout::new(3);
     let y = Scale::linear(0.0, max * 1.05, layout.bottom, layout.top);
-    let frame_x = Scale {
-        lo: 0.0,
-        hi: 0.0,
-        log: false,
-        p0: layout.left,
-        p1: layout.right,
-    };
+    let frame_x = frame::categories(&layout);
     let axes = Axes {
         x_fmt: &|_| String::new(),
         ..Axes::rate("")

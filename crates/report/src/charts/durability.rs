@@ -51,13 +51,7 @@ fn commits(run: &Run, i: usize, r: &DurabilityRecord) -> Option<Chart> {
         .fold(1.0, f64::max);
     let layout = Layout::new(2);
     let y = Scale::log(lo, hi, layout.bottom, layout.top);
-    let frame_x = Scale {
-        lo: 0.0,
-        hi: 0.0,
-        log: false,
-        p0: layout.left,
-        p1: layout.right,
-    };
+    let frame_x = frame::categories(&layout);
     let axes = Axes {
         x_title: "",
         y_title: "Commit latency",

@@ -84,13 +84,7 @@ fn bands(run: &Run, r: &ScreenRecord, i: usize) -> Option<Chart> {
     let layout = Layout::new(scans.len());
     let y = Scale::log(0.5, top * 2.0, layout.bottom, layout.top);
     // A categorical x axis: the frame draws no x ticks, the groups are labelled here.
-    let frame_x = Scale {
-        lo: 0.0,
-        hi: 0.0,
-        log: false,
-        p0: layout.left,
-        p1: layout.right,
-    };
+    let frame_x = frame::categories(&layout);
     let axes = Axes {
         x_title: "Response-time band",
         y_title: "Commands (log scale)",

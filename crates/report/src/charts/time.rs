@@ -26,13 +26,7 @@ pub fn chart(run: &Run, i: usize) -> Option<Chart> {
         .fold(1.0, f64::max);
     let layout = Layout::new(2);
     let y = Scale::linear(0.0, top * 1.1, layout.bottom, layout.top);
-    let frame_x = Scale {
-        lo: 0.0,
-        hi: 0.0,
-        log: false,
-        p0: layout.left,
-        p1: layout.right,
-    };
+    let frame_x = frame::categories(&layout);
     let axes = Axes {
         x_title: "Mode",
         y_title: "Time per run",

@@ -65,6 +65,17 @@ impl<'a> Axes<'a> {
     }
 }
 
+/// The x scale of a chart whose x axis is categories (bars or strips in slots): no ticks, no grid.
+pub fn categories(layout: &Layout) -> Scale {
+    Scale {
+        lo: 0.0,
+        hi: 0.0,
+        log: false,
+        p0: layout.left,
+        p1: layout.right,
+    }
+}
+
 /// Starts a chart: title, grid, ticks and axis titles; data goes on top, then [`legend`].
 pub fn start(title: &str, layout: &Layout, x: &Scale, y: &Scale, axes: &Axes<'_>) -> Svg {
     let mut s = Svg::new(WIDTH, layout.height, title);
