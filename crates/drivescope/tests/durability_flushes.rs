@@ -3,7 +3,8 @@
 //! written raw, where each commit at one committer is exactly one flush request (`fdatasync` and `fsync` flush
 //! the device; an `O_DSYNC` write on a queue without FUA is followed by one), and ext4 over such a device,
 //! whose journal sends its flushes with barriers on (`data=ordered` and `data=journal`: no finding) and none
-//! with `barrier=0` (the finding `commits_unflushed`, exit code 5). Needs root (loop devices, mount).
+//! with `barrier=0` (the finding `commits_unflushed`, exit code 5); xfs, which no longer takes `nobarrier`
+//! (Linux 4.19), sends its flushes. Needs root (loop devices, mount), e2fsprogs and xfsprogs.
 
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root, unmount, TmpfsLoop};
@@ -72,24 +73,30 @@ fn each_commit_at_one_committer_is_one_flush_request_on_a_raw_device() {
     assert!(!unflushed(&r));
 }
 
-/// ext4 over a tmpfs loop device, mounted with `opts` on a fresh directory; undone on drop.
-struct Ext4 {
+/// A file system made by `mkfs` (its program and arguments before the device) over a tmpfs loop device, mounted
+/// with `opts` on a fresh directory; undone on drop. `None` when the mount refuses `opts`.
+struct Fs {
     dir: PathBuf,
     _dev: TmpfsLoop,
 }
 
-impl Ext4 {
-    fn new(opts: &str) -> Ext4 {
-        let dev = TmpfsLoop::new(256 * MIB);
-        let st = Command::new("mkfs.ext4")
-            .args(["-q", "-F", "-E", "nodiscard"])
+fn ext4(opts: &str) -> Fs {
+    Fs::new(&["mkfs.ext4", "-q", "-F", "-E", "nodiscard"], opts).expect("ext4 takes the options")
+}
+
+impl Fs {
+    fn new(mkfs: &[&str], opts: &str) -> Option<Fs> {
+        let dev = TmpfsLoop::new(512 * MIB);
+        let st = Command::new(mkfs[0])
+            .args(&mkfs[1..])
             .arg(dev.path())
             .status()
-            .expect("mkfs.ext4");
-        assert!(st.success());
+            .unwrap_or_else(|e| panic!("{}: {e}", mkfs[0]));
+        assert!(st.success(), "{mkfs:?}");
         let dir = std::env::temp_dir().join(format!(
-            "drivescope-durability-{}-{}",
+            "drivescope-durability-{}-{}-{}",
             std::process::id(),
+            mkfs[0],
             opts.replace([',', '='], "-")
         ));
         std::fs::create_dir_all(&dir).unwrap();
@@ -97,14 +104,18 @@ impl Ext4 {
             .args(["-o", opts])
             .arg(dev.path())
             .arg(&dir)
+            .stderr(std::process::Stdio::null())
             .status()
             .expect("mount");
-        assert!(st.success(), "mount -o {opts}");
-        Ext4 { dir, _dev: dev }
+        if !st.success() {
+            let _ = std::fs::remove_dir(&dir);
+            return None;
+        }
+        Some(Fs { dir, _dev: dev })
     }
 }
 
-impl Drop for Ext4 {
+impl Drop for Fs {
     fn drop(&mut self) {
         unmount(&self.dir);
         let _ = std::fs::remove_dir(&self.dir);
@@ -117,7 +128,7 @@ fn ext4_with_barriers_sends_its_commits_flushes_and_without_them_none_which_is_s
         return;
     }
     for opts in ["data=ordered", "data=journal"] {
-        let fs = Ext4::new(opts);
+        let fs = ext4(opts);
         let (out, r) = durability(&fs.dir, &[]);
         assert_eq!(
             out.status.code(),
@@ -132,7 +143,7 @@ fn ext4_with_barriers_sends_its_commits_flushes_and_without_them_none_which_is_s
         }
         assert!(!unflushed(&r), "{opts}: {:?}", r.header.findings);
     }
-    let fs = Ext4::new("barrier=0");
+    let fs = ext4("barrier=0");
     let (out, r) = durability(&fs.dir, &[]);
     assert_eq!(
         out.status.code(),
@@ -152,4 +163,38 @@ fn ext4_with_barriers_sends_its_commits_flushes_and_without_them_none_which_is_s
         .unwrap();
     assert_eq!(f.number("device_flushes"), Some(0.0));
     assert!(f.claim.contains("barrier=0"), "{}", f.claim);
+}
+
+#[test]
+fn xfs_sends_its_commits_flushes_and_takes_no_nobarrier() {
+    if skip_without_root("attaches loop devices and mounts xfs") {
+        return;
+    }
+    let mkfs = ["mkfs.xfs", "-q", "-f"];
+    assert!(
+        Fs::new(&mkfs, "nobarrier").is_none(),
+        "this kernel's xfs took nobarrier"
+    );
+    let fs = Fs::new(&mkfs, "defaults").expect("xfs mounts");
+    let (out, r) = durability(&fs.dir, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for c in r.data.commits.iter().filter(|c| c.committers == 1) {
+        assert!(c.device_flushes.expect("counted") >= 1, "{c:?}");
+    }
+    let fdatasync = r
+        .data
+        .commits
+        .iter()
+        .find(|c| c.committers == 1 && c.mode == CommitModeName::Fdatasync)
+        .unwrap();
+    assert!(
+        fdatasync.device_flushes.unwrap() >= fdatasync.count,
+        "{fdatasync:?}"
+    );
+    assert!(!unflushed(&r), "{:?}", r.header.findings);
 }
