@@ -36,6 +36,8 @@ pub(crate) struct Run<'a, 'b, E: Engine> {
     pub say: &'b mut dyn FnMut(Experiment, &str),
     /// The lost-device rule and what failed or was slow, over every experiment.
     pub watch: RefCell<Watch>,
+    /// Opens what the flush experiment writes and flushes (none: it is skipped).
+    pub flush: Option<crate::flush::FlushOpener>,
 }
 
 /// The media rate over `size` bytes from `start` of a `region`, wrapping to its head.
@@ -110,6 +112,7 @@ impl<E: Engine> Run<'_, '_, E> {
             Experiment::Queueing => self.queueing(rec),
             Experiment::ReadCache => self.read_cache(rec, bs, region),
             Experiment::WriteCache => self.write_cache(rec, bs, region),
+            Experiment::FlushHonesty => self.flush_honesty(rec),
             Experiment::Smr => self.smr(rec),
             // Run on its own, before these (`array_step`).
             Experiment::Array => Ok(()),

@@ -1,0 +1,60 @@
+//! The flush-honesty experiment of a diagnosis: the rule `drivescope durability` uses
+//! ([`crate::flush_honesty`], with the memory rule of [`crate::durability::judged`]) over its pairs, and one
+//! outcome line.
+
+use crate::durability::{input_from, judged};
+use crate::flush_honesty::{self, FlushVerdict};
+use drivescope_record::{DiagnoseFlush, Experiment, Finding, Header, Outcome, Verdict};
+use drivescope_units::format_rate;
+
+/// The verdict over what the experiment measured on the target `header` describes (the block layer's flush
+/// count is not read in a diagnosis).
+pub fn verdict(f: &DiagnoseFlush, header: &Header) -> FlushVerdict {
+    judged(
+        header,
+        &input_from(&f.pairs, f.sustained.as_ref(), &f.cache, None),
+    )
+}
+
+/// The finding (flushes that return early; a declared protection's note; an unsettled question) and the
+/// experiment's outcome line.
+pub fn assess(f: &DiagnoseFlush, header: &Header) -> (Option<Finding>, Outcome) {
+    let v = verdict(f, header);
+    let found = flush_honesty::finding(&v);
+    let (verdict, text) = match &v {
+        FlushVerdict::Early { .. } => (
+            Verdict::Found,
+            found.as_ref().map(|f| f.claim.clone()).unwrap_or_default(),
+        ),
+        FlushVerdict::Honest { sizes } => (
+            Verdict::NotFound,
+            format!(
+                "none: flushes took at least what the pending data need at {} at {} sizes",
+                format_rate(
+                    f.sustained
+                        .as_ref()
+                        .map_or(0.0, |s| s.bytes_per_s * flush_honesty::RATE_MARGIN / 1e6)
+                ),
+                sizes.len()
+            ),
+        ),
+        FlushVerdict::NothingPending => (
+            Verdict::NotFound,
+            "none: writes ran at the media rate, so nothing was pending when a flush came".into(),
+        ),
+        FlushVerdict::Protected => (
+            Verdict::NotFound,
+            "none claimed: power-loss protection is declared, so an early flush keeps the data"
+                .into(),
+        ),
+        FlushVerdict::Inconclusive { reason } => (Verdict::Inconclusive, reason.clone()),
+    };
+    (
+        found,
+        Outcome {
+            experiment: Experiment::FlushHonesty,
+            verdict,
+            text,
+        },
+    )
+}
