@@ -69,9 +69,19 @@ impl<E: Engine> Run<'_, '_, E> {
         (bs, region)
     }
 
+    /// Kept for the write experiments: the write cache's and the flush experiment's share.
     fn write_reserve(&self) -> Duration {
         if self.o.writes {
-            (self.budget.total() / 5).min(Duration::from_secs(20))
+            (self.budget.total() / 5).min(Duration::from_secs(20)) + self.flush_reserve()
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// Kept for the flush experiment after the write cache (when writes are allowed and it can run).
+    fn flush_reserve(&self) -> Duration {
+        if self.o.writes && self.flush.is_some() {
+            crate::flush::share(self.budget.total())
         } else {
             Duration::ZERO
         }
@@ -465,7 +475,11 @@ impl<E: Engine> Run<'_, '_, E> {
             return Ok(());
         }
         let curve = media_curve(rec);
-        let window = self.budget.left().min(Duration::from_secs(30));
+        let window = self
+            .budget
+            .left()
+            .saturating_sub(self.flush_reserve())
+            .min(Duration::from_secs(30));
         (self.say)(
             Experiment::WriteCache,
             &format!(

@@ -3,6 +3,7 @@
 //! share of the budget. The verdict is the analysis' rule over what it keeps.
 
 use crate::experiments::Run;
+use drivescope_analysis::diagnose::{media_curve, write};
 use drivescope_core::durability::file_device::FileFlushDevice;
 use drivescope_core::durability::flush::{self, FlushDevice, FlushPlan};
 use drivescope_core::engine::{Engine, EngineError};
@@ -47,6 +48,28 @@ pub fn share(total: Duration) -> Duration {
     (total / 8).clamp(Duration::from_secs(4), Duration::from_secs(15))
 }
 
+/// The least rest before the experiment (a cache the write experiment filled without a step it could see).
+const LEAST_REST: Duration = Duration::from_millis(250);
+
+/// How long a cache the write-cache experiment filled may take to drain: what it held once the writes
+/// stepped down to the sustained rate (the bytes written before the step, less what the media wrote
+/// meanwhile) at that rate, a quarter more (zero without a step).
+pub fn backlog(rec: &DiagnoseRecord) -> Duration {
+    let Some(s) = rec
+        .write_cache
+        .as_ref()
+        .and_then(|w| write::step(w, &media_curve(rec)))
+    else {
+        return Duration::ZERO;
+    };
+    let rate = s.sustained_mb_per_s * 1e6;
+    if !(rate.is_finite() && rate > 0.0) {
+        return Duration::ZERO;
+    }
+    let held = s.written_before as f64 - rate * s.step_ns as f64 / 1e9;
+    Duration::from_secs_f64((held / rate).clamp(0.0, 3600.0) * 1.25)
+}
+
 impl<E: Engine> Run<'_, '_, E> {
     pub(crate) fn flush_honesty(&mut self, rec: &mut DiagnoseRecord) -> Result<(), EngineError> {
         let e = Experiment::FlushHonesty;
@@ -63,8 +86,10 @@ impl<E: Engine> Run<'_, '_, E> {
             );
             return Ok(());
         }
+        let time = share(self.budget.total()).min(left);
+        let rest = backlog(rec).clamp(LEAST_REST, time / 4);
         let plan = FlushPlan {
-            budget_ns: share(self.budget.total()).min(left).as_nanos() as u64,
+            budget_ns: (time - rest).as_nanos() as u64,
             ..FlushPlan::default()
         };
         let region = self.o.size.min(MOST_REGION) / 4096 * 4096;
@@ -94,6 +119,9 @@ impl<E: Engine> Run<'_, '_, E> {
         let failed = |err: std::io::Error| EngineError::Io(err);
         let (mut dev, direct) = (open.0)(region, plan.chunk as usize).map_err(failed)?;
         let t0 = dev.now_ns();
+        // The experiment takes the device's cache for empty as it starts; the write cache's writes may have
+        // left it full, and a cache that ignores flushes keeps it so: it is let drain first.
+        dev.idle(rest.as_nanos() as u64);
         let run = flush::run(dev.as_mut(), &plan, self.stop).map_err(failed)?;
         rec.flush_honesty = Some(DiagnoseFlush {
             region,
@@ -118,6 +146,7 @@ impl<E: Engine> Run<'_, '_, E> {
             bytes_written: run.bytes_written,
             flushes: run.flushes,
             budget_ns: plan.budget_ns,
+            rest_ns: rest.as_nanos() as u64,
             duration_ns: dev.now_ns() - t0,
         });
         Ok(())

@@ -24,7 +24,10 @@ pub struct DiagnoseFlush {
     pub bytes_written: u64,
     /// `fdatasync` calls made.
     pub flushes: u64,
-    /// The time the experiment was given and the time it took (ns).
+    /// The rest before it (ns), for a cache the write experiment filled to drain (0 in documents before it).
+    #[serde(default)]
+    pub rest_ns: u64,
+    /// The time the flush run was given and the time the experiment took with its rest (ns).
     pub budget_ns: u64,
     pub duration_ns: u64,
 }

@@ -4,7 +4,7 @@
 //! order, within its share of the budget.
 
 use super::flush_model::{Asked, Cached, Flush};
-use super::model::{ssd, MIB};
+use super::model::{ssd, Model, MIB};
 use super::space::rng::Rng;
 use super::support::*;
 use crate::{DiagnoseOptions, DiagnoseRun};
@@ -18,12 +18,17 @@ fn code() -> FindingCode {
 
 /// Diagnose a flash device whose flush experiment runs on `c`.
 fn diagnosed(c: Cached, o: &DiagnoseOptions) -> (Diagnosed, Arc<Asked>) {
+    diagnosed_on(ssd(), c, o)
+}
+
+/// Diagnose the device `m` models, its flush experiment run on `c`.
+fn diagnosed_on(m: Model, c: Cached, o: &DiagnoseOptions) -> (Diagnosed, Arc<Asked>) {
     let (open, asked) = c.opener();
     let run = DiagnoseRun {
         flush: Some(open),
         ..DiagnoseRun::default()
     };
-    let d = diagnose_with(ssd(), o, run, &AtomicBool::new(false), |_| {});
+    let d = diagnose_with(m, o, run, &AtomicBool::new(false), |_| {});
     (d, asked)
 }
 
@@ -62,15 +67,41 @@ fn a_cache_that_returns_flushes_at_once_is_found_after_the_write_cache_and_befor
     assert!(h.pairs.len() >= 9, "{h:?}");
     let rate = h.sustained.as_ref().unwrap().bytes_per_s / 1e6;
     near("media rate", rate, 150.0, 0.1);
-    // Within its share of the budget: an eighth of 60 s.
-    assert_eq!(h.budget_ns, 7_500_000_000);
-    assert!(h.duration_ns <= h.budget_ns, "{h:?}");
+    // Within its share of the budget, an eighth of 60 s, a rest first (no write cache filled: the least).
+    assert_eq!(h.rest_ns, 250_000_000);
+    assert_eq!(h.budget_ns + h.rest_ns, 7_500_000_000);
+    assert!(h.duration_ns <= h.budget_ns + h.rest_ns, "{h:?}");
     // The stored document reads back with the same data and findings.
     let json = serde_json::to_string(&d.rec).unwrap();
     let mut back: drivescope_record::DiagnoseRecord = serde_json::from_str(&json).unwrap();
     assert_eq!(back.flush_honesty, d.rec.flush_honesty);
     crate::assess(&mut back);
     assert_eq!(back.header.findings, d.rec.header.findings);
+}
+
+/// A 256 MiB write cache the write experiment filled (1000 MB/s over a 200 MB/s media) is let drain before the
+/// flush experiment: 256 MiB at 200 MB/s, a quarter more.
+#[test]
+fn the_cache_the_write_experiment_filled_is_let_drain_first() {
+    let m = Model {
+        outer: 200.0,
+        inner: 200.0,
+        write_cache: Some((256 * MIB, 1000.0)),
+        ..ssd()
+    };
+    let (d, _) = diagnosed_on(m.clone(), cache(Flush::Ignored), &writing(60));
+    let h = d.rec.flush_honesty.as_ref().unwrap();
+    near(
+        "rest",
+        h.rest_ns as f64 / 1e9,
+        256.0 * MIB as f64 / 200e6 * 1.25,
+        0.1,
+    );
+    assert_eq!(h.budget_ns + h.rest_ns, 7_500_000_000);
+    // The same with a budget whose share a quarter of which is less: the rest is held to that quarter.
+    let (d, _) = diagnosed_on(m, cache(Flush::Ignored), &writing(32));
+    let h = d.rec.flush_honesty.as_ref().unwrap();
+    assert_eq!(h.rest_ns, 1_000_000_000, "{h:?}");
 }
 
 #[test]
