@@ -78,10 +78,12 @@ impl<E: Engine> Run<'_, '_, E> {
         }
     }
 
-    /// Kept for the flush experiment after the write cache (when writes are allowed and it can run).
+    /// Kept for the flush experiment after the write cache (when writes are allowed, it can run, and the budget
+    /// is large enough that its share leaves the others theirs: a smaller one runs it on what they leave).
     fn flush_reserve(&self) -> Duration {
-        if self.o.writes && self.flush.is_some() {
-            crate::flush::share(self.budget.total())
+        let total = self.budget.total();
+        if self.o.writes && self.flush.is_some() && total >= crate::flush::RESERVED_FROM {
+            crate::flush::share(total)
         } else {
             Duration::ZERO
         }

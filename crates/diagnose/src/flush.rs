@@ -48,6 +48,10 @@ pub fn share(total: Duration) -> Duration {
     (total / 8).clamp(Duration::from_secs(4), Duration::from_secs(15))
 }
 
+/// The smallest budget that keeps the experiment its share (an eighth of it is the least share); under it,
+/// the experiment runs on what the others leave.
+pub const RESERVED_FROM: Duration = Duration::from_secs(32);
+
 /// The least rest before the experiment (a cache the write experiment filled without a step it could see).
 const LEAST_REST: Duration = Duration::from_millis(250);
 

@@ -1,7 +1,7 @@
 //! `diagnose --destructive` on lab disks (FUSE + loop) whose write cache's flush is known: a cache that
 //! ignores flushes is found by the diagnosis' flush-honesty experiment ("flushes return before the data can
 //! have reached the media"); the same cache honouring them, behind a declared power-loss protection, or no
-//! cache at all make no such claim. Small disks, a 20 s budget. Needs root and FUSE; fails loudly without them.
+//! cache at all make no such claim. Small disks, a 32 s budget. Needs root and FUSE; fails loudly without them.
 
 use common::lab::{one_at_a_time, start};
 use common::typed::record_of;
@@ -39,7 +39,7 @@ fn diagnosed(cache: &str) -> DiagnoseRecord {
         .arg("diagnose")
         .arg(&dev)
         .args(["--destructive", "--confirm", &confirmation(&dev)])
-        .args(["--budget", "20s", "--json", "--quiet", "--no-store"])
+        .args(["--budget", "32s", "--json", "--quiet", "--no-store"])
         .output()
         .expect("run drivescope diagnose");
     let err = String::from_utf8_lossy(&out.stderr);

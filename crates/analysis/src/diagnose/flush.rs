@@ -16,45 +16,55 @@ pub fn verdict(f: &DiagnoseFlush, header: &Header) -> FlushVerdict {
     )
 }
 
-/// The finding (flushes that return early; a declared protection's note; an unsettled question) and the
-/// experiment's outcome line.
+/// The finding and the experiment's outcome line. As every experiment of a diagnosis, a finding is what the
+/// experiment concluded, its claim the line: flushes that return early (found), or a question the samples
+/// could not settle (inconclusive). A declared power-loss protection is said in the line alone.
 pub fn assess(f: &DiagnoseFlush, header: &Header) -> (Option<Finding>, Outcome) {
     let v = verdict(f, header);
-    let found = flush_honesty::finding(&v);
-    let (verdict, text) = match &v {
-        FlushVerdict::Early { .. } => (
-            Verdict::Found,
-            found.as_ref().map(|f| f.claim.clone()).unwrap_or_default(),
-        ),
+    let line = |verdict, text| Outcome {
+        experiment: Experiment::FlushHonesty,
+        verdict,
+        text,
+    };
+    match &v {
+        FlushVerdict::Early { .. } | FlushVerdict::Inconclusive { .. } => {
+            let found = flush_honesty::finding(&v);
+            let verdict = match v {
+                FlushVerdict::Early { .. } => Verdict::Found,
+                _ => Verdict::Inconclusive,
+            };
+            let text = found.as_ref().map(|f| f.claim.clone()).unwrap_or_default();
+            (found, line(verdict, text))
+        }
         FlushVerdict::Honest { sizes } => (
-            Verdict::NotFound,
-            format!(
-                "none: flushes took at least what the pending data need at {} at {} sizes",
-                format_rate(
-                    f.sustained
-                        .as_ref()
-                        .map_or(0.0, |s| s.bytes_per_s * flush_honesty::RATE_MARGIN / 1e6)
+            None,
+            line(
+                Verdict::NotFound,
+                format!(
+                    "none: flushes took at least what the pending data need at {} at {} sizes",
+                    format_rate(
+                        f.sustained
+                            .as_ref()
+                            .map_or(0.0, |s| s.bytes_per_s * flush_honesty::RATE_MARGIN / 1e6)
+                    ),
+                    sizes.len()
                 ),
-                sizes.len()
             ),
         ),
         FlushVerdict::NothingPending => (
-            Verdict::NotFound,
-            "none: writes ran at the media rate, so nothing was pending when a flush came".into(),
+            None,
+            line(
+                Verdict::NotFound,
+                "none: writes ran at the media rate, so nothing was pending when a flush came".into(),
+            ),
         ),
         FlushVerdict::Protected => (
-            Verdict::NotFound,
-            "none claimed: power-loss protection is declared, so an early flush keeps the data"
-                .into(),
+            None,
+            line(
+                Verdict::NotFound,
+                "none claimed: power-loss protection is declared, so a flush that returns early keeps the data"
+                    .into(),
+            ),
         ),
-        FlushVerdict::Inconclusive { reason } => (Verdict::Inconclusive, reason.clone()),
-    };
-    (
-        found,
-        Outcome {
-            experiment: Experiment::FlushHonesty,
-            verdict,
-            text,
-        },
-    )
+    }
 }

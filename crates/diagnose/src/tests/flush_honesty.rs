@@ -146,7 +146,7 @@ fn a_declared_protection_memory_and_the_kernel_s_write_through_change_what_is_sa
             .unwrap();
         (f, o)
     };
-    // A protected cache keeps what it acknowledged: a note, no claim.
+    // A protected cache keeps what it acknowledged: said in the line, no finding.
     let (f, o) = judged(&|r| {
         r.flush_honesty
             .as_mut()
@@ -154,13 +154,15 @@ fn a_declared_protection_memory_and_the_kernel_s_write_through_change_what_is_sa
             .cache
             .power_loss_protection = Some(true)
     });
-    assert_eq!(f.map(|f| f.confidence), Some(Confidence::Low));
+    assert!(f.is_none(), "{f:?}");
     assert_eq!(o.verdict, Verdict::NotFound);
     assert!(o.text.contains("power-loss protection"), "{o:?}");
     // Memory has no media behind it: nothing is said of flushes.
     let (f, o) = judged(&|r| r.header.memory = Some("tmpfs".into()));
-    assert_eq!(f.map(|f| f.confidence), Some(Confidence::Inconclusive));
+    let f = f.unwrap();
+    assert_eq!(f.confidence, Confidence::Inconclusive);
     assert_eq!(o.verdict, Verdict::Inconclusive);
+    assert_eq!(o.text, f.claim);
     assert!(o.text.contains("memory (tmpfs)"), "{o:?}");
     // The kernel sends no flush to a cache it takes for write-through: the early flushes are its doing.
     let (f, o) = judged(&|r| {
@@ -190,6 +192,11 @@ fn read_only_or_out_of_budget_it_is_skipped_and_nothing_is_written() {
     assert!(why.contains("budget"), "{why}");
     assert_eq!(asked.opened.load(Ordering::Relaxed), 0);
     assert_eq!(asked.written.load(Ordering::Relaxed), 0);
+    // A budget under the one that keeps the experiment its share leaves the others what they had without it.
+    let (d, _) = diagnosed(cache(Flush::Ignored), &writing(16));
+    let without = diagnose(ssd(), &writing(16));
+    assert_eq!(d.rec.read_cache, without.rec.read_cache);
+    assert_eq!(d.rec.write_cache, without.rec.write_cache);
     // Without a file or device to flush (a scripted target) it says so.
     let d = diagnose(ssd(), &writing(60));
     assert!(d.skipped(Experiment::FlushHonesty).is_some());
