@@ -33,6 +33,7 @@ EXCLUSIVE = {
     "lab_temperature",
     "lab_steady",
     "lab_durability",
+    "lab_diagnose_flush",
     # Four lab disks on one bus against one read alone: a CI run beside the other binaries
     # failed it on host-bound commands at 36-49 % CPU pressure, just under the busy rule.
     "shared_bus",

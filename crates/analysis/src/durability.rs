@@ -2,14 +2,25 @@
 //! write-then-flush pairs, its sustained write rate and what the storage said of its cache.
 
 use crate::flush_honesty::{self, FlushInput, FlushSample, FlushVerdict, KernelWriteCache};
-use drivescope_record::durability::DurabilityRecord;
-use drivescope_record::Finding;
+use drivescope_record::durability::{CacheWord, DurabilityRecord, FlushPair, SustainedWrite};
+use drivescope_record::{Finding, Header};
 
 /// What the flush rule is given for a run.
 pub fn input_of(r: &DurabilityRecord) -> FlushInput {
+    input_from(&r.pairs, r.sustained.as_ref(), &r.cache, r.device_flushes)
+}
+
+/// What the flush rule is given for the flush experiment's `pairs` after its `sustained` write, with what the
+/// storage said of its cache and the flush requests the block layer counted (`durability` and `diagnose`
+/// alike).
+pub fn input_from(
+    pairs: &[FlushPair],
+    sustained: Option<&SustainedWrite>,
+    cache: &CacheWord,
+    device_flushes: Option<u64>,
+) -> FlushInput {
     FlushInput {
-        samples: r
-            .pairs
+        samples: pairs
             .iter()
             .map(|p| FlushSample {
                 bytes: p.bytes,
@@ -17,26 +28,31 @@ pub fn input_of(r: &DurabilityRecord) -> FlushInput {
                 flush_ns: p.flush_ns,
             })
             .collect(),
-        media_bytes_per_s: r.sustained.as_ref().map(|s| s.bytes_per_s),
-        power_loss_protection: r.cache.power_loss_protection == Some(true),
-        kernel_write_cache: r
-            .cache
+        media_bytes_per_s: sustained.map(|s| s.bytes_per_s),
+        power_loss_protection: cache.power_loss_protection == Some(true),
+        kernel_write_cache: cache
             .write_cache
             .as_deref()
             .and_then(KernelWriteCache::parse),
-        device_flushes: r.device_flushes,
+        device_flushes,
     }
 }
 
-/// The flush verdict of a run. On memory (tmpfs, zram, a RAM disk) there is no media behind a
-/// cache to reach: the rate the stream measured is the allocator's, and nothing is said.
+/// The flush verdict of a run.
 pub fn verdict(r: &DurabilityRecord) -> FlushVerdict {
-    if let Some(m) = r.header.memory() {
+    judged(&r.header, &input_of(r))
+}
+
+/// The flush verdict over `input`, measured on the target `header` describes. On memory (tmpfs, zram, a RAM
+/// disk) there is no media behind a cache to reach: the rate the stream measured is the allocator's, and
+/// nothing is said.
+pub fn judged(header: &Header, input: &FlushInput) -> FlushVerdict {
+    if let Some(m) = header.memory() {
         return FlushVerdict::Inconclusive {
             reason: format!("the target is memory ({m}): no media lies behind a cache to reach"),
         };
     }
-    flush_honesty::judge(&input_of(r))
+    flush_honesty::judge(input)
 }
 
 /// etcd's guidance for the disk under its write-ahead log: the 99th percentile of its WAL fsync
@@ -103,8 +119,8 @@ pub fn assess(r: &mut DurabilityRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivescope_record::durability::{DurabilityData, FlushPair, SustainedWrite};
-    use drivescope_record::{Header, Kind, TargetInfo, TargetType};
+    use drivescope_record::durability::DurabilityData;
+    use drivescope_record::{Kind, TargetInfo, TargetType};
 
     /// Pairs whose flushes take nothing after writes four times faster than the sustained rate.
     fn early_run(memory: Option<&str>) -> DurabilityRecord {

@@ -36,6 +36,8 @@ pub(crate) struct Run<'a, 'b, E: Engine> {
     pub say: &'b mut dyn FnMut(Experiment, &str),
     /// The lost-device rule and what failed or was slow, over every experiment.
     pub watch: RefCell<Watch>,
+    /// Opens what the flush experiment writes and flushes (none: it is skipped).
+    pub flush: Option<crate::flush::FlushOpener>,
 }
 
 /// The media rate over `size` bytes from `start` of a `region`, wrapping to its head.
@@ -67,9 +69,21 @@ impl<E: Engine> Run<'_, '_, E> {
         (bs, region)
     }
 
+    /// Kept for the write experiments: the write cache's and the flush experiment's share.
     fn write_reserve(&self) -> Duration {
         if self.o.writes {
-            (self.budget.total() / 5).min(Duration::from_secs(20))
+            (self.budget.total() / 5).min(Duration::from_secs(20)) + self.flush_reserve()
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// Kept for the flush experiment after the write cache (when writes are allowed, it can run, and the budget
+    /// is large enough that its share leaves the others theirs: a smaller one runs it on what they leave).
+    fn flush_reserve(&self) -> Duration {
+        let total = self.budget.total();
+        if self.o.writes && self.flush.is_some() && total >= crate::flush::RESERVED_FROM {
+            crate::flush::share(total)
         } else {
             Duration::ZERO
         }
@@ -110,6 +124,7 @@ impl<E: Engine> Run<'_, '_, E> {
             Experiment::Queueing => self.queueing(rec),
             Experiment::ReadCache => self.read_cache(rec, bs, region),
             Experiment::WriteCache => self.write_cache(rec, bs, region),
+            Experiment::FlushHonesty => self.flush_honesty(rec),
             Experiment::Smr => self.smr(rec),
             // Run on its own, before these (`array_step`).
             Experiment::Array => Ok(()),
@@ -462,7 +477,11 @@ impl<E: Engine> Run<'_, '_, E> {
             return Ok(());
         }
         let curve = media_curve(rec);
-        let window = self.budget.left().min(Duration::from_secs(30));
+        let window = self
+            .budget
+            .left()
+            .saturating_sub(self.flush_reserve())
+            .min(Duration::from_secs(30));
         (self.say)(
             Experiment::WriteCache,
             &format!(

@@ -17,6 +17,7 @@
 pub mod array;
 pub mod array_step;
 mod experiments;
+mod flush;
 mod random_reads;
 mod resume;
 mod smr;
@@ -27,6 +28,7 @@ mod tests;
 mod throttle;
 mod watched;
 
+pub use flush::{FlushOpener, OpenFlush};
 pub use resume::{remove_stale, Progress};
 
 pub use stream::{stream, stream_on, StreamSpec, Streamed};
@@ -115,6 +117,10 @@ pub struct DiagnoseRun {
     pub test_file: Option<OwnFile>,
     /// The target is an array ([`array_step::find`]): its members are read first.
     pub array: Option<array_step::Found>,
+    /// Opens what the flush-honesty experiment writes and flushes; on a real target ([`measure`],
+    /// [`diagnose`]) the target's own file or device when none is given. Without one the experiment is
+    /// skipped.
+    pub flush: Option<FlushOpener>,
 }
 
 /// Run the experiments on `target` (those `run.prior` has not finished, when it continues one). A device
@@ -129,7 +135,23 @@ pub fn measure(
     stop: &AtomicBool,
     say: &mut dyn FnMut(Experiment, &str),
 ) -> DiagnoseRecord {
-    measure_on(&Live(target), target, header, o, run, stop, say)
+    measure_on(
+        &Live(target),
+        target,
+        header,
+        o,
+        live(run, target),
+        stop,
+        say,
+    )
+}
+
+/// `run` with the target's own file or device for the flush experiment, when it names none.
+fn live(mut run: DiagnoseRun, target: &Target) -> DiagnoseRun {
+    if run.flush.is_none() {
+        run.flush = target.path.as_deref().map(FlushOpener::file);
+    }
+    run
 }
 
 /// [`measure`], then [`assess`]: a diagnosis with nothing added to its measurements.
@@ -141,7 +163,15 @@ pub fn diagnose(
     stop: &AtomicBool,
     say: &mut dyn FnMut(Experiment, &str),
 ) -> DiagnoseRecord {
-    diagnose_on(&Live(target), target, header, o, run, stop, say)
+    diagnose_on(
+        &Live(target),
+        target,
+        header,
+        o,
+        live(run, target),
+        stop,
+        say,
+    )
 }
 
 /// [`measure_on`], then [`assess`].
@@ -181,6 +211,7 @@ pub fn measure_on<E: Engine>(
         Duration::from_nanos(progress.finished_ns),
     );
     let mut checkpoints = run.checkpoints;
+    let flush = run.flush;
     let directory = run.directory.clone();
     let mut snapshot = |rec: &DiagnoseRecord, p: &Progress| {
         if let Some(c) = checkpoints.as_mut() {
@@ -215,6 +246,7 @@ pub fn measure_on<E: Engine>(
             seen: spots::Seen::continuing(rec.spots.as_ref()),
             refused: None,
         }),
+        flush,
     };
     for e in Experiment::ALL {
         if progress.finished.contains(&e) {
@@ -294,6 +326,7 @@ fn new_record(header: Header, target: &Target, o: &DiagnoseOptions) -> DiagnoseR
         write_cache: None,
         throttle: None,
         smr: None,
+        flush_honesty: None,
         array: None,
         skipped: Vec::new(),
         spots: None,

@@ -26,7 +26,7 @@ const DIAGNOSE: [&str; 6] = ["--size", "64M", "--budget", "15s", "--json", "--qu
 const DISK: &str = "name = 'cached-flat'\nsize = '256M'\nzones = { rates_mb_s = [250] }\n\
     write_rate_factor = 0.5\noverhead = '50us'\nread_cache = { size = '16M', rate_mb_s = 1000 }\n\
     write_cache = { size = '160M', rate_mb_s = 600 }\nqueue = { mode = 'parallel', depth = 32 }\n";
-const EXPERIMENTS: [Experiment; 8] = Experiment::ALL;
+const EXPERIMENTS: [Experiment; 9] = Experiment::ALL;
 
 /// An ext4 file system on a lab disk, mounted; unmounted and stopped on drop.
 struct LabFs {
@@ -100,6 +100,7 @@ fn same_data(a: &DiagnoseRecord, b: &DiagnoseRecord, e: Experiment) -> bool {
         Experiment::WriteCache => a.write_cache == b.write_cache,
         Experiment::Throttle => a.throttle == b.throttle,
         Experiment::Smr => a.smr == b.smr,
+        Experiment::FlushHonesty => a.flush_honesty == b.flush_honesty,
         Experiment::Array => a.array == b.array,
     }
 }
@@ -116,6 +117,7 @@ fn measured(d: &DiagnoseRecord, e: Experiment) -> bool {
         // Measured only after a fall in the warm-up stream; else it ends at once with nothing to keep.
         Experiment::Throttle => d.throttle.is_some() || d.warm_up.is_some(),
         Experiment::Smr => d.smr.is_some(),
+        Experiment::FlushHonesty => d.flush_honesty.is_some(),
         Experiment::Array => d.array.is_some(),
     }
 }

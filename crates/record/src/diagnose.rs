@@ -27,6 +27,10 @@ pub enum Experiment {
     ReadCache,
     /// A sustained sequential write: a write cache (or SLC cache) and the rate behind it.
     WriteCache,
+    /// A sustained write for the media's write rate, then writes of growing size each followed by a timed
+    /// flush: flushes that return before the data can have reached the media. Runs after the write cache's
+    /// sustained write, on the same test file or device region.
+    FlushHonesty,
     /// Random writes until the rate falls, idle, random writes again: a drive-managed SMR disk's media cache.
     Smr,
     /// An array's members read alone and together, and the array with one and several readers. Runs first,
@@ -35,7 +39,7 @@ pub enum Experiment {
 }
 
 impl Experiment {
-    pub const ALL: [Experiment; 8] = [
+    pub const ALL: [Experiment; 9] = [
         Experiment::WarmUp,
         Experiment::Throttle,
         Experiment::Zones,
@@ -43,6 +47,7 @@ impl Experiment {
         Experiment::Queueing,
         Experiment::ReadCache,
         Experiment::WriteCache,
+        Experiment::FlushHonesty,
         Experiment::Smr,
     ];
 
@@ -57,6 +62,7 @@ impl Experiment {
             Experiment::ReadCache => "read cache",
             Experiment::WriteCache => "write cache",
             Experiment::Smr => "SMR",
+            Experiment::FlushHonesty => "flush honesty",
             Experiment::Array => "array",
         }
     }
@@ -225,6 +231,9 @@ pub struct DiagnoseRecord {
     pub throttle: Option<crate::ThrottleData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smr: Option<crate::SmrData>,
+    /// The flush-honesty experiment's timings (absent when it did not run, and in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_honesty: Option<crate::DiagnoseFlush>,
     /// An array's members alone and together and the array itself (absent when the target is no array, and in
     /// older documents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -290,6 +299,7 @@ impl DiagnoseRecord {
             Experiment::WriteCache => self.write_cache = None,
             Experiment::Throttle => self.throttle = None,
             Experiment::Smr => self.smr = None,
+            Experiment::FlushHonesty => self.flush_honesty = None,
             Experiment::Array => self.array = None,
         }
         self.skipped.retain(|s| s.experiment != e);

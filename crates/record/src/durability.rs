@@ -131,6 +131,24 @@ pub struct CacheWord {
     pub power_loss_protection: Option<bool>,
 }
 
+impl CacheWord {
+    /// What the storage under a target says of its cache: the first block device's queue settings, and
+    /// the power-loss protection any of them declares (none known without an identity).
+    pub fn of(id: Option<&drivescope_probe::Identity>) -> CacheWord {
+        let Some(id) = id else {
+            return CacheWord::default();
+        };
+        let first = id.block_devices().next();
+        CacheWord {
+            write_cache: first.and_then(|b| b.write_cache.clone()),
+            fua: first.and_then(|b| b.fua),
+            power_loss_protection: id
+                .block_devices()
+                .find_map(|b| b.loop_dev.as_ref()?.power_loss_protection),
+        }
+    }
+}
+
 /// The sustained write rate the flush bound used, and how it was measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SustainedWrite {

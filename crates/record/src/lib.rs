@@ -13,6 +13,7 @@ mod bench;
 mod capacity;
 mod device;
 mod diagnose;
+mod diagnose_flush;
 mod document;
 pub mod durability;
 mod engine;
@@ -60,6 +61,7 @@ pub use diagnose::{
     PositionRate, QueueingData, ShapeRate, Skipped, StreamData, StreamPoint, Verdict,
     WorkingSetData, WorkingSetPoint, WriteData, ZoneData,
 };
+pub use diagnose_flush::DiagnoseFlush;
 pub use document::{Document, DocumentError, Record};
 pub use engine::{DataPattern, EngineKind, Reap};
 pub use extents::{FailedExtent, SlowRegion, EXTENT_LIST_CAP};

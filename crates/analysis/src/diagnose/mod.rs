@@ -1,6 +1,7 @@
 //! The findings of a diagnosis, computed from the measurements it keeps.
 
 pub mod array;
+pub mod flush;
 pub mod fresh;
 pub mod smr;
 pub mod spots;
@@ -397,6 +398,10 @@ pub fn assess(d: &DiagnoseRecord) -> (Vec<Finding>, Vec<Outcome>) {
                     flat_top(&positions).is_some_and(|(t, _)| falls_inward(&positions, t));
                 smr::assess(s, d.header.device.as_ref(), hard_disk)
             }),
+            Experiment::FlushHonesty => d
+                .flush_honesty
+                .as_ref()
+                .map(|f| flush::assess(f, &d.header)),
             Experiment::Array => None,
         };
         let mut take = |(f, o): (Option<Finding>, Outcome)| {

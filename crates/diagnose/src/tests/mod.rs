@@ -6,6 +6,8 @@ mod array;
 mod bad_spots;
 mod budget;
 mod errors;
+mod flush_honesty;
+mod flush_model;
 mod link;
 mod model;
 mod model_tests;

@@ -104,6 +104,8 @@ impl Measure for DiagnoseArgs {
             directory: kind.dir.then(|| a.w.target.clone()),
             test_file: own_file(opened.test_file()),
             array,
+            // The target's own test file or device (`measure` opens it).
+            flush: None,
         };
         let test_file = opened.test_file().map(|f| f.display().to_string());
         let mut rec = measure(target, header, &o, run, stop, &mut say);

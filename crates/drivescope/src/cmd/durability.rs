@@ -82,21 +82,6 @@ fn place(a: &DurabilityArgs) -> anyhow::Result<(Place, TargetInfo)> {
     ))
 }
 
-/// What the storage under the target says of its cache.
-pub(crate) fn cache_word(id: Option<&drivescope_probe::Identity>) -> CacheWord {
-    let Some(id) = id else {
-        return CacheWord::default();
-    };
-    let first = id.block_devices().next();
-    CacheWord {
-        write_cache: first.and_then(|b| b.write_cache.clone()),
-        fua: first.and_then(|b| b.fua),
-        power_loss_protection: id
-            .block_devices()
-            .find_map(|b| b.loop_dev.as_ref()?.power_loss_protection),
-    }
-}
-
 /// The devices whose flush requests the block layer counts for the target: the bottom devices under it (the
 /// disks a partition, LVM or dm-crypt sits on; a loop device), whose request queues count every flush that
 /// reaches them. Device-mapper and md pass flushes down without counting them, and a partition's are its
@@ -140,7 +125,7 @@ impl Measure for DurabilityArgs {
         let (place, info) = place(&a)?;
         let mut header = Header::now(Kind::Durability, info);
         header.device = s.device(a.target.as_deref().unwrap_or_default());
-        let cache = cache_word(header.device.as_ref());
+        let cache = CacheWord::of(header.device.as_ref());
         let budget_ns = a.budget.as_nanos() as u64;
         let mut plan = DurabilityPlan::new(place, budget_ns);
         plan.watch = flush_watch(header.device.as_ref());

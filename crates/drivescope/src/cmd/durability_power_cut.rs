@@ -2,7 +2,7 @@
 //! writing, logging and checking are `drivescope_core::durability::power_cut*`; this maps the
 //! arguments, refuses what must not run, and says what happened.
 
-use super::durability::{cache_word, DurabilityArgs};
+use super::durability::DurabilityArgs;
 use crate::finish::{finish, Finish, Outcome, Refused};
 use crate::opts::destructive;
 use drivescope_core::durability::power_cut::{parse_log, LogHeader, FILE_NAME, RECORD_BYTES};
@@ -266,7 +266,7 @@ fn verify(a: &DurabilityArgs, spec: &str, log: &str) -> anyhow::Result<Outcome> 
     };
     let mut header = Header::now(Kind::Durability, info);
     header.device = crate::identity::of(spec);
-    let cache = cache_word(header.device.as_ref());
+    let cache = drivescope_record::durability::CacheWord::of(header.device.as_ref());
     header.end_now();
     let broken = check.broken();
     let mut rec = DurabilityRecord {

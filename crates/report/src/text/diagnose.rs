@@ -16,6 +16,7 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
         FindingCode::WarmUp => Experiment::WarmUp,
         FindingCode::ThermalThrottle => Experiment::Throttle,
         FindingCode::Smr => Experiment::Smr,
+        FindingCode::Other(c) if c == "flush_honesty" => Experiment::FlushHonesty,
         // In a diagnosis these come from its array's members only.
         FindingCode::SharedPath
         | FindingCode::SlowMember

@@ -1,0 +1,134 @@
+//! `diagnose --destructive` on lab disks (FUSE + loop) whose write cache's flush is known: a cache that
+//! ignores flushes is found by the diagnosis' flush-honesty experiment ("flushes return before the data can
+//! have reached the media"); the same cache honouring them, behind a declared power-loss protection, or no
+//! cache at all make no such claim. Small disks, a 32 s budget. Needs root and FUSE; fails loudly without them.
+
+use common::lab::{one_at_a_time, start};
+use common::typed::record_of;
+use common::{drivescope_cmd, skip_without_root};
+use drivescope_core::safety::DeviceName;
+use drivescope_lab::Model;
+use drivescope_record::{Confidence, DiagnoseRecord, Experiment, Finding, Verdict};
+use drivescope_testkit as common;
+use std::path::Path;
+
+/// One disk (80 MB/s media, 64 MiB) with an 8 MiB cache taken at 400 MB/s whose flush is ignored,
+/// honoured, or ignored behind a declared power-loss protection; or none.
+fn twin(cache: &str) -> Model {
+    let text = format!(
+        "name = 'durable'\nsize = '64M'\nzones = {{ rates_mb_s = [80] }}\noverhead = '50us'\n{cache}"
+    );
+    Model::from_toml_str(&text, "test").unwrap()
+}
+
+const LYING: &str = "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored' }";
+const HONEST: &str = "write_cache = { size = '8M', rate_mb_s = 400 }";
+const PROTECTED: &str =
+    "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored', protected = true }";
+
+fn confirmation(dev: &Path) -> String {
+    let id = drivescope_probe::identify(dev, &drivescope_probe::Roots::default()).unwrap();
+    DeviceName::of(&id).unwrap().confirmation()
+}
+
+/// Diagnose a fresh disk of the twin with write cache `cache`, writes allowed.
+fn diagnosed(cache: &str) -> DiagnoseRecord {
+    let lab = start(&twin(cache));
+    let dev = lab.loop_device().expect("a loop device").to_path_buf();
+    let out = drivescope_cmd()
+        .arg("diagnose")
+        .arg(&dev)
+        .args(["--destructive", "--confirm", &confirmation(&dev)])
+        .args(["--budget", "32s", "--json", "--quiet", "--no-store"])
+        .output()
+        .expect("run drivescope diagnose");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    let d: DiagnoseRecord = record_of(&out);
+    let stats = lab.stats();
+    drop(lab);
+    // It ran, on the device, and every byte and flush it counted reached the disk.
+    let f = d.flush_honesty.as_ref().unwrap_or_else(|| {
+        panic!("{cache}: no flush experiment: {:?}", d.outcomes);
+    });
+    assert!(f.direct, "{f:?}");
+    assert!(f.sustained.is_some() && !f.pairs.is_empty(), "{f:?}");
+    assert!(f.bytes_written <= stats.bytes_written);
+    assert!(f.flushes <= stats.flushes, "{f:?} {stats:?}");
+    d
+}
+
+fn flush_finding(d: &DiagnoseRecord) -> Option<&Finding> {
+    d.header
+        .findings
+        .iter()
+        .find(|f| f.code.as_str() == "flush_honesty")
+}
+
+fn verdict(d: &DiagnoseRecord) -> Verdict {
+    d.outcomes
+        .iter()
+        .find(|o| o.experiment == Experiment::FlushHonesty)
+        .expect("an outcome line")
+        .verdict
+}
+
+#[test]
+fn a_cache_that_ignores_flushes_is_found_and_its_twins_are_not() {
+    if skip_without_root("serves FUSE lab disks on loop devices") {
+        return;
+    }
+    let _one = one_at_a_time();
+    // A verdict is read from flush times on the lab's clock, which a busy host can stretch: each twin is
+    // judged on a fresh disk until one try holds (a busy host's failed tries are void).
+    let judged = |cache: &str, check: &dyn Fn(&DiagnoseRecord) -> Result<(), String>| {
+        common::busy::timing_tries(2, |_| {}, || check(&diagnosed(cache)));
+    };
+    judged(LYING, &|d| {
+        let f = flush_finding(d)
+            .ok_or_else(|| format!("lying: no finding: {:?} {:?}", d.outcomes, d.flush_honesty))?;
+        if f.confidence != Confidence::High || verdict(d) != Verdict::Found {
+            return Err(format!("lying: {f:?} {:?}", d.outcomes));
+        }
+        assert!(
+            f.claim
+                .contains("before the data can have reached the media"),
+            "{}",
+            f.claim
+        );
+        assert_eq!(
+            d.flush_honesty
+                .as_ref()
+                .unwrap()
+                .cache
+                .power_loss_protection,
+            Some(false)
+        );
+        Ok(())
+    });
+    judged(HONEST, &|d| match flush_finding(d) {
+        None if verdict(d) == Verdict::NotFound => Ok(()),
+        f => Err(format!("honest: {f:?} {:?}", d.outcomes)),
+    });
+    judged("", &|d| match flush_finding(d) {
+        None if verdict(d) == Verdict::NotFound => Ok(()),
+        f => Err(format!("no cache: {f:?} {:?}", d.outcomes)),
+    });
+    judged(PROTECTED, &|d| {
+        assert_eq!(
+            d.flush_honesty
+                .as_ref()
+                .unwrap()
+                .cache
+                .power_loss_protection,
+            Some(true)
+        );
+        match flush_finding(d) {
+            Some(f) if f.confidence == Confidence::High => {
+                Err(format!("protected: a claim: {f:?}"))
+            }
+            _ if verdict(d) == Verdict::NotFound => Ok(()),
+            _ => Err(format!("protected: {:?}", d.outcomes)),
+        }
+    });
+}
