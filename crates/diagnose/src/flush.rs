@@ -7,7 +7,7 @@ use drivescope_analysis::diagnose::{media_curve, write};
 use drivescope_core::durability::file_device::FileFlushDevice;
 use drivescope_core::durability::flush::{self, FlushDevice, FlushPlan};
 use drivescope_core::engine::{Engine, EngineError};
-use drivescope_record::durability::{CacheWord, FlushPair, SustainedWrite};
+use drivescope_record::durability::CacheWord;
 use drivescope_record::{DiagnoseFlush, DiagnoseRecord, Experiment};
 use drivescope_units::format_size;
 use std::time::Duration;
@@ -131,22 +131,8 @@ impl<E: Engine> Run<'_, '_, E> {
             region,
             direct,
             cache: CacheWord::of(rec.header.device.as_ref()),
-            sustained: run.sustained.map(|s| SustainedWrite {
-                bytes: s.bytes,
-                write_ns: s.write_ns,
-                flush_ns: s.flush_ns,
-                tail_bytes_per_s: s.tail_bytes_per_s,
-                bytes_per_s: s.bytes_per_s,
-            }),
-            pairs: run
-                .pairs
-                .iter()
-                .map(|p| FlushPair {
-                    bytes: p.bytes,
-                    write_ns: p.write_ns,
-                    flush_ns: p.flush_ns,
-                })
-                .collect(),
+            sustained: run.sustained_record(),
+            pairs: run.pair_records(),
             bytes_written: run.bytes_written,
             flushes: run.flushes,
             budget_ns: plan.budget_ns,

@@ -93,6 +93,32 @@ pub struct FlushRun {
     pub interrupted: bool,
 }
 
+impl FlushRun {
+    /// The sustained stream as the records keep it.
+    pub fn sustained_record(&self) -> Option<drivescope_record::durability::SustainedWrite> {
+        self.sustained
+            .map(|s| drivescope_record::durability::SustainedWrite {
+                bytes: s.bytes,
+                write_ns: s.write_ns,
+                flush_ns: s.flush_ns,
+                tail_bytes_per_s: s.tail_bytes_per_s,
+                bytes_per_s: s.bytes_per_s,
+            })
+    }
+
+    /// Every write-then-flush pair, in order, as the records keep them.
+    pub fn pair_records(&self) -> Vec<drivescope_record::durability::FlushPair> {
+        self.pairs
+            .iter()
+            .map(|p| drivescope_record::durability::FlushPair {
+                bytes: p.bytes,
+                write_ns: p.write_ns,
+                flush_ns: p.flush_ns,
+            })
+            .collect()
+    }
+}
+
 /// Share of the budget the sustained stream may take.
 const SUSTAIN_SHARE: f64 = 0.35;
 /// Fewest chunks in the sustained stream (its second half needs a few).

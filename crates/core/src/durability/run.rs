@@ -264,9 +264,7 @@ impl DurabilityRun {
         cache: drivescope_record::durability::CacheWord,
         budget_ns: u64,
     ) -> drivescope_record::durability::DurabilityRecord {
-        use drivescope_record::durability::{
-            DurabilityData, DurabilityRecord, FlushPair, SustainedWrite,
-        };
+        use drivescope_record::durability::{DurabilityData, DurabilityRecord};
         let (bytes_written, flushes) = (self.bytes_written(), self.flushes());
         DurabilityRecord {
             header,
@@ -279,23 +277,8 @@ impl DurabilityRun {
                 flush_honesty: None,
             },
             cache,
-            sustained: self.flush.sustained.map(|s| SustainedWrite {
-                bytes: s.bytes,
-                write_ns: s.write_ns,
-                flush_ns: s.flush_ns,
-                tail_bytes_per_s: s.tail_bytes_per_s,
-                bytes_per_s: s.bytes_per_s,
-            }),
-            pairs: self
-                .flush
-                .pairs
-                .iter()
-                .map(|p| FlushPair {
-                    bytes: p.bytes,
-                    write_ns: p.write_ns,
-                    flush_ns: p.flush_ns,
-                })
-                .collect(),
+            sustained: self.flush.sustained_record(),
+            pairs: self.flush.pair_records(),
             bytes_written,
             flushes,
             device_flushes: self.device_flushes,
