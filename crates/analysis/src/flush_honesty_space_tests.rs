@@ -57,8 +57,9 @@ fn log_uniform(rng: &mut u64, lo: f64, hi: f64) -> f64 {
     (lo.ln() + unit(rng) * (hi.ln() - lo.ln())).exp()
 }
 
-/// The experiment's verdict on `m` within `budget_s` of its virtual time, and the stream's bytes.
-fn verdict_on(m: &Model, budget_s: f64) -> (FlushVerdict, u64) {
+/// The experiment's verdict on `m` within `budget_s` of its virtual time, the stream's bytes, and what the rule
+/// was given.
+fn verdict_on(m: &Model, budget_s: f64) -> (FlushVerdict, u64, FlushInput) {
     let mut dev = Virtual {
         t: Timeline::new(m),
         now: 1_000_000_000,
@@ -85,7 +86,26 @@ fn verdict_on(m: &Model, budget_s: f64) -> (FlushVerdict, u64) {
         kernel_write_cache: Some(KernelWriteCache::WriteBack),
         device_flushes: None,
     };
-    (judge(&input), s.bytes)
+    (judge(&input), s.bytes, input)
+}
+
+/// The block layer's flush count changes who is said to return flushes early, never whether they are: none
+/// counted is the file system's, some counted the device's.
+fn attribution_follows_the_count(input: &FlushInput, v: &FlushVerdict, what: &str) {
+    for (count, who) in [(Some(0), EarlyBy::NotSent), (Some(40), EarlyBy::Device)] {
+        let counted = FlushInput {
+            device_flushes: count,
+            ..input.clone()
+        };
+        let w = judge(&counted);
+        match v {
+            FlushVerdict::Early { .. } => assert!(
+                matches!(w, FlushVerdict::Early { by, .. } if by == who),
+                "{what}: counted {count:?}: {w:?}"
+            ),
+            other => assert_eq!(&w, other, "{what}: counted {count:?}"),
+        }
+    }
 }
 
 fn twin(media: f64, overhead_us: f64, cache: Option<String>) -> Model {
@@ -123,7 +143,7 @@ fn no_false_alarm_on_honest_protected_or_cacheless_twins_and_lies_found_where_vi
         ];
         for (name, c) in twins {
             let m = twin(media, overhead, c);
-            let (v, stream) = verdict_on(&m, 8.0);
+            let (v, stream, input) = verdict_on(&m, 8.0);
             let truth = m.truth().flush;
             let lies = truth.as_ref().is_some_and(|f| f.flushes_early);
             let what = format!(
@@ -132,6 +152,7 @@ fn no_false_alarm_on_honest_protected_or_cacheless_twins_and_lies_found_where_vi
                 stream >> 20
             );
             cases += 1;
+            attribution_follows_the_count(&input, &v, &what);
             if !lies {
                 assert!(
                     !matches!(v, FlushVerdict::Early { .. }),
