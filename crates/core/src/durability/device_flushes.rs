@@ -28,6 +28,33 @@ pub fn between(before: Option<u64>, after: Option<u64>) -> Option<u64> {
     after?.checked_sub(before?)
 }
 
+/// The devices whose flush requests the block layer counts for the target: the bottom devices under it (the
+/// disks a partition, LVM or dm-crypt sits on; a loop device), whose request queues count every flush that
+/// reaches them. Device-mapper and md pass flushes down without counting them, and a partition's are its
+/// disk's: neither is watched.
+pub fn watched(id: Option<&drivescope_probe::Identity>) -> Vec<String> {
+    use drivescope_probe::block::BlockRole;
+    let Some(id) = id else {
+        return Vec::new();
+    };
+    let queue = |b: &&drivescope_probe::BlockInfo| {
+        matches!(b.role, BlockRole::Disk | BlockRole::Loop | BlockRole::Zram)
+    };
+    let mut out: Vec<String> = Vec::new();
+    let bottom: Vec<&drivescope_probe::BlockInfo> = id.devices().filter(queue).collect();
+    let all: Vec<&drivescope_probe::BlockInfo> = if bottom.is_empty() {
+        id.block_devices().filter(queue).collect()
+    } else {
+        bottom
+    };
+    for b in all {
+        if !out.contains(&b.name) {
+            out.push(b.name.clone());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -82,33 +82,6 @@ fn place(a: &DurabilityArgs) -> anyhow::Result<(Place, TargetInfo)> {
     ))
 }
 
-/// The devices whose flush requests the block layer counts for the target: the bottom devices under it (the
-/// disks a partition, LVM or dm-crypt sits on; a loop device), whose request queues count every flush that
-/// reaches them. Device-mapper and md pass flushes down without counting them, and a partition's are its
-/// disk's: neither is watched.
-fn flush_watch(id: Option<&drivescope_probe::Identity>) -> Vec<String> {
-    use drivescope_probe::block::BlockRole;
-    let Some(id) = id else {
-        return Vec::new();
-    };
-    let queue = |b: &&drivescope_probe::BlockInfo| {
-        matches!(b.role, BlockRole::Disk | BlockRole::Loop | BlockRole::Zram)
-    };
-    let mut out: Vec<String> = Vec::new();
-    let bottom: Vec<&drivescope_probe::BlockInfo> = id.devices().filter(queue).collect();
-    let all: Vec<&drivescope_probe::BlockInfo> = if bottom.is_empty() {
-        id.block_devices().filter(queue).collect()
-    } else {
-        bottom
-    };
-    for b in all {
-        if !out.contains(&b.name) {
-            out.push(b.name.clone());
-        }
-    }
-    out
-}
-
 pub fn run(a: DurabilityArgs) -> anyhow::Result<Outcome> {
     if a.power.asked() {
         return super::durability_power_cut::run(a);
@@ -128,7 +101,7 @@ impl Measure for DurabilityArgs {
         let cache = CacheWord::of(header.device.as_ref());
         let budget_ns = a.budget.as_nanos() as u64;
         let mut plan = DurabilityPlan::new(place, budget_ns);
-        plan.watch = flush_watch(header.device.as_ref());
+        plan.watch = drivescope_core::durability::device_flushes::watched(header.device.as_ref());
         let measured = durable::run(&plan, s.stop(), &mut |line| crate::note!("{line}"))?;
         header.end_now();
         let mut rec = measured.into_record(header, cache, budget_ns);
