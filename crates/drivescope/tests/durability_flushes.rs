@@ -17,10 +17,14 @@ use std::process::{Command, Output};
 const MIB: u64 = 1 << 20;
 
 fn durability(target: &Path, extra: &[&str]) -> (Output, DurabilityRecord) {
+    durability_within(target, "2s", extra)
+}
+
+fn durability_within(target: &Path, budget: &str, extra: &[&str]) -> (Output, DurabilityRecord) {
     let out = drivescope_cmd()
         .arg("durability")
         .arg(target)
-        .args(["--budget", "2s", "--json", "--quiet", "--no-store"])
+        .args(["--budget", budget, "--json", "--quiet", "--no-store"])
         .args(extra)
         .output()
         .expect("run drivescope durability");
@@ -144,24 +148,32 @@ fn ext4_with_barriers_sends_its_commits_flushes_and_without_them_none_which_is_s
         assert!(!unflushed(&r), "{opts}: {:?}", r.header.findings);
     }
     let fs = ext4("barrier=0");
-    let (out, r) = durability(&fs.dir, &[]);
+    // A longer budget than the others: commits enough for the rule on a loaded machine.
+    let (out, r) = durability_within(&fs.dir, "4s", &[]);
+    let rows: Vec<_> = r
+        .data
+        .commits
+        .iter()
+        .map(|c| (c.mode, c.committers, c.size, c.count, c.device_flushes))
+        .collect();
     assert_eq!(
         out.status.code(),
         Some(5),
-        "{}",
+        "{rows:?}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for c in &r.data.commits {
-        assert_eq!(c.device_flushes, Some(0), "{c:?}");
-    }
-    assert!(unflushed(&r), "{:?}", r.header.findings);
     let f = r
         .header
         .findings
         .iter()
         .find(|f| format!("{:?}", f.code).contains("commits_unflushed"))
-        .unwrap();
-    assert_eq!(f.number("device_flushes"), Some(0.0));
+        .unwrap_or_else(|| panic!("{rows:?}: {:?}", r.header.findings));
+    // None of the file system's own; other programs' flushes on the device may add a few.
+    let (seen, commits) = (
+        f.number("device_flushes").unwrap(),
+        f.number("commits").unwrap(),
+    );
+    assert!(seen * 10.0 < commits, "{rows:?}");
     assert!(f.claim.contains("barrier=0"), "{}", f.claim);
 }
 
