@@ -63,16 +63,39 @@ pub const ETCD_WAL_P99_NS: u64 = 10_000_000;
 /// Commits a percentile needs before the need is judged.
 const NEED_COMMITS: u64 = 100;
 
-/// The named needs the commit costs miss: etcd's WAL fsync p99, from the 4 KiB `fdatasync`
-/// commits at one committer (`None` when they meet it or were too few to say).
-pub fn needs(r: &DurabilityRecord) -> Option<Finding> {
+/// Commits the mean needs before a rate is judged against the user's need.
+const RATE_COMMITS: u64 = 16;
+
+/// The named needs the commit costs miss: etcd's WAL fsync p99 and the commits per second the user
+/// asked for (`--need-commits`); nothing for a need met or too few commits to say.
+pub fn needs(r: &DurabilityRecord) -> Vec<Finding> {
+    etcd_need(r).into_iter().chain(rate_need(r)).collect()
+}
+
+/// The 4 KiB `fdatasync` commits at one committer, into `into` where the run measured it so.
+fn wal_row(
+    r: &DurabilityRecord,
+    into: drivescope_record::durability::CommitInto,
+) -> Option<&drivescope_record::durability::CommitCostRow> {
     use drivescope_record::durability::CommitModeName;
+    let rows = || {
+        r.data
+            .commits
+            .iter()
+            .filter(|c| c.mode == CommitModeName::Fdatasync && c.committers == 1 && c.size == 4096)
+    };
+    rows()
+        .find(|c| c.into == Some(into))
+        .or_else(|| rows().find(|c| c.into.is_none()))
+}
+
+/// etcd's WAL fsync p99, from commits into a new file: etcd preallocates its WAL segments, and the
+/// extents it allocates are not yet written, so its commits make the file system record them as
+/// written, as a new file's do.
+fn etcd_need(r: &DurabilityRecord) -> Option<Finding> {
+    use drivescope_record::durability::CommitInto;
     use drivescope_record::{Confidence, FindingCode};
-    let c = r
-        .data
-        .commits
-        .iter()
-        .find(|c| c.mode == CommitModeName::Fdatasync && c.committers == 1 && c.size == 4096)?;
+    let c = wal_row(r, CommitInto::New)?;
     if c.count < NEED_COMMITS || c.p99_ns <= ETCD_WAL_P99_NS {
         return None;
     }
@@ -91,6 +114,43 @@ pub fn needs(r: &DurabilityRecord) -> Option<Finding> {
             ("p50_ms", c.p50_ns as f64 / 1e6),
             ("commits", c.count as f64),
             ("need_p99_ms", ETCD_WAL_P99_NS as f64 / 1e6),
+        ],
+    ))
+}
+
+/// A database committing one transaction at a time makes at most one commit per commit latency: the
+/// rate of the 4 KiB `fdatasync` commits at one committer into written blocks (a recycled log's, as
+/// PostgreSQL's WAL and InnoDB's redo log are, and as `pg_test_fsync` measures), against the rate the
+/// user said the workload needs.
+fn rate_need(r: &DurabilityRecord) -> Option<Finding> {
+    use drivescope_record::durability::CommitInto;
+    use drivescope_record::{Confidence, FindingCode};
+    let need = r.need_commits_per_s?;
+    let c = wal_row(r, CommitInto::Written)?;
+    let rate = c.serial_rate()?;
+    if c.count < RATE_COMMITS || rate >= need {
+        return None;
+    }
+    let into = match c.into {
+        Some(CommitInto::Written) => " into blocks already written",
+        Some(CommitInto::New) | None if r.on == "file" => " into a new file",
+        _ => "",
+    };
+    Some(Finding::new(
+        FindingCode::Other("commit_rate".into()),
+        Confidence::High,
+        format!(
+            "Commits are too slow for the {need:.0} commits/s asked: one committer made {rate:.0} \
+             commits/s (4 KiB write + fdatasync{into}, {:.2} ms each on average, {} commits); \
+             a database committing one transaction at a time gets no more.",
+            1e3 / rate,
+            c.count
+        ),
+        &[
+            ("commits_per_s", rate),
+            ("need_commits_per_s", need),
+            ("mean_ms", 1e3 / rate),
+            ("commits", c.count as f64),
         ],
     ))
 }
@@ -115,6 +175,10 @@ pub fn assess(r: &mut DurabilityRecord) {
     }
     r.header.findings = findings(r);
 }
+
+#[cfg(test)]
+#[path = "durability_needs_tests.rs"]
+mod needs_tests;
 
 #[cfg(test)]
 mod tests {
@@ -166,6 +230,7 @@ mod tests {
             duration_ns: 1,
             interrupted: false,
             power_cut: None,
+            need_commits_per_s: None,
         }
     }
 
@@ -183,6 +248,8 @@ mod tests {
             p50_ns: 2_000_000,
             p99_ns,
             max_ns: p99_ns,
+            into: None,
+            mean_ns: 0,
         };
         let mut r = early_run(Some("tmpfs"));
         for (p99, count, said) in [
@@ -191,7 +258,7 @@ mod tests {
             (25_000_000, 99, false),
         ] {
             r.data.commits = vec![row(p99, count)];
-            let f = needs(&r);
+            let f = needs(&r).pop();
             assert_eq!(f.is_some(), said, "{p99} {count}");
             if let Some(f) = f {
                 assert!(f.claim.contains("25.0 ms") && f.claim.contains("under 10 ms"));
@@ -203,7 +270,7 @@ mod tests {
             committers: 4,
             ..row(25_000_000, 500)
         }];
-        assert!(needs(&r).is_none());
+        assert!(needs(&r).is_empty());
     }
 
     #[test]

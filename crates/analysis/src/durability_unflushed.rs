@@ -88,6 +88,8 @@ mod tests {
             p50_ns: 100_000,
             p99_ns: 200_000,
             max_ns: 300_000,
+            into: None,
+            mean_ns: 0,
         }
     }
 
@@ -120,6 +122,7 @@ mod tests {
             duration_ns: 0,
             interrupted: false,
             power_cut: None,
+            need_commits_per_s: None,
         }
     }
 

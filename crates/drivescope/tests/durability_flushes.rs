@@ -146,6 +146,9 @@ fn ext4_with_barriers_sends_its_commits_flushes_and_without_them_none_which_is_s
             assert!(seen >= c.count, "{opts}: {c:?}");
         }
         assert!(!unflushed(&r), "{opts}: {:?}", r.header.findings);
+        if opts == "data=ordered" {
+            written_blocks_take_no_journal_commit(&r);
+        }
     }
     let fs = ext4("barrier=0");
     // A longer budget than the others: commits enough for the rule on a loaded machine.
@@ -175,6 +178,33 @@ fn ext4_with_barriers_sends_its_commits_flushes_and_without_them_none_which_is_s
     );
     assert!(seen * 10.0 < commits, "{rows:?}");
     assert!(f.claim.contains("barrier=0"), "{}", f.claim);
+}
+
+/// On ext4 `data=ordered` a 4 KiB commit into a new file allocates its block, so its `fdatasync` commits
+/// the journal (a flush before the commit block and one for it); into written blocks there is nothing
+/// to journal and `fdatasync` sends the device one flush.
+fn written_blocks_take_no_journal_commit(r: &DurabilityRecord) {
+    use drivescope_record::durability::CommitInto;
+    let per_commit = |into| {
+        let c = r
+            .data
+            .commits
+            .iter()
+            .find(|c| {
+                c.mode == CommitModeName::Fdatasync
+                    && c.committers == 1
+                    && c.size == 4096
+                    && c.into == Some(into)
+            })
+            .unwrap_or_else(|| panic!("a 4 KiB row into {into:?}: {:?}", r.data.commits));
+        c.device_flushes.expect("counted") as f64 / c.count as f64
+    };
+    let (new, written) = (per_commit(CommitInto::New), per_commit(CommitInto::Written));
+    assert!(new >= 1.5, "new file: {new} flushes per commit");
+    assert!(
+        written <= 1.25,
+        "written blocks: {written} flushes per commit"
+    );
 }
 
 #[test]

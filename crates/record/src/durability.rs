@@ -14,10 +14,35 @@ pub enum CommitModeName {
     ODsync,
 }
 
+/// What a file's commits wrote into: blocks the file did not have yet, or blocks already written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitInto {
+    /// A new test file: each commit fills a hole, so the file system also allocates (an appended log,
+    /// SQLite's WAL, etcd's preallocated WAL segments whose extents are not written yet).
+    New,
+    /// A test file written in full and made durable before the commits: they overwrite data, as a
+    /// recycled log does (PostgreSQL's WAL segments, InnoDB's redo log, `pg_test_fsync`).
+    Written,
+}
+
+impl CommitInto {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommitInto::New => "new",
+            CommitInto::Written => "written",
+        }
+    }
+}
+
 /// Commits of one mode, size and committer count: how many, and their latency.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommitCostRow {
     pub mode: CommitModeName,
+    /// In a directory: what the commits wrote into (absent on a device, and in records made before
+    /// both were measured, whose file commits all went to new files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub into: Option<CommitInto>,
     /// Threads committing at once (1: one commit at a time).
     pub committers: u32,
     /// Bytes per commit.
@@ -34,6 +59,25 @@ pub struct CommitCostRow {
     pub p50_ns: u64,
     pub p99_ns: u64,
     pub max_ns: u64,
+    /// Mean commit latency (ns); 0 in records made before it was kept.
+    #[serde(default)]
+    pub mean_ns: u64,
+}
+
+impl CommitCostRow {
+    /// Commits per second one committer makes, one after another: 1 / mean latency (the median where
+    /// the mean was not kept). None for several committers.
+    pub fn serial_rate(&self) -> Option<f64> {
+        if self.committers != 1 {
+            return None;
+        }
+        let ns = if self.mean_ns > 0 {
+            self.mean_ns
+        } else {
+            self.p50_ns
+        };
+        (ns > 0).then(|| 1e9 / ns as f64)
+    }
 }
 
 /// What the flush rule concluded.
@@ -205,6 +249,9 @@ pub struct DurabilityRecord {
     /// `durability --verify`: the guided power-cut test's records checked after the cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_cut: Option<crate::power_cut::PowerCutCheck>,
+    /// `--need-commits N`: the commits per second the user's workload needs at one committer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub need_commits_per_s: Option<f64>,
 }
 
 impl DurabilityRecord {
@@ -241,6 +288,8 @@ mod tests {
                     p50_ns: 1_200_000,
                     p99_ns: 4_100_000,
                     max_ns: 9_000_001,
+                    into: None,
+                    mean_ns: 0,
                 },
                 CommitCostRow {
                     mode: CommitModeName::ODsync,
@@ -253,6 +302,8 @@ mod tests {
                     p50_ns: 2_000_000,
                     p99_ns: 7_000_000,
                     max_ns: 11_000_000,
+                    into: None,
+                    mean_ns: 0,
                 },
             ],
             flush_honesty: Some(FlushHonesty {
@@ -308,6 +359,7 @@ mod tests {
             duration_ns: 2_500_000_000,
             interrupted: false,
             power_cut: None,
+            need_commits_per_s: None,
         };
         let text = serde_json::to_string(&rec).unwrap();
         assert!(text.contains("\"kind\":\"durability\""), "{text}");

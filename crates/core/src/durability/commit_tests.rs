@@ -76,6 +76,7 @@ fn odd_sizes_and_many_committers() {
             commits: n,
             committers: k,
             until: None,
+            into: CommitInto::New,
         })
         .unwrap();
         check(&c, CommitMode::Fdatasync, k, size, n);
@@ -94,6 +95,7 @@ fn each_committer_fills_its_own_region_with_its_own_bytes() {
             commits: 4,
             committers: 3,
             until: None,
+            into: CommitInto::New,
         };
         let file = TestFile::create(&dir.0, plan.file_bytes()).unwrap();
         let c = commit_on(&plan, file.path()).unwrap();
@@ -120,6 +122,7 @@ fn empty_plans_and_missing_directories_are_refused() {
         commits: 0,
         committers: 1,
         until: None,
+        into: CommitInto::New,
     };
     assert!(matches!(measure(&plan), Err(TargetError::BadSpec(_))));
     let none = CommitPlan {
@@ -141,10 +144,47 @@ fn committers_stop_at_the_deadline_after_one_commit_each() {
         commits: 1000,
         committers: 3,
         until: Some(std::time::Instant::now()),
+        into: CommitInto::New,
     })
     .unwrap();
     assert_eq!(c.commits, 3, "one each, the deadline already past");
     assert_eq!((c.flushes, c.latency.count()), (3, 3));
     assert_eq!(c.bytes, 3 * 4096);
     assert_eq!(dir.entries(), 0);
+}
+
+#[test]
+fn commits_into_written_blocks_fill_the_file_first_and_say_so() {
+    let dir = Dir::new("written");
+    for (mode, k, size, n) in [
+        (CommitMode::Fdatasync, 1usize, 4096usize, 7u64),
+        (CommitMode::ODsync, 3, 3000, 4),
+        (CommitMode::Fsync, 2, 1 << 20, 3),
+    ] {
+        let plan = CommitPlan {
+            dir: dir.0.clone(),
+            mode,
+            size,
+            commits: n,
+            committers: k,
+            until: None,
+            into: CommitInto::Written,
+        };
+        let c = measure(&plan).unwrap();
+        check(&c, mode, k, size, n);
+        assert_eq!(c.into, Some(CommitInto::Written));
+        assert_eq!(
+            c.prewritten,
+            plan.file_bytes(),
+            "the whole file is written first"
+        );
+        assert_eq!(c.to_row().into, Some(CommitInto::Written));
+        let new = measure(&CommitPlan {
+            into: CommitInto::New,
+            ..plan.clone()
+        })
+        .unwrap();
+        assert_eq!((new.into, new.prewritten), (Some(CommitInto::New), 0));
+        assert_eq!(dir.entries(), 0, "the test files are removed");
+    }
 }

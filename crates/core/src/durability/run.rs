@@ -5,7 +5,7 @@
 //! existing file); on a block device (which the caller let through the write gate) the commits
 //! and the experiment overwrite its first bytes.
 
-use super::commit::{self, CommitCost, CommitMode, CommitPlan};
+use super::commit::{self, CommitCost, CommitInto, CommitMode, CommitPlan};
 use super::device_flushes;
 use super::file_device::FileFlushDevice;
 use super::flush::{self, FlushPlan, FlushRun};
@@ -86,7 +86,11 @@ pub enum On {
 impl DurabilityRun {
     /// Bytes written in all.
     pub fn bytes_written(&self) -> u64 {
-        self.commits.iter().map(|c| c.bytes).sum::<u64>() + self.flush.bytes_written
+        self.commits
+            .iter()
+            .map(|c| c.bytes + c.prewritten)
+            .sum::<u64>()
+            + self.flush.bytes_written
     }
 
     /// `fdatasync`/`fsync` calls in all.
@@ -113,12 +117,21 @@ fn typical(c: &CommitCost) -> u64 {
 /// Most bytes one commit measurement writes.
 const MAX_COMMIT_BYTES: u64 = 64 << 20;
 
-fn commit_cells(plan: &DurabilityPlan) -> Vec<(CommitMode, usize, usize)> {
+/// The measurements: every size, mode and committer count; in a directory, the smallest size's also
+/// into written blocks (a recycled log's commits; new files' are the others).
+fn commit_cells(plan: &DurabilityPlan) -> Vec<(CommitMode, usize, usize, CommitInto)> {
     let mut out = Vec::new();
+    let smallest = plan.sizes.iter().copied().min();
     for &size in &plan.sizes {
-        for mode in CommitMode::ALL {
-            for &k in &plan.committers {
-                out.push((mode, size, k));
+        let mut intos = vec![CommitInto::New];
+        if matches!(plan.place, Place::Dir(_)) && Some(size) == smallest {
+            intos.push(CommitInto::Written);
+        }
+        for into in intos {
+            for mode in CommitMode::ALL {
+                for &k in &plan.committers {
+                    out.push((mode, size, k, into));
+                }
             }
         }
     }
@@ -163,11 +176,12 @@ pub fn run(
         commits: PROBE_COMMITS,
         committers: 1,
         until: None,
+        into: CommitInto::New,
     };
     let mut per_commit = typical(&measure(&probe, &plan.place)?);
     let commit_budget = (plan.budget_ns as f64 * COMMIT_SHARE) as u64;
     let mut commits = Vec::new();
-    for (i, &(mode, size, k)) in cells.iter().enumerate() {
+    for (i, &(mode, size, k, into)) in cells.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
@@ -188,6 +202,7 @@ pub fn run(
                 commits: n,
                 committers: k,
                 until: Some(until),
+                into,
             },
             &plan.place,
         )?;
@@ -286,6 +301,7 @@ impl DurabilityRun {
             duration_ns: self.duration_ns,
             interrupted: self.flush.interrupted,
             power_cut: None,
+            need_commits_per_s: None,
         }
     }
 }

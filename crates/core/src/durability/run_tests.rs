@@ -41,10 +41,26 @@ fn a_run_measures_every_cell_in_order_counts_everything_and_leaves_nothing() {
         "test files removed"
     );
     let cells = commit_cells(&plan);
-    assert_eq!(cells.len(), 18);
-    assert_eq!(run.commits.len(), 18);
-    for (c, (mode, size, k)) in run.commits.iter().zip(&cells) {
+    // 3 sizes × 3 modes × 2 committer counts into new files, and the 4 KiB ones into written blocks.
+    assert_eq!(cells.len(), 24);
+    assert_eq!(run.commits.len(), 24);
+    let written = cells
+        .iter()
+        .filter(|c| c.3 == CommitInto::Written)
+        .collect::<Vec<_>>();
+    assert_eq!(written.len(), 6);
+    assert!(written.iter().all(|c| c.1 == 4096));
+    for (c, (mode, size, k, into)) in run.commits.iter().zip(&cells) {
         assert_eq!((c.mode, c.size, c.committers), (*mode, *size, *k));
+        assert_eq!(c.into, Some(*into));
+        let filled = match into {
+            CommitInto::New => 0,
+            CommitInto::Written => c.commits.div_ceil(*k as u64) * *k as u64 * *size as u64,
+        };
+        assert!(
+            c.prewritten >= filled,
+            "the file is written before its commits"
+        );
         // At least one commit each; as many as planned unless the deadline came first.
         assert!(c.commits >= *k as u64, "{c:?}");
         assert_eq!(c.latency.count(), c.commits);
@@ -63,7 +79,7 @@ fn a_run_measures_every_cell_in_order_counts_everything_and_leaves_nothing() {
     let pairs: u64 = f.pairs.iter().map(|p| p.bytes).sum();
     assert_eq!(f.bytes_written, s.bytes + pairs);
     assert_eq!(f.flushes, 2 + f.pairs.len() as u64);
-    let commit_bytes: u64 = run.commits.iter().map(|c| c.bytes).sum();
+    let commit_bytes: u64 = run.commits.iter().map(|c| c.bytes + c.prewritten).sum();
     assert_eq!(run.bytes_written(), commit_bytes + f.bytes_written);
     // An order of magnitude only: the run keeps near its budget.
     assert!(run.duration_ns < 10 * plan.budget_ns, "{}", run.duration_ns);
@@ -78,7 +94,7 @@ fn a_run_measures_every_cell_in_order_counts_everything_and_leaves_nothing() {
     let (bytes, flushes, pairs) = (run.bytes_written(), run.flushes(), f.pairs.len());
     let rec = run.into_record(header, Default::default(), plan.budget_ns);
     assert_eq!(rec.on, "file");
-    assert_eq!(rec.data.commits.len(), 18);
+    assert_eq!(rec.data.commits.len(), 24);
     assert_eq!((rec.bytes_written, rec.flushes), (bytes, flushes));
     assert_eq!(rec.pairs.len(), pairs);
     assert!(
@@ -98,4 +114,18 @@ fn a_stopped_run_says_so_and_a_directory_with_no_room_is_refused() {
     assert_eq!(std::fs::read_dir(&d.0).unwrap().count(), 0);
     let missing = DurabilityPlan::new(Place::Dir(d.0.join("absent")), 200_000_000);
     assert!(super::run(&missing, &AtomicBool::new(false), &mut |_| {}).is_err());
+}
+
+#[test]
+fn a_device_has_no_file_state_to_measure_twice() {
+    let plan = DurabilityPlan::new(
+        Place::Device {
+            path: "/dev/loop-none".into(),
+            size: 1 << 30,
+        },
+        1,
+    );
+    let cells = commit_cells(&plan);
+    assert_eq!(cells.len(), 18);
+    assert!(cells.iter().all(|c| c.3 == CommitInto::New));
 }

@@ -31,6 +31,11 @@ pub struct DurabilityArgs {
     /// experiment (a sustained write, then timed write-and-flush pairs).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::opts::args::parse_positive_duration)]
     pub budget: Duration,
+    /// The commits per second your workload needs at one committer (a database committing one
+    /// transaction at a time): a run whose 4 KiB write+fdatasync commits into written blocks are
+    /// slower says so (finding `commit_rate`).
+    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    pub need_commits: Option<f64>,
     /// Print the run's JSON document on stdout instead of the text; stderr then carries only
     /// warnings and errors.
     #[arg(long)]
@@ -40,6 +45,16 @@ pub struct DurabilityArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub store: StoreOpts,
+}
+
+/// A positive number of commits per second.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "{s:?} is not a positive number of commits per second"
+        )),
+    }
 }
 
 /// Where the run writes: a writable directory, or a block device through the write gate.
@@ -105,6 +120,7 @@ impl Measure for DurabilityArgs {
         let measured = durable::run(&plan, s.stop(), &mut |line| crate::note!("{line}"))?;
         header.end_now();
         let mut rec = measured.into_record(header, cache, budget_ns);
+        rec.need_commits_per_s = a.need_commits;
         drivescope_analysis::durability::assess(&mut rec);
         let text = drivescope_report::text::print_durability;
         Ok(Measured::with_findings(rec, text, a.json, a.store, None))

@@ -283,6 +283,7 @@ fn verify(a: &DurabilityArgs, spec: &str, log: &str) -> anyhow::Result<Outcome> 
         duration_ns: started.elapsed().as_nanos() as u64,
         interrupted: false,
         power_cut: Some(check),
+        need_commits_per_s: None,
     };
     drivescope_analysis::durability::assess(&mut rec);
     if on == "file" && !broken {

@@ -271,6 +271,7 @@ mod tests {
             duration_ns: 1,
             interrupted: false,
             power_cut: None,
+            need_commits_per_s: None,
         };
         Run::new(Some(3), Document::Durability(Box::new(r)))
     }
@@ -293,6 +294,8 @@ mod tests {
                 p50_ns: 100_000 * (k as u64 + 1),
                 p99_ns: 900_000 * (k as u64 + 1),
                 max_ns: 2_000_000,
+                into: None,
+                mean_ns: 0,
             })
             .collect();
         let pairs: Vec<FlushPair> = (0..4)

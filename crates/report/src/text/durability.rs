@@ -2,7 +2,7 @@
 //! flushes reach the media, with the evidence.
 
 use drivescope_record::durability::{
-    CommitModeName, DurabilityRecord, FlushHonestyVerdict, FlushSizeRow,
+    CommitCostRow, CommitInto, CommitModeName, DurabilityRecord, FlushHonestyVerdict, FlushSizeRow,
 };
 use drivescope_units::{format_latency, format_rate, format_size};
 use std::io::Write;
@@ -56,6 +56,82 @@ fn size_row(r: &FlushSizeRow, out: &mut dyn Write) -> std::io::Result<()> {
     )
 }
 
+/// What a file's commits wrote into, as the table says it.
+fn into(row: &CommitCostRow) -> &'static str {
+    match row.into {
+        Some(CommitInto::New) => "new",
+        Some(CommitInto::Written) => "written",
+        None => "",
+    }
+}
+
+fn commit_rows(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    let files = r.data.commits.iter().any(|c| c.into.is_some());
+    writeln!(
+        out,
+        "  commit cost        {}committers  size      commits  flushes  device  p50        p99        max",
+        if files { "file     " } else { "" }
+    )?;
+    for row in &r.data.commits {
+        writeln!(
+            out,
+            "  {:<18} {}{:>10}  {:<9} {:>7}  {:>7}  {:>6}  {:<10} {:<10} {}",
+            mode(row.mode, r.on == "device", r.cache.fua),
+            if files {
+                format!("{:<9}", into(row))
+            } else {
+                String::new()
+            },
+            row.committers,
+            format_size(row.size),
+            row.count,
+            row.flushes,
+            row.device_flushes
+                .map_or("-".to_string(), |d| d.to_string()),
+            format_latency(row.p50_ns as f64),
+            format_latency(row.p99_ns as f64),
+            format_latency(row.max_ns as f64)
+        )?;
+    }
+    serial_rates(r, out)
+}
+
+/// One committer's commits per second (what a database committing one transaction at a time gets),
+/// for the 4 KiB `fdatasync` commits, each file state apart; and the rate the user asked for.
+fn serial_rates(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    let rates: Vec<String> = r
+        .data
+        .commits
+        .iter()
+        .filter(|c| c.mode == CommitModeName::Fdatasync && c.size == 4096)
+        .filter_map(|c| {
+            let rate = c.serial_rate()?;
+            Some(match c.into {
+                Some(CommitInto::Written) => format!("{rate:.0} commits/s into written blocks"),
+                Some(CommitInto::New) => format!("{rate:.0} commits/s into a new file"),
+                None => format!("{rate:.0} commits/s"),
+            })
+        })
+        .collect();
+    if rates.is_empty() {
+        return Ok(());
+    }
+    write!(
+        out,
+        "  one committer, 4 KiB write+{}: {}",
+        if r.on == "device" {
+            "flush"
+        } else {
+            "fdatasync"
+        },
+        rates.join(", ")
+    )?;
+    match r.need_commits_per_s {
+        Some(n) => writeln!(out, " (needed: {n:.0})"),
+        None => writeln!(out),
+    }
+}
+
 pub fn print_durability(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(c) = &r.power_cut {
         return super::power_cut::print_power_cut(&r.header.target.path, c, out);
@@ -83,26 +159,7 @@ pub fn print_durability(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::R
         yes_no(c.power_loss_protection, "declared", "not declared")
     )?;
     if !r.data.commits.is_empty() {
-        writeln!(
-            out,
-            "  commit cost        committers  size      commits  flushes  device  p50        p99        max"
-        )?;
-        for row in &r.data.commits {
-            writeln!(
-                out,
-                "  {:<18} {:>10}  {:<9} {:>7}  {:>7}  {:>6}  {:<10} {:<10} {}",
-                mode(row.mode, r.on == "device", r.cache.fua),
-                row.committers,
-                format_size(row.size),
-                row.count,
-                row.flushes,
-                row.device_flushes
-                    .map_or("-".to_string(), |d| d.to_string()),
-                format_latency(row.p50_ns as f64),
-                format_latency(row.p99_ns as f64),
-                format_latency(row.max_ns as f64)
-            )?;
-        }
+        commit_rows(r, out)?;
     }
     if let Some(s) = &r.sustained {
         writeln!(

@@ -358,6 +358,8 @@ fn durability(
                 p50_ns: p99_ns / 4,
                 p99_ns,
                 max_ns: p99_ns * 2,
+                into: None,
+                mean_ns: 0,
             }],
             flush_honesty: Some(FlushHonesty {
                 verdict,
@@ -377,6 +379,7 @@ fn durability(
         duration_ns: 1,
         interrupted: false,
         power_cut: None,
+        need_commits_per_s: None,
     }
     .into()
 }
