@@ -61,13 +61,10 @@ class Instance:
             _put(self.p(f"events/syscalls/{e}/enable"), "1" if on else "0")
 
     def _mark(self):
-        t0 = time.monotonic_ns()
+        """A marker stamped with CLOCK_MONOTONIC just before its write (the same lag at both ends cancels)."""
         _put(self.p("trace_marker"), "mono=0")  # warm the path so that the stamped write is short
-        t0 = time.monotonic_ns()
         with open(self.p("trace_marker"), "w") as f:
-            f.write(f"mono={t0}")
-        t1 = time.monotonic_ns()
-        return t0, t1
+            f.write(f"mono={time.monotonic_ns()}")
 
     def run(self, cmd):
         """Run cmd traced; return (its stdout, [Commit]) after it exits."""
