@@ -188,3 +188,25 @@ fn commits_into_written_blocks_fill_the_file_first_and_say_so() {
         assert_eq!(dir.entries(), 0, "the test files are removed");
     }
 }
+
+#[test]
+fn commit_data_do_not_compress() {
+    // What zram or a compressing file system would make of one commit: a 4 KiB buffer's distinct
+    // 8-byte words, and its bytes' spread.
+    for region in [0u64, 1, 7, 1000] {
+        let buf: Vec<u8> = (0..4096).map(|i| pattern(region, i)).collect();
+        let words: std::collections::HashSet<&[u8]> = buf.chunks(8).collect();
+        assert_eq!(words.len(), 512, "committer {region}: every word differs");
+        let mut seen = [0u32; 256];
+        for b in &buf {
+            seen[*b as usize] += 1;
+        }
+        assert!(
+            seen.iter().all(|&n| n < 64),
+            "committer {region}: bytes spread"
+        );
+    }
+    let a: Vec<u8> = (0..64).map(|i| pattern(0, i)).collect();
+    let b: Vec<u8> = (0..64).map(|i| pattern(1, i)).collect();
+    assert_ne!(a, b, "committers write unlike data");
+}
