@@ -1,9 +1,12 @@
 //! The flush-honesty experiment inside a diagnosis: core's flush run (`drivescope_core::durability::flush`,
 //! the one `drivescope durability` runs) on the test file or device region the write experiments use, with a
-//! share of the budget. The verdict is the analysis' rule over what it keeps.
+//! share of the budget, with the flush requests the block layer counted on the device under it around the
+//! run (core's `device_flushes`, as `durability` reads them). The verdict is the analysis' rule over what it
+//! keeps.
 
 use crate::experiments::Run;
 use drivescope_analysis::diagnose::{media_curve, write};
+use drivescope_core::durability::device_flushes;
 use drivescope_core::durability::file_device::FileFlushDevice;
 use drivescope_core::durability::flush::{self, FlushDevice, FlushPlan};
 use drivescope_core::engine::{Engine, EngineError};
@@ -16,19 +19,31 @@ use std::time::Duration;
 /// at most `chunk` bytes; with it, whether those writes bypass the page cache.
 pub type OpenFlush = dyn FnMut(u64, usize) -> std::io::Result<(Box<dyn FlushDevice>, bool)> + Send;
 
-/// The device of the flush experiment, opened when it starts.
-pub struct FlushOpener(pub Box<OpenFlush>);
+/// Reads the flush requests the block layer has counted on the device under the target so far; none where
+/// it does not count them.
+pub type CountFlushes = dyn FnMut() -> Option<u64> + Send;
+
+/// The device of the flush experiment, opened when it starts, and the block layer's flush count of the
+/// device under it, read before and after.
+pub struct FlushOpener {
+    pub open: Box<OpenFlush>,
+    pub count: Box<CountFlushes>,
+}
 
 impl FlushOpener {
     /// The file or block device at `path` (the test file drivescope made, or a device the write gate let
-    /// through), written with direct I/O where it takes it and flushed with `fdatasync`.
-    pub fn file(path: &std::path::Path) -> FlushOpener {
+    /// through), written with direct I/O where it takes it and flushed with `fdatasync`; the flush requests
+    /// counted on the devices `watch` names (core's [`device_flushes::watched`], as `durability` reads them).
+    pub fn file(path: &std::path::Path, watch: Vec<String>) -> FlushOpener {
         let path = path.to_path_buf();
-        FlushOpener(Box::new(move |region, chunk| {
-            let d = FileFlushDevice::open(&path, region, chunk)?;
-            let direct = d.direct;
-            Ok((Box::new(d) as Box<dyn FlushDevice>, direct))
-        }))
+        FlushOpener {
+            open: Box::new(move |region, chunk| {
+                let d = FileFlushDevice::open(&path, region, chunk)?;
+                let direct = d.direct;
+                Ok((Box::new(d) as Box<dyn FlushDevice>, direct))
+            }),
+            count: Box::new(move || device_flushes::count(&watch)),
+        }
     }
 }
 
@@ -121,12 +136,16 @@ impl<E: Engine> Run<'_, '_, E> {
             ),
         );
         let failed = |err: std::io::Error| EngineError::Io(err);
-        let (mut dev, direct) = (open.0)(region, plan.chunk as usize).map_err(failed)?;
+        let (mut dev, direct) = (open.open)(region, plan.chunk as usize).map_err(failed)?;
         let t0 = dev.now_ns();
         // The experiment takes the device's cache for empty as it starts; the write cache's writes may have
         // left it full, and a cache that ignores flushes keeps it so: it is let drain first.
         dev.idle(rest.as_nanos() as u64);
+        // The flush requests that reach the device during the run: none counted while flushes were asked
+        // for is a layer above the device that sends none (the rule says whose the early flushes are).
+        let counted = (open.count)();
         let run = flush::run(dev.as_mut(), &plan, self.stop).map_err(failed)?;
+        let device_flushes = device_flushes::between(counted, (open.count)());
         rec.flush_honesty = Some(DiagnoseFlush {
             region,
             direct,
@@ -135,6 +154,7 @@ impl<E: Engine> Run<'_, '_, E> {
             pairs: run.pair_records(),
             bytes_written: run.bytes_written,
             flushes: run.flushes,
+            device_flushes,
             budget_ns: plan.budget_ns,
             rest_ns: rest.as_nanos() as u64,
             duration_ns: dev.now_ns() - t0,

@@ -28,7 +28,7 @@ mod tests;
 mod throttle;
 mod watched;
 
-pub use flush::{FlushOpener, OpenFlush};
+pub use flush::{CountFlushes, FlushOpener, OpenFlush};
 pub use resume::{remove_stale, Progress};
 
 pub use stream::{stream, stream_on, StreamSpec, Streamed};
@@ -117,8 +117,9 @@ pub struct DiagnoseRun {
     pub test_file: Option<OwnFile>,
     /// The target is an array ([`array_step::find`]): its members are read first.
     pub array: Option<array_step::Found>,
-    /// Opens what the flush-honesty experiment writes and flushes; on a real target ([`measure`],
-    /// [`diagnose`]) the target's own file or device when none is given. Without one the experiment is
+    /// Opens what the flush-honesty experiment writes and flushes, and reads the block layer's flush count;
+    /// on a real target ([`measure`], [`diagnose`]) the target's own file or device when none is given, its
+    /// flushes counted on the devices under it the header's identity names. Without one the experiment is
     /// skipped.
     pub flush: Option<FlushOpener>,
 }
@@ -135,21 +136,16 @@ pub fn measure(
     stop: &AtomicBool,
     say: &mut dyn FnMut(Experiment, &str),
 ) -> DiagnoseRecord {
-    measure_on(
-        &Live(target),
-        target,
-        header,
-        o,
-        live(run, target),
-        stop,
-        say,
-    )
+    let run = live(run, target, &header);
+    measure_on(&Live(target), target, header, o, run, stop, say)
 }
 
-/// `run` with the target's own file or device for the flush experiment, when it names none.
-fn live(mut run: DiagnoseRun, target: &Target) -> DiagnoseRun {
+/// `run` with the target's own file or device for the flush experiment, when it names none; the flush
+/// requests counted on the devices under the target `header`'s identity names (none without one).
+fn live(mut run: DiagnoseRun, target: &Target, header: &Header) -> DiagnoseRun {
     if run.flush.is_none() {
-        run.flush = target.path.as_deref().map(FlushOpener::file);
+        let watch = drivescope_core::durability::device_flushes::watched(header.device.as_ref());
+        run.flush = target.path.as_deref().map(|p| FlushOpener::file(p, watch));
     }
     run
 }
@@ -163,15 +159,8 @@ pub fn diagnose(
     stop: &AtomicBool,
     say: &mut dyn FnMut(Experiment, &str),
 ) -> DiagnoseRecord {
-    diagnose_on(
-        &Live(target),
-        target,
-        header,
-        o,
-        live(run, target),
-        stop,
-        say,
-    )
+    let run = live(run, target, &header);
+    diagnose_on(&Live(target), target, header, o, run, stop, say)
 }
 
 /// [`measure_on`], then [`assess`].

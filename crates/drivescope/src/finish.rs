@@ -158,10 +158,10 @@ impl Cmd {
         let mut all = vec![Success, Failed, Usage];
         all.extend_from_slice(match self {
             Cmd::Drivescope => &[Refused, DeviceLost, DriveFailed, Interrupted],
-            Cmd::Scan | Cmd::Bench | Cmd::Sweep | Cmd::Soak | Cmd::Diagnose => {
-                &[Refused, DeviceLost, Interrupted]
+            Cmd::Scan | Cmd::Bench | Cmd::Sweep | Cmd::Soak => &[Refused, DeviceLost, Interrupted],
+            Cmd::Screen | Cmd::Capacity | Cmd::Diagnose => {
+                &[Refused, DeviceLost, DriveFailed, Interrupted]
             }
-            Cmd::Screen | Cmd::Capacity => &[Refused, DeviceLost, DriveFailed, Interrupted],
             Cmd::Time | Cmd::Replay | Cmd::Steady => &[Refused, Interrupted],
             Cmd::Durability => &[Refused, DriveFailed, Interrupted],
             Cmd::Serve | Cmd::Lab => &[Refused],
@@ -315,10 +315,14 @@ pub fn outcome(doc: &Document) -> Outcome {
             Outcome::Success
         };
     }
-    if let Document::Durability(r) = doc {
-        if r.broke_promise() {
-            return Outcome::DriveFailed;
-        }
+    // Flushes found returning early are the storage's broken promise, whatever else stopped the run.
+    let broke = match doc {
+        Document::Durability(r) => r.broke_promise(),
+        Document::Diagnose(r) => r.broke_promise(),
+        _ => false,
+    };
+    if broke {
+        return Outcome::DriveFailed;
     }
     if let Document::Replay(r) = doc {
         return replay_outcome(r);
@@ -511,7 +515,7 @@ mod tests {
         (Cmd::Bench, &[0, 1, 2, 3, 4, 130]),
         (Cmd::Sweep, &[0, 1, 2, 3, 4, 130]),
         (Cmd::Soak, &[0, 1, 2, 3, 4, 130]),
-        (Cmd::Diagnose, &[0, 1, 2, 3, 4, 130]),
+        (Cmd::Diagnose, &[0, 1, 2, 3, 4, 5, 130]),
         (Cmd::Screen, &[0, 1, 2, 3, 4, 5, 130]),
         (Cmd::Time, &[0, 1, 2, 3, 130]),
         (Cmd::Replay, &[0, 1, 2, 3, 130]),
@@ -678,6 +682,50 @@ mod tests {
             every_ns: 1_000_000_000,
         });
         assert_eq!(outcome(&rec.into()), Outcome::Success);
+    }
+
+    #[test]
+    fn a_diagnosis_whose_flushes_were_found_early_exits_5_whatever_else_stopped_it() {
+        use drivescope_record::{DiagnoseRecord, Experiment, Outcome as Line, Verdict};
+        let doc = include_str!("../tests/fixtures/old/92d1a42/diagnose.json");
+        let base: DiagnoseRecord = serde_json::from_str(doc).expect("a diagnosis");
+        let with = |verdict: Option<Verdict>, interrupted: bool, lost: bool| {
+            let mut r = base.clone();
+            r.outcomes
+                .retain(|o| o.experiment != Experiment::FlushHonesty);
+            r.outcomes.extend(verdict.map(|verdict| Line {
+                experiment: Experiment::FlushHonesty,
+                verdict,
+                text: String::new(),
+            }));
+            r.workload.interrupted = interrupted;
+            r.device_error = lost.then(|| "smr: gone".into());
+            outcome(&Document::Diagnose(Box::new(r)))
+        };
+        for (interrupted, lost) in [(false, false), (true, false), (false, true)] {
+            assert_eq!(
+                with(Some(Verdict::Found), interrupted, lost),
+                Outcome::DriveFailed
+            );
+        }
+        let plain = [
+            (false, false, Outcome::Success),
+            (true, false, Outcome::Interrupted),
+        ];
+        for verdict in [
+            None,
+            Some(Verdict::NotFound),
+            Some(Verdict::Inconclusive),
+            Some(Verdict::Skipped),
+        ] {
+            for (interrupted, lost, o) in
+                plain
+                    .into_iter()
+                    .chain([(false, true, Outcome::DeviceLost)])
+            {
+                assert_eq!(with(verdict, interrupted, lost), o, "{verdict:?}");
+            }
+        }
     }
 
     #[test]

@@ -305,6 +305,15 @@ impl DiagnoseRecord {
         self.skipped.retain(|s| s.experiment != e);
         self.outcomes.clear();
     }
+
+    /// The storage broke its promise: the flush-honesty experiment found flushes that return before the
+    /// data can have reached the media (its outcome is `found`), as `DurabilityRecord::broke_promise` says
+    /// of the same experiment in `durability`.
+    pub fn broke_promise(&self) -> bool {
+        self.outcomes
+            .iter()
+            .any(|o| o.experiment == Experiment::FlushHonesty && o.verdict == Verdict::Found)
+    }
 }
 
 /// What one experiment showed.

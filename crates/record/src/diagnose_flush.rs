@@ -24,6 +24,10 @@ pub struct DiagnoseFlush {
     pub bytes_written: u64,
     /// `fdatasync` calls made.
     pub flushes: u64,
+    /// Flush requests the block layer counted on the device under the target during the experiment (as
+    /// `durability` counts them); absent where the kernel does not count them, and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_flushes: Option<u64>,
     /// The rest before it (ns), for a cache the write experiment filled to drain (0 in documents before it).
     #[serde(default)]
     pub rest_ns: u64,

@@ -1,18 +1,18 @@
 //! The flush-honesty experiment of a diagnosis: the rule `drivescope durability` uses
-//! ([`crate::flush_honesty`], with the memory rule of [`crate::durability::judged`]) over its pairs, and one
-//! outcome line.
+//! ([`crate::flush_honesty`], with the memory rule of [`crate::durability::judged`]) over its pairs and the
+//! block layer's flush count, and one outcome line.
 
 use crate::durability::{input_from, judged};
 use crate::flush_honesty::{self, FlushVerdict};
 use drivescope_record::{DiagnoseFlush, Experiment, Finding, Header, Outcome, Verdict};
 use drivescope_units::format_rate;
 
-/// The verdict over what the experiment measured on the target `header` describes (the block layer's flush
-/// count is not read in a diagnosis).
+/// The verdict over what the experiment measured on the target `header` describes, with the flush requests
+/// the block layer counted on the device (none counted: early flushes are the layer above's).
 pub fn verdict(f: &DiagnoseFlush, header: &Header) -> FlushVerdict {
     judged(
         header,
-        &input_from(&f.pairs, f.sustained.as_ref(), &f.cache, None),
+        &input_from(&f.pairs, f.sustained.as_ref(), &f.cache, f.device_flushes),
     )
 }
 
@@ -28,11 +28,18 @@ pub fn assess(f: &DiagnoseFlush, header: &Header) -> (Option<Finding>, Outcome) 
     };
     match &v {
         FlushVerdict::Early { .. } | FlushVerdict::Inconclusive { .. } => {
-            let found = flush_honesty::finding(&v);
+            let mut found = flush_honesty::finding(&v);
             let verdict = match v {
                 FlushVerdict::Early { .. } => Verdict::Found,
                 _ => Verdict::Inconclusive,
             };
+            // The evidence of whose the early flushes are: what reached the device (where counted).
+            if let (Some(found), Some(n), Verdict::Found) = (found.as_mut(), f.device_flushes, verdict) {
+                found
+                    .evidence
+                    .numbers
+                    .insert("device_flushes".into(), n as f64);
+            }
             let text = found.as_ref().map(|f| f.claim.clone()).unwrap_or_default();
             (found, line(verdict, text))
         }

@@ -1,7 +1,8 @@
 //! A write cache in front of a media, for the flush-honesty experiment on virtual time: `cache` bytes taken
 //! at `fill` MB/s while the media drains them at `media` MB/s all the time (a write that does not fit waits for
 //! the drain); a flush waits for the drain, returns at once, or returns at once behind a declared protection.
-//! Without a cache every write goes at the media's rate. What it was asked is counted.
+//! Without a cache every write goes at the media's rate. What it was asked is counted, and the block layer's
+//! flush count is what [`Counted`] says.
 
 use crate::FlushOpener;
 use drivescope_core::durability::flush::FlushDevice;
@@ -15,6 +16,17 @@ pub enum Flush {
     Honoured,
     /// Returns at once, whatever the cache holds.
     Ignored,
+}
+
+/// What the block layer counts of the flushes the experiment asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// No count (a kernel before 5.5, no device known under the target).
+    Not,
+    /// Every flush asked for reaches the device, beside those `others` sends between two readings.
+    Sent { others: u64 },
+    /// None reaches the device: a file system above it mounted without barriers.
+    NotSent,
 }
 
 /// The cache, as the module docs describe it.
@@ -90,8 +102,14 @@ impl FlushDevice for Toy {
 }
 
 impl Cached {
-    /// The experiment's opener for this device, and what it will be asked.
+    /// The experiment's opener for this device, its flushes not counted, and what it will be asked.
     pub fn opener(self) -> (FlushOpener, Arc<Asked>) {
+        self.opener_counted(Counted::Not)
+    }
+
+    /// The experiment's opener for this device, its flushes counted as `counted` says, and what it will be
+    /// asked.
+    pub fn opener_counted(self, counted: Counted) -> (FlushOpener, Arc<Asked>) {
         let asked = Arc::new(Asked::default());
         let seen = asked.clone();
         let open = move |region: u64, _chunk: usize| {
@@ -105,6 +123,24 @@ impl Cached {
             };
             Ok((Box::new(toy) as Box<dyn FlushDevice>, true))
         };
-        (FlushOpener(Box::new(open)), asked)
+        let sent = asked.clone();
+        let mut readings = 0;
+        let count = move || {
+            readings += 1;
+            match counted {
+                Counted::Not => None,
+                Counted::Sent { others } => {
+                    Some(sent.flushes.load(Ordering::Relaxed) + readings * others)
+                }
+                Counted::NotSent => Some(0),
+            }
+        };
+        (
+            FlushOpener {
+                open: Box::new(open),
+                count: Box::new(count),
+            },
+            asked,
+        )
     }
 }

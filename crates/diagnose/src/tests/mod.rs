@@ -6,6 +6,7 @@ mod array;
 mod bad_spots;
 mod budget;
 mod errors;
+mod flush_counted;
 mod flush_honesty;
 mod flush_model;
 mod link;

@@ -34,6 +34,18 @@ fn experiment_of(code: &FindingCode) -> Option<Experiment> {
     })
 }
 
+/// What reached the device during the flush experiment, as `durability` says it (where the block layer
+/// counts flush requests).
+fn flush_count(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Result<()> {
+    match r.flush_honesty.as_ref().and_then(|f| f.device_flushes) {
+        Some(d) => writeln!(
+            out,
+            "    (the block layer counted {d} flush requests on the device during the experiment)"
+        ),
+        None => Ok(()),
+    }
+}
+
 pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
@@ -73,17 +85,20 @@ pub fn print_diagnose(r: &DiagnoseRecord, out: &mut dyn Write) -> std::io::Resul
                 f.claim
             )?;
         }
-        if !findings.is_empty() && e != Experiment::Array {
-            continue;
+        // An array's rates are shown beside its findings; another experiment's finding is its line.
+        if findings.is_empty() || e == Experiment::Array {
+            if let Some(o) = r.outcomes.iter().find(|o| o.experiment == e) {
+                let (m, prefix) = match o.verdict {
+                    Verdict::Found => ("✔", ""),
+                    Verdict::NotFound => ("·", ""),
+                    Verdict::Inconclusive => ("?", "inconclusive: "),
+                    Verdict::Skipped => ("–", "skipped: "),
+                };
+                writeln!(out, "  {m} {:<12} {prefix}{}", e.label(), o.text)?;
+            }
         }
-        if let Some(o) = r.outcomes.iter().find(|o| o.experiment == e) {
-            let (m, prefix) = match o.verdict {
-                Verdict::Found => ("✔", ""),
-                Verdict::NotFound => ("·", ""),
-                Verdict::Inconclusive => ("?", "inconclusive: "),
-                Verdict::Skipped => ("–", "skipped: "),
-            };
-            writeln!(out, "  {m} {:<12} {prefix}{}", e.label(), o.text)?;
+        if e == Experiment::FlushHonesty {
+            flush_count(r, out)?;
         }
     }
     super::diagnose_spots::lines(r, out)?;
@@ -138,5 +153,43 @@ mod tests {
         let rates = at("  ✔ array        2 members alone (sdb 40.0 MB/s");
         assert!(finding < rates, "{text}");
         assert_eq!(text.matches("shared path").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn the_flush_count_follows_the_flush_experiment_s_line_where_counted() {
+        use drivescope_record::DiagnoseFlush;
+        let doc = include_str!("../../../drivescope/tests/fixtures/old/92d1a42/diagnose.json");
+        let mut r: DiagnoseRecord = serde_json::from_str(doc).expect("a diagnosis");
+        let claim = "Flushes return before the data can have reached the media (the device was sent none: …)";
+        r.header.findings.push(Finding::new(
+            FindingCode::Other("flush_honesty".into()),
+            Confidence::High,
+            claim.into(),
+            &[("device_flushes", 0.0)],
+        ));
+        r.flush_honesty = Some(DiagnoseFlush {
+            region: 1 << 26,
+            direct: true,
+            cache: Default::default(),
+            sustained: None,
+            pairs: Vec::new(),
+            bytes_written: 0,
+            flushes: 14,
+            device_flushes: Some(0),
+            rest_ns: 0,
+            budget_ns: 1,
+            duration_ns: 1,
+        });
+        let text = |r: &DiagnoseRecord| {
+            let mut out = Vec::new();
+            super::print_diagnose(r, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let t = text(&r);
+        let line = "\n    (the block layer counted 0 flush requests on the device during the experiment)\n";
+        assert!(t.contains(&format!("{claim}{line}")), "{t}");
+        // Not counted: no line.
+        r.flush_honesty.as_mut().unwrap().device_flushes = None;
+        assert!(!text(&r).contains("block layer counted"));
     }
 }
