@@ -8,15 +8,16 @@ use drivescope_units::{format_latency, format_rate, format_size};
 use std::io::Write;
 
 /// A commit mode as the run made it durable: on a block device `fdatasync` is a write and a flush of the
-/// device, and an `O_DSYNC` write is a FUA write where the device's queue takes FUA (`queue/fua`), else a
-/// write and a flush the kernel sends after it.
-fn mode(m: CommitModeName, on_device: bool, fua: Option<bool>) -> &'static str {
-    match (m, on_device, fua) {
-        (CommitModeName::Fdatasync, true, _) => "write+flush",
-        (CommitModeName::Fdatasync, false, _) => "write+fdatasync",
-        (CommitModeName::Fsync, _, _) => "write+fsync",
-        (CommitModeName::ODsync, true, Some(true)) => "FUA write",
-        (CommitModeName::ODsync, _, _) => "O_DSYNC write",
+/// device. An `O_DSYNC` write through the page cache is written back, then flushed, on a device as in a
+/// file (the kernel sends a Force Unit Access write only for a direct one, and on a block device it then
+/// flushes as well: a raw loop device counted two flushes per direct `O_DSYNC` commit), so no mode here
+/// is a FUA write alone.
+fn mode(m: CommitModeName, on_device: bool) -> &'static str {
+    match (m, on_device) {
+        (CommitModeName::Fdatasync, true) => "write+flush",
+        (CommitModeName::Fdatasync, false) => "write+fdatasync",
+        (CommitModeName::Fsync, _) => "write+fsync",
+        (CommitModeName::ODsync, _) => "O_DSYNC write",
     }
 }
 
@@ -76,7 +77,7 @@ fn commit_rows(r: &DurabilityRecord, out: &mut dyn Write) -> std::io::Result<()>
         writeln!(
             out,
             "  {:<18} {}{:>10}  {:<9} {:>7}  {:>7}  {:>6}  {:<10} {:<10} {}",
-            mode(row.mode, r.on == "device", r.cache.fua),
+            mode(row.mode, r.on == "device"),
             if files {
                 format!("{:<9}", into(row))
             } else {
