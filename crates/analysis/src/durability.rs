@@ -52,7 +52,26 @@ pub fn judged(header: &Header, input: &FlushInput) -> FlushVerdict {
             reason: format!("the target is memory ({m}): no media lies behind a cache to reach"),
         };
     }
-    flush_honesty::judge(input)
+    let verdict = flush_honesty::judge(input);
+    match &verdict {
+        FlushVerdict::Early {
+            by: flush_honesty::EarlyBy::Device,
+            media_bytes_per_s,
+            sizes,
+        } if header.device.as_ref().is_some_and(|d| d.solid_state_hardware()) => {
+            FlushVerdict::Inconclusive {
+                reason: format!(
+                    "flushes returned before the data could have been written at the sustained {:.1} MB/s \
+                     (at {} sizes), but on solid-state hardware that is also what a non-volatile fast tier \
+                     (an SLC cache, durable once written) does, not only a volatile cache that loses them: \
+                     timing cannot tell them apart; the power-cut test can (durability --power-cut)",
+                    media_bytes_per_s / 1e6,
+                    sizes.iter().filter(|s| s.early()).count()
+                ),
+            }
+        }
+        _ => verdict,
+    }
 }
 
 /// etcd's guidance for the disk under its write-ahead log: the 99th percentile of its WAL fsync
@@ -271,6 +290,49 @@ mod tests {
             ..row(25_000_000, 500)
         }];
         assert!(needs(&r).is_empty());
+    }
+
+    #[test]
+    fn on_solid_state_hardware_early_flushes_are_inconclusive_as_an_slc_tier_does_the_same() {
+        use drivescope_probe::{BlockInfo, BlockRole, Hardware, Identity, Transport};
+        use drivescope_record::durability::FlushHonestyVerdict;
+        let disk = |rotational: Option<bool>, transport: Transport, hardware: bool| {
+            let mut b = BlockInfo::new("sda", "/dev/sda".into(), BlockRole::Disk, transport);
+            b.rotational = rotational;
+            b.hardware = hardware.then(Hardware::default);
+            Identity::of_block(b)
+        };
+        for (id, early) in [
+            (disk(Some(false), Transport::Nvme, true), false),
+            (disk(Some(false), Transport::Sata, true), false),
+            (disk(Some(false), Transport::Usb, true), false),
+            // A rotating disk has no flash tier; a virtual disk's flag says nothing of the host's
+            // storage; without hardware known, nothing is assumed.
+            (disk(Some(true), Transport::Sata, true), true),
+            (disk(None, Transport::Sata, true), true),
+            (disk(Some(false), Transport::Virtio, true), true),
+            (disk(Some(false), Transport::Sata, false), true),
+        ] {
+            let mut r = early_run(None);
+            r.header.device = Some(id.clone());
+            assess(&mut r);
+            let f = r.data.flush_honesty.as_ref().unwrap();
+            let want = if early {
+                FlushHonestyVerdict::Early
+            } else {
+                FlushHonestyVerdict::Inconclusive
+            };
+            assert_eq!(f.verdict, want, "{:?}", id.block_devices().next());
+            assert_eq!(r.broke_promise(), early);
+            if !early {
+                let why = f.reason.as_deref().unwrap();
+                assert!(why.contains("SLC") && why.contains("--power-cut"), "{why}");
+                assert!(
+                    why.contains("100.0 MB/s") && why.contains("at 4 sizes"),
+                    "{why}"
+                );
+            }
+        }
     }
 
     #[test]

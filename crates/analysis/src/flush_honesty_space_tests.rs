@@ -108,6 +108,30 @@ fn attribution_follows_the_count(input: &FlushInput, v: &FlushVerdict, what: &st
     }
 }
 
+/// A run's header on an NVMe drive (solid-state hardware).
+fn flash_header() -> drivescope_record::Header {
+    use drivescope_probe::{BlockInfo, BlockRole, Hardware, Identity, Transport};
+    let mut b = BlockInfo::new(
+        "nvme0n1",
+        "/dev/nvme0n1".into(),
+        BlockRole::Disk,
+        Transport::Nvme,
+    );
+    b.rotational = Some(false);
+    b.hardware = Some(Hardware::default());
+    let mut h = drivescope_record::Header::now(
+        drivescope_record::Kind::Durability,
+        drivescope_record::TargetInfo {
+            path: "/dev/nvme0n1".into(),
+            kind: drivescope_record::TargetType::Block,
+            size: 1 << 40,
+            logical_block_size: 512,
+        },
+    );
+    h.device = Some(Identity::of_block(b));
+    h
+}
+
 fn twin(media: f64, overhead_us: f64, cache: Option<String>) -> Model {
     let text = format!(
         "name = 'd'\nsize = '4G'\nzones = {{ rates_mb_s = [{media}] }}\noverhead = '{overhead_us}us'\n{}",
@@ -139,6 +163,7 @@ fn no_false_alarm_on_honest_protected_or_cacheless_twins_and_lies_found_where_vi
             ),
             ("honoured", cache("")),
             ("protected", cache(", flush = 'ignored', protected = true")),
+            ("non-volatile", cache(", volatile = false")),
             ("none", None),
         ];
         for (name, c) in twins {
@@ -153,6 +178,30 @@ fn no_false_alarm_on_honest_protected_or_cacheless_twins_and_lies_found_where_vi
             );
             cases += 1;
             attribution_follows_the_count(&input, &v, &what);
+            // On solid-state hardware no early verdict stands: a non-volatile tier times as a lying
+            // cache does (the same samples), so both are inconclusive there.
+            let on_flash = crate::durability::judged(&flash_header(), &input);
+            assert!(
+                !matches!(on_flash, FlushVerdict::Early { .. }),
+                "flash: {what}: {on_flash:?}"
+            );
+            if matches!(v, FlushVerdict::Early { .. }) {
+                assert!(
+                    matches!(&on_flash, FlushVerdict::Inconclusive { reason } if reason.contains("SLC")),
+                    "flash: {what}: {on_flash:?}"
+                );
+            }
+            if name == "non-volatile" {
+                // Timing alone: what the ignoring twin of the same cache would show.
+                let ignoring = twin(media, overhead, cache(", flush = 'ignored'"));
+                let (w, _, _) = verdict_on(&ignoring, 8.0);
+                assert_eq!(
+                    std::mem::discriminant(&v),
+                    std::mem::discriminant(&w),
+                    "{what}"
+                );
+                continue;
+            }
             if !lies {
                 assert!(
                     !matches!(v, FlushVerdict::Early { .. }),

@@ -30,7 +30,7 @@ pub fn pending_after(model: &Model, bytes: u64, write_ns: u64) -> f64 {
 
 /// The share of the dirty bytes a flush waits for.
 pub fn flushed_share(c: &WriteCache) -> f64 {
-    match c.flush {
+    match c.flush_policy() {
         FlushPolicy::Honoured => 1.0,
         FlushPolicy::Ignored => 0.0,
         FlushPolicy::Partial => c.flushed_share,
@@ -61,10 +61,11 @@ pub fn truth(model: &Model) -> Option<FlushTruth> {
         flush_ns_after(model, bytes, write_ns)
     };
     Some(FlushTruth {
-        policy: c.flush.as_str().into(),
+        policy: c.flush_policy().as_str().into(),
         flushed_share: flushed_share(c),
         protected: c.protected,
-        flushes_early: !c.protected && c.flush != FlushPolicy::Honoured,
+        volatile: c.volatile,
+        flushes_early: !c.keeps() && c.flush != FlushPolicy::Honoured,
         cache_bytes: c.size,
         fill_mb_per_s: fill_bytes_per_ns(model, c) * 1e3,
         drain_mb_per_s: drain_bytes_per_ns(model) * 1e3,

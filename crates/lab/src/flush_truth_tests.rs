@@ -150,3 +150,50 @@ fn the_model_file_spells_the_flush_and_refuses_nonsense() {
         assert!(e.contains(why), "{e}");
     }
 }
+
+#[test]
+fn a_non_volatile_tier_returns_flushes_at_once_and_keeps_what_it_took() {
+    let base = "name='t'\nsize='64M'\nzones={rates_mb_s=[100]}\n";
+    for flush in ["honoured", "ignored", "partial"] {
+        let m = Model::from_toml_str(
+            &format!(
+                "{base}write_cache={{size='8M',rate_mb_s=400,flush='{flush}',volatile=false}}"
+            ),
+            "t",
+        )
+        .unwrap();
+        let c = m.write_cache.as_ref().unwrap();
+        assert!(!c.volatile && c.keeps() && !c.protected, "{flush}");
+        assert_eq!(c.flush_policy(), FlushPolicy::Ignored);
+        let t = m.truth().flush.unwrap();
+        assert_eq!(
+            (t.volatile, t.flushes_early, t.protected),
+            (false, false, false)
+        );
+        assert_eq!((t.flushed_share, t.flush_ns_after_full), (0.0, 0));
+        // Its timeline: a flush after filling the tier completes at once.
+        let mut tl = crate::timing::Timeline::new(&m);
+        let done = tl
+            .schedule(crate::timing::Op::Write, 0, 4 << 20, 1_000_000)
+            .done_ns;
+        assert_eq!(tl.flush(done), done);
+    }
+    // The default is a volatile cache, and a volatile honoured one waits.
+    let m = Model::from_toml_str(
+        &format!("{base}write_cache={{size='8M',rate_mb_s=400}}"),
+        "t",
+    )
+    .unwrap();
+    let c = m.write_cache.as_ref().unwrap();
+    assert!(c.volatile && !c.keeps());
+    let mut tl = crate::timing::Timeline::new(&m);
+    let done = tl
+        .schedule(crate::timing::Op::Write, 0, 4 << 20, 1_000_000)
+        .done_ns;
+    assert!(tl.flush(done) > done);
+    assert!(Model::preset("ssd-slc")
+        .unwrap()
+        .write_cache
+        .unwrap()
+        .keeps());
+}

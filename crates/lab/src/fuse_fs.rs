@@ -519,7 +519,7 @@ impl LabFs {
             h
         });
         let power = Arc::new(Power {
-            protected: model.write_cache.as_ref().is_some_and(|c| c.protected),
+            protected: model.write_cache.as_ref().is_some_and(|c| c.keeps()),
             ..Power::default()
         });
         if model.write_cache.is_some() {
@@ -827,7 +827,7 @@ impl Filesystem for LabFs {
             .model
             .write_cache
             .as_ref()
-            .filter(|c| !c.protected)
+            .filter(|c| !c.keeps())
             .map(|_| self.power.lock());
         if volatile.as_ref().is_some_and(|v| v.dark()) {
             reply.error(Errno::EIO);

@@ -147,6 +147,31 @@ pub struct WriteCache {
     /// Power-loss protection declared: data in the cache survives a power cut.
     #[serde(default)]
     pub protected: bool,
+    /// `false`: a non-volatile fast tier (an SSD's SLC cache, an SMR disk's media cache) in front of
+    /// slower media: what it took is durable there, so a flush waits for nothing, a power cut loses
+    /// nothing, and nothing is declared.
+    #[serde(default = "volatile_default")]
+    pub volatile: bool,
+}
+
+fn volatile_default() -> bool {
+    true
+}
+
+impl WriteCache {
+    /// What it took survives a power cut: declared protected, or not volatile at all.
+    pub fn keeps(&self) -> bool {
+        self.protected || !self.volatile
+    }
+
+    /// What a flush does: a non-volatile tier's returns at once whatever the policy says.
+    pub fn flush_policy(&self) -> FlushPolicy {
+        if self.volatile {
+            self.flush
+        } else {
+            FlushPolicy::Ignored
+        }
+    }
 }
 
 /// What a write cache does with a flush.

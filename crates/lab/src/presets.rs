@@ -90,14 +90,14 @@ queue = { mode = "parallel", depth = 16 }
     },
     Preset {
         name: "ssd-slc",
-        summary: "SATA SSD: 480 MB/s, 32 commands overlap; writes at 480 MB/s into a 64 MiB SLC cache, then 120 MB/s",
+        summary: "SATA SSD: 480 MB/s, 32 commands overlap; writes at 480 MB/s into a 64 MiB SLC cache (non-volatile), then 120 MB/s",
         toml: r#"name = "ssd-slc"
-description = "SATA SSD with an SLC write cache: fast until it fills, then native TLC write speed"
+description = "SATA SSD with an SLC write cache: fast until it fills, then native TLC write speed; what the SLC holds is durable"
 size = "256M"
 zones = { rates_mb_s = [480] }
 write_rate_factor = 0.25
 overhead = "60us"
-write_cache = { size = "64M", rate_mb_s = 480 }
+write_cache = { size = "64M", rate_mb_s = 480, volatile = false }
 queue = { mode = "parallel", depth = 32 }
 interface_mb_s = 550
 temperature = { idle_c = 38, busy_c = 52, time_constant = "30s" }

@@ -660,7 +660,7 @@ impl Timeline {
             return arrival;
         };
         arrival
-            + match c.flush {
+            + match c.flush_policy() {
                 FlushPolicy::Honoured => w.flush(arrival, drain),
                 FlushPolicy::Partial => w.flush_share(arrival, drain, c.flushed_share),
                 FlushPolicy::Ignored => {

@@ -179,6 +179,20 @@ impl Identity {
         None
     }
 
+    /// Whether the target lies on solid-state hardware: a real (not virtual, loop or memory) block
+    /// device under it says it does not rotate. Such a device may hold what it took in a non-volatile
+    /// fast tier (an SLC cache) that timing cannot tell from a volatile cache.
+    pub fn solid_state_hardware(&self) -> bool {
+        self.block_devices().any(|b| {
+            b.hardware.is_some()
+                && b.rotational == Some(false)
+                && !matches!(
+                    b.transport,
+                    Transport::Virtio | Transport::Loop | Transport::Zram | Transport::Ram
+                )
+        })
+    }
+
     /// Whether an offset on the target is a position on a medium, so that the rate by position can show a
     /// disk's zones; else why not. A file's offsets lie wherever its extents do; a loop device's are its
     /// file's (except over an emulated lab disk, whose file is the model's medium); memory has no zones;

@@ -151,7 +151,10 @@ pub struct FlushTruth {
     pub flushed_share: f64,
     /// Power-loss protection declared.
     pub protected: bool,
-    /// Flushes return before the data reach the media, and nothing protects the cache: a correct
+    /// `false`: a non-volatile fast tier (flushes return at once, and a power cut loses nothing).
+    #[serde(default = "crate::lab_truth::yes")]
+    pub volatile: bool,
+    /// Flushes return before the data reach the media, and nothing keeps the cache: a correct
     /// flush-honesty verdict says so (where the cache is large enough to be seen).
     pub flushes_early: bool,
     /// Cache size (bytes).
@@ -173,4 +176,8 @@ pub struct VanishTruth {
     pub after_read: u64,
     /// The error every command fails with after (5 EIO, 19 ENODEV).
     pub errno: i32,
+}
+
+fn yes() -> bool {
+    true
 }
