@@ -21,7 +21,9 @@ holds the pre-written blocks in both tools):
            (os.pwrite of random bytes) and fsynced just before. Every such run checks that fio left the file as
            it found it: the same size, allocated blocks and extents (`filefrag -v`), so that fio neither
            truncated nor laid it out again.
-On a raw device drivescope has a single row (no `into`), fio runs as in the new state without --fallocate.
+On a raw device drivescope has a single row (no `into`); fio runs as in the new state, without --fallocate and
+--invalidate=0. Both tools pre-write in 1 MiB writes: on ext4 the size of the writes that filled the cached pages
+sets what an overwriting commit costs (docs/performance.md).
 
 --kernel adds a third view that is neither tool's: the kernel's time for each commit, from tracefs syscall events
 (bench/syscall_trace.py: from entering the write, `pwrite64` for drivescope and `write` for fio, to leaving the
