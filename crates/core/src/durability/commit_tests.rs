@@ -104,9 +104,24 @@ fn each_committer_fills_its_own_region_with_its_own_bytes() {
         assert_eq!(data.len() as u64, plan.file_bytes());
         let region = plan.size * plan.commits as usize;
         for (at, b) in data.iter().enumerate() {
-            let (k, i) = (at / region, at % region % plan.size);
-            assert_eq!(*b, pattern(k as u64, i), "{mode:?} byte {at}");
+            let (k, n, i) = (
+                at / region,
+                at % region / plan.size,
+                at % region % plan.size,
+            );
+            let want = if i % 512 < STAMP {
+                stamp_word(k as u64, n as u64, (i / 512) as u64).to_le_bytes()[i % 512]
+            } else {
+                pattern(k as u64, i)
+            };
+            assert_eq!(*b, want, "{mode:?} byte {at}");
         }
+        // No two commits' data alike.
+        let blocks: std::collections::HashSet<&[u8]> = data.chunks(plan.size).collect();
+        assert_eq!(
+            blocks.len(),
+            (plan.commits * plan.committers as u64) as usize
+        );
         drop(file);
         assert_eq!(dir.entries(), 0);
     }
