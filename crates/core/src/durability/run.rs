@@ -114,6 +114,16 @@ fn typical(c: &CommitCost) -> u64 {
     c.p50_ns().max(1)
 }
 
+/// What one commit of a cell will roughly cost, from the cells measured so far: the same mode, size and
+/// committers (a file state's twin), else the same mode and committers, else the last cell. A cell of
+/// another kind (several committers against one, or a stall in the one before) would plan too few.
+fn planned_cost(done: &[CommitCost], mode: CommitMode, size: usize, k: usize) -> Option<u64> {
+    let like = |f: &dyn Fn(&CommitCost) -> bool| done.iter().rev().find(|c| f(c)).map(typical);
+    like(&|c| c.mode == mode && c.size == size && c.committers == k)
+        .or_else(|| like(&|c| c.mode == mode && c.committers == k))
+        .or_else(|| done.last().map(typical))
+}
+
 /// Most bytes one commit measurement writes.
 const MAX_COMMIT_BYTES: u64 = 64 << 20;
 
@@ -178,7 +188,7 @@ pub fn run(
         until: None,
         into: CommitInto::New,
     };
-    let mut per_commit = typical(&measure(&probe, &plan.place)?);
+    let probe_ns = typical(&measure(&probe, &plan.place)?);
     let commit_budget = (plan.budget_ns as f64 * COMMIT_SHARE) as u64;
     let mut commits = Vec::new();
     for (i, &(mode, size, k, into)) in cells.iter().enumerate() {
@@ -188,6 +198,7 @@ pub fn run(
         let left = commit_budget.saturating_sub(elapsed(&begin));
         let share = left / (cells.len() - i) as u64;
         let room = (MAX_COMMIT_BYTES.min(space / 2) / (size as u64 * k as u64)).max(1);
+        let per_commit = planned_cost(&commits, mode, size, k).unwrap_or(probe_ns);
         let n = (share / per_commit.max(1) / k as u64)
             .clamp(MIN_COMMITS, MAX_COMMITS)
             .min(room);
@@ -207,7 +218,6 @@ pub fn run(
             &plan.place,
         )?;
         c.device_flushes = device_flushes::between(counted, flushes_now(&plan.watch));
-        per_commit = typical(&c);
         commits.push(c);
     }
     let region = plan.region.min(space / 2) / 4096 * 4096;

@@ -129,3 +129,45 @@ fn a_device_has_no_file_state_to_measure_twice() {
     assert_eq!(cells.len(), 18);
     assert!(cells.iter().all(|c| c.3 == CommitInto::New));
 }
+
+#[test]
+fn each_cell_is_planned_from_its_likest_measured_cell() {
+    let cost = |mode, size, k, p50_ns: u64| {
+        let mut latency = drivescope_stats::Histogram::new();
+        latency.record(p50_ns);
+        CommitCost {
+            mode,
+            committers: k,
+            size,
+            commits: 1,
+            bytes: size as u64,
+            flushes: 1,
+            device_flushes: None,
+            latency,
+            wall_ns: p50_ns,
+            into: Some(CommitInto::New),
+            prewritten: 0,
+        }
+    };
+    use CommitMode::*;
+    assert_eq!(
+        planned_cost(&[], Fdatasync, 4096, 1),
+        None,
+        "the probe plans the first"
+    );
+    let done = [
+        cost(Fdatasync, 4096, 1, 50_000),
+        cost(Fdatasync, 4096, 4, 200_000),
+        cost(ODsync, 4096, 4, 9_000_000), // a stall
+    ];
+    let near = |want: u64, got: Option<u64>| {
+        let g = got.unwrap() as f64;
+        assert!((g / want as f64 - 1.0).abs() < 0.02, "{got:?} for {want}");
+    };
+    // The written 4 KiB fdatasync cell at one committer: its new-file twin, not the stalled cell before it.
+    near(50_000, planned_cost(&done, Fdatasync, 4096, 1));
+    // 64 KiB fdatasync at four committers: same mode and committers.
+    near(200_000, planned_cost(&done, Fdatasync, 65536, 4));
+    // Nothing like it yet: the last cell.
+    near(9_000_000, planned_cost(&done, Fsync, 4096, 1));
+}
