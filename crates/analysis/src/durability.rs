@@ -160,9 +160,9 @@ fn rate_need(r: &DurabilityRecord) -> Option<Finding> {
         Confidence::High,
         format!(
             "Commits are too slow for the {need:.0} commits/s asked: one committer made {rate:.0} \
-             commits/s (4 KiB write + fdatasync{into}, {:.2} ms each on average, {} commits); \
+             commits/s (4 KiB write + fdatasync{into}, {} each on average, {} commits); \
              a database committing one transaction at a time gets no more.",
-            1e3 / rate,
+            drivescope_units::format_latency(1e9 / rate),
             c.count
         ),
         &[

@@ -202,8 +202,9 @@ pub fn run(
         let n = (share / per_commit.max(1) / k as u64)
             .clamp(MIN_COMMITS, MAX_COMMITS)
             .min(room);
-        // A measurement may take twice its share, then its committers stop.
-        let until = Instant::now() + std::time::Duration::from_nanos(2 * share);
+        // A measurement takes at most its share, then its committers stop: one that ran over would
+        // leave the last cells (the 1 MiB ones) a commit or two.
+        let until = Instant::now() + std::time::Duration::from_nanos(share);
         let counted = flushes_now(&plan.watch);
         let mut c = measure(
             &CommitPlan {
