@@ -1,9 +1,10 @@
 //! The flush experiment (`drivescope_core::durability::flush`) and this rule together, on lab
 //! models served by their timeline on its virtual clock, over a space of disks drawn with a fixed
 //! seed: cache sizes 4 MiB to 1 GiB, media rates 20 MB/s to 3 GB/s, fill rates above them. Each
-//! disk comes as five twins: a cache whose flush is ignored, one that writes out only a small
-//! share, an honest one, an ignoring one declared protected, and none. The lab truth says which
-//! lie; the twins that do not must never be called early.
+//! disk comes as six twins: a cache whose flush is ignored, one that writes out only a small
+//! share, an honest one, an ignoring one declared protected, a non-volatile tier (an SLC cache),
+//! and none. The lab truth says which lie; the twins that do not must never be called early, but
+//! the non-volatile tier times as the ignoring cache does, so on solid-state hardware neither is.
 
 use super::*;
 use drivescope_core::durability::flush::{self as experiment, FlushDevice, FlushPlan};
