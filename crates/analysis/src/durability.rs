@@ -206,7 +206,7 @@ mod tests {
     use drivescope_record::{Kind, TargetInfo, TargetType};
 
     /// Pairs whose flushes take nothing after writes four times faster than the sustained rate.
-    fn early_run(memory: Option<&str>) -> DurabilityRecord {
+    pub(super) fn early_run(memory: Option<&str>) -> DurabilityRecord {
         let mut header = Header::now(
             Kind::Durability,
             TargetInfo {

@@ -5,7 +5,6 @@ use super::*;
 use drivescope_record::durability::{
     CommitCostRow, CommitInto, CommitModeName, DurabilityData, DurabilityRecord,
 };
-use drivescope_record::{Kind, TargetInfo, TargetType};
 use proptest::prelude::*;
 
 fn row(into: Option<CommitInto>, mean_ns: u64, p99_ns: u64, count: u64) -> CommitCostRow {
@@ -25,35 +24,18 @@ fn row(into: Option<CommitInto>, mean_ns: u64, p99_ns: u64, count: u64) -> Commi
     }
 }
 
+/// A run on `on` with these commits and need, and nothing else measured.
 fn record(on: &str, commits: Vec<CommitCostRow>, need: Option<f64>) -> DurabilityRecord {
-    let header = Header::now(
-        Kind::Durability,
-        TargetInfo {
-            path: "/x".into(),
-            kind: TargetType::File,
-            size: 0,
-            logical_block_size: 512,
-        },
-    );
-    DurabilityRecord {
-        header,
-        on: on.into(),
-        data: DurabilityData {
-            commits,
-            flush_honesty: None,
-        },
-        cache: Default::default(),
-        sustained: None,
-        pairs: Vec::new(),
-        bytes_written: 0,
-        flushes: 0,
-        device_flushes: None,
-        budget_ns: 1,
-        duration_ns: 1,
-        interrupted: false,
-        power_cut: None,
-        need_commits_per_s: need,
-    }
+    let mut r = super::tests::early_run(None);
+    r.on = on.into();
+    r.data = DurabilityData {
+        commits,
+        flush_honesty: None,
+    };
+    r.sustained = None;
+    r.pairs.clear();
+    r.need_commits_per_s = need;
+    r
 }
 
 fn said<'a>(f: &'a [Finding], code: &str) -> Option<&'a Finding> {

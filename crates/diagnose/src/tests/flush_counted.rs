@@ -5,17 +5,13 @@
 //! ([`DiagnoseRecord::broke_promise`]); an honest cache, no cache, a declared protection, memory and a skipped
 //! experiment do not.
 
-use super::flush_model::{Cached, Counted, Flush};
+use super::flush_model::{code, rejudged, Cached, Counted, Flush};
 use super::model::{ssd, MIB};
 use super::space::rng::Rng;
 use super::support::*;
 use crate::{DiagnoseOptions, DiagnoseRun};
-use drivescope_record::{Confidence, DiagnoseRecord, Experiment, FindingCode, Verdict};
+use drivescope_record::{Confidence, DiagnoseRecord, Experiment, Verdict};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-fn code() -> FindingCode {
-    FindingCode::Other("flush_honesty".into())
-}
 
 /// What the rule says when the device returns early flushes, and when it was sent none.
 const BY_DEVICE: &str = "(the device returns them)";
@@ -47,22 +43,10 @@ fn recounted(
     rec: &DiagnoseRecord,
     count: Option<u64>,
 ) -> (Option<drivescope_record::Finding>, Verdict, DiagnoseRecord) {
-    let mut rec = rec.clone();
-    rec.flush_honesty.as_mut().unwrap().device_flushes = count;
-    crate::assess(&mut rec);
-    let f = rec
-        .header
-        .findings
-        .iter()
-        .find(|f| f.code == code())
-        .cloned();
-    let v = rec
-        .outcomes
-        .iter()
-        .find(|o| o.experiment == Experiment::FlushHonesty)
-        .unwrap()
-        .verdict;
-    (f, v, rec)
+    let (f, o, rec) = rejudged(rec, &|r| {
+        r.flush_honesty.as_mut().unwrap().device_flushes = count
+    });
+    (f, o.verdict, rec)
 }
 
 #[test]

@@ -3,18 +3,14 @@
 //! flushes, no cache, a declared protection, memory) are not. It runs only with writes, in its place in the
 //! order, within its share of the budget.
 
-use super::flush_model::{Asked, Cached, Flush};
+use super::flush_model::{code, rejudged, Asked, Cached, Flush};
 use super::model::{ssd, Model, MIB};
 use super::space::rng::Rng;
 use super::support::*;
 use crate::{DiagnoseOptions, DiagnoseRun};
-use drivescope_record::{Confidence, Experiment, FindingCode, Verdict};
+use drivescope_record::{Confidence, Experiment, Verdict};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-fn code() -> FindingCode {
-    FindingCode::Other("flush_honesty".into())
-}
 
 /// Diagnose a flash device whose flush experiment runs on `c`.
 fn diagnosed(c: Cached, o: &DiagnoseOptions) -> (Diagnosed, Arc<Asked>) {
@@ -129,21 +125,7 @@ fn an_honest_cache_and_no_cache_make_no_flush_claim() {
 fn a_declared_protection_memory_and_the_kernel_s_write_through_change_what_is_said() {
     let (d, _) = diagnosed(cache(Flush::Ignored), &writing(60));
     let judged = |edit: &dyn Fn(&mut drivescope_record::DiagnoseRecord)| {
-        let mut rec = d.rec.clone();
-        edit(&mut rec);
-        crate::assess(&mut rec);
-        let f = rec
-            .header
-            .findings
-            .iter()
-            .find(|f| f.code == code())
-            .cloned();
-        let o = rec
-            .outcomes
-            .iter()
-            .find(|o| o.experiment == Experiment::FlushHonesty)
-            .cloned()
-            .unwrap();
+        let (f, o, _) = rejudged(&d.rec, edit);
         (f, o)
     };
     // A protected cache keeps what it acknowledged: said in the line, no finding.

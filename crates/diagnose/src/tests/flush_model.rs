@@ -144,3 +144,35 @@ impl Cached {
         )
     }
 }
+
+/// The flush experiment's finding code.
+pub fn code() -> drivescope_record::FindingCode {
+    drivescope_record::FindingCode::Other("flush_honesty".into())
+}
+
+/// `rec` changed by `edit` and judged again: its flush finding and its flush experiment's outcome.
+pub fn rejudged(
+    rec: &drivescope_record::DiagnoseRecord,
+    edit: &dyn Fn(&mut drivescope_record::DiagnoseRecord),
+) -> (
+    Option<drivescope_record::Finding>,
+    drivescope_record::Outcome,
+    drivescope_record::DiagnoseRecord,
+) {
+    let mut rec = rec.clone();
+    edit(&mut rec);
+    crate::assess(&mut rec);
+    let f = rec
+        .header
+        .findings
+        .iter()
+        .find(|f| f.code == code())
+        .cloned();
+    let o = rec
+        .outcomes
+        .iter()
+        .find(|o| o.experiment == drivescope_record::Experiment::FlushHonesty)
+        .cloned()
+        .unwrap();
+    (f, o, rec)
+}
