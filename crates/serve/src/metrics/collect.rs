@@ -239,7 +239,13 @@ impl Collector {
                 CommitModeName::ODsync => "o_dsync",
             };
             let (committers, size) = (c.committers.to_string(), c.size.to_string());
-            let l = [d[0].as_str(), &d[1], &d[2], mode, &committers, &size];
+            // A directory's 4 KiB commits come in two file states: each its own series.
+            let file = match c.into {
+                Some(into) => into.as_str(),
+                None if r.on == "device" => "device",
+                None => "new",
+            };
+            let l = [d[0].as_str(), &d[1], &d[2], mode, &committers, &size, file];
             self.out
                 .set(&DURABILITY_COMMIT_P99, &l, c.p99_ns as f64 / 1e9);
         }

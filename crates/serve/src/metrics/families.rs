@@ -120,8 +120,17 @@ pub(crate) static RUN_ID: Family = Family {
 pub(crate) static DURABILITY_COMMIT_P99: Family = Family {
     name: "drivescope_durability_commit_p99_seconds",
     help: "99th percentile of a commit (a write made durable) in the drive's latest durability \
-           run, by how it was made durable, committers at once and bytes per commit.",
-    labels: &[DRIVE[0], DRIVE[1], DRIVE[2], "mode", "committers", "size"],
+           run, by how it was made durable, committers at once, bytes per commit and what it wrote \
+           into (a new file, blocks already written, or the device).",
+    labels: &[
+        DRIVE[0],
+        DRIVE[1],
+        DRIVE[2],
+        "mode",
+        "committers",
+        "size",
+        "file",
+    ],
 };
 
 pub(crate) static DURABILITY_FLUSH_EARLY: Family = Family {

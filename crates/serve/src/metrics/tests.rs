@@ -442,3 +442,46 @@ fn the_newest_durability_run_gives_commit_p99_and_the_flush_verdict() {
         Some(1.0)
     );
 }
+
+#[test]
+fn a_directory_s_two_file_states_are_two_commit_series() {
+    use drivescope_record::durability::{CommitCostRow, CommitInto, FlushHonestyVerdict};
+    let d = dir("durability-states");
+    let path = d.0.join("runs.sqlite");
+    let Document::Durability(mut run) = durability(
+        2_000_000,
+        FlushHonestyVerdict::Honest,
+        "2026-11-20T10:00:00Z",
+    ) else {
+        panic!("a durability document")
+    };
+    run.on = "file".into();
+    let new = run.data.commits[0].clone();
+    run.data.commits = vec![
+        CommitCostRow {
+            into: Some(CommitInto::New),
+            ..new.clone()
+        },
+        CommitCostRow {
+            into: Some(CommitInto::Written),
+            p99_ns: 1_000_000,
+            ..new
+        },
+    ];
+    let mut store = Store::open(Location::Sqlite(path.clone())).unwrap();
+    store.save(&Document::Durability(run)).unwrap();
+    drop(store);
+    let store = Store::open_read_only(Location::Sqlite(path)).unwrap();
+    let text = document(&store, &Cache::default(), 1_795_000_000.0).unwrap();
+    let at = |file: &str| {
+        let l = [
+            "mode=\"fdatasync\"",
+            "size=\"4096\"",
+            &format!("file=\"{file}\"")[..],
+        ];
+        value(&text, "drivescope_durability_commit_p99_seconds", &l)
+    };
+    assert!(at("new").is_some_and(|v| close(v, 0.002)), "{text}");
+    assert!(at("written").is_some_and(|v| close(v, 0.001)), "{text}");
+    assert_eq!(at("device"), None);
+}
