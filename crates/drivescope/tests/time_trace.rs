@@ -292,9 +292,9 @@ fn a_cold_cat_reads_sequentially_in_readahead_sized_requests() {
     let _one = one_at_a_time();
     let fs = Ext4Mount::new(400 * MIB);
     write_file(&fs.dir, "data", 200 * MIB);
-    // A loop device keeps the readahead a former binding gave it (one over a lab disk's file left
-    // 2560 KiB, above its 1280 KiB request cap, so no request could be readahead-sized): the kernel's
-    // default on this test's own device.
+    // A loop device keeps the readahead a former binding gave it (one was found at 2560 KiB, above its
+    // 1280 KiB request cap, so no request could be readahead-sized): the kernel's default on this
+    // test's own device.
     std::fs::write(
         format!("/sys/block/{}/queue/read_ahead_kb", loop_name(&fs)),
         "128",
