@@ -202,7 +202,6 @@ mod needs_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivescope_record::durability::DurabilityData;
     use drivescope_record::{Kind, TargetInfo, TargetType};
 
     /// Pairs whose flushes take nothing after writes four times faster than the sustained rate.
@@ -230,10 +229,6 @@ mod tests {
             })
             .collect();
         DurabilityRecord {
-            header,
-            on: "file".into(),
-            data: DurabilityData::default(),
-            cache: Default::default(),
             sustained: Some(SustainedWrite {
                 bytes: 64 << 20,
                 write_ns: 671_088_640,
@@ -242,14 +237,9 @@ mod tests {
                 bytes_per_s: rate,
             }),
             pairs,
-            bytes_written: 0,
-            flushes: 0,
-            device_flushes: None,
             budget_ns: 1,
             duration_ns: 1,
-            interrupted: false,
-            power_cut: None,
-            need_commits_per_s: None,
+            ..DurabilityRecord::empty(header, "file")
         }
     }
 

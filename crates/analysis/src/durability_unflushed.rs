@@ -94,17 +94,16 @@ mod tests {
     }
 
     fn run(cache: Option<&str>, rows: Vec<CommitCostRow>) -> DurabilityRecord {
+        let header = Header::now(
+            Kind::Durability,
+            TargetInfo {
+                path: "/mnt/db".into(),
+                kind: TargetType::File,
+                size: 0,
+                logical_block_size: 512,
+            },
+        );
         DurabilityRecord {
-            header: Header::now(
-                Kind::Durability,
-                TargetInfo {
-                    path: "/mnt/db".into(),
-                    kind: TargetType::File,
-                    size: 0,
-                    logical_block_size: 512,
-                },
-            ),
-            on: "file".into(),
             data: DurabilityData {
                 commits: rows,
                 flush_honesty: None,
@@ -113,16 +112,7 @@ mod tests {
                 write_cache: cache.map(String::from),
                 ..CacheWord::default()
             },
-            sustained: None,
-            pairs: Vec::new(),
-            bytes_written: 0,
-            flushes: 0,
-            device_flushes: None,
-            budget_ns: 0,
-            duration_ns: 0,
-            interrupted: false,
-            power_cut: None,
-            need_commits_per_s: None,
+            ..DurabilityRecord::empty(header, "file")
         }
     }
 

@@ -255,6 +255,27 @@ pub struct DurabilityRecord {
 }
 
 impl DurabilityRecord {
+    /// A run on `on` (`file` or `device`) that has measured nothing yet: no commits, no flush experiment,
+    /// nothing written; the fields a run fills are set over it.
+    pub fn empty(header: crate::Header, on: &str) -> DurabilityRecord {
+        DurabilityRecord {
+            header,
+            on: on.into(),
+            data: DurabilityData::default(),
+            cache: CacheWord::default(),
+            sustained: None,
+            pairs: Vec::new(),
+            bytes_written: 0,
+            flushes: 0,
+            device_flushes: None,
+            budget_ns: 0,
+            duration_ns: 0,
+            interrupted: false,
+            power_cut: None,
+            need_commits_per_s: None,
+        }
+    }
+
     /// The storage broke its promise: flushes return before the data can have reached the
     /// media, commits reached the device as no flush at all (`commits_unflushed`), or acknowledged
     /// records did not survive a power cut.

@@ -9,7 +9,7 @@ use drivescope_core::durability::power_cut::{parse_log, LogHeader, FILE_NAME, RE
 use drivescope_core::durability::power_cut_log::{serve_one, AckSink, FileLog, NetLog};
 use drivescope_core::durability::power_cut_verify::verify as check_records;
 use drivescope_core::durability::power_cut_write::{self as writer, Stopped};
-use drivescope_record::durability::{DurabilityData, DurabilityRecord};
+use drivescope_record::durability::DurabilityRecord;
 use drivescope_record::{Header, Kind, TargetInfo, TargetType};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -270,20 +270,10 @@ fn verify(a: &DurabilityArgs, spec: &str, log: &str) -> anyhow::Result<Outcome> 
     header.end_now();
     let broken = check.broken();
     let mut rec = DurabilityRecord {
-        header,
-        on: on.into(),
-        data: DurabilityData::default(),
         cache,
-        sustained: None,
-        pairs: Vec::new(),
-        bytes_written: 0,
-        flushes: 0,
-        device_flushes: None,
-        budget_ns: 0,
         duration_ns: started.elapsed().as_nanos() as u64,
-        interrupted: false,
         power_cut: Some(check),
-        need_commits_per_s: None,
+        ..DurabilityRecord::empty(header, on)
     };
     drivescope_analysis::durability::assess(&mut rec);
     if on == "file" && !broken {

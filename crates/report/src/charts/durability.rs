@@ -242,36 +242,30 @@ fn flushes(run: &Run, i: usize, r: &DurabilityRecord) -> Option<Chart> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drivescope_record::durability::{CacheWord, CommitCostRow, DurabilityData, FlushPair};
+    use drivescope_record::durability::{CommitCostRow, DurabilityData, FlushPair};
     use drivescope_record::{Header, Kind, TargetInfo, TargetType};
 
     fn record(commits: Vec<CommitCostRow>, pairs: Vec<FlushPair>) -> Run {
+        let header = Header::now(
+            Kind::Durability,
+            TargetInfo {
+                path: "/dev/loop3".into(),
+                kind: TargetType::Block,
+                size: 256 << 20,
+                logical_block_size: 512,
+            },
+        );
         let r = DurabilityRecord {
-            header: Header::now(
-                Kind::Durability,
-                TargetInfo {
-                    path: "/dev/loop3".into(),
-                    kind: TargetType::Block,
-                    size: 256 << 20,
-                    logical_block_size: 512,
-                },
-            ),
-            on: "device".into(),
             data: DurabilityData {
                 commits,
                 flush_honesty: None,
             },
-            cache: CacheWord::default(),
-            sustained: None,
             pairs,
             bytes_written: 1,
             flushes: 1,
-            device_flushes: None,
             budget_ns: 1,
             duration_ns: 1,
-            interrupted: false,
-            power_cut: None,
-            need_commits_per_s: None,
+            ..DurabilityRecord::empty(header, "device")
         };
         Run::new(Some(3), Document::Durability(Box::new(r)))
     }

@@ -344,8 +344,6 @@ fn durability(
     header.started_at = ended.into();
     header.ended_at = ended.into();
     DurabilityRecord {
-        header,
-        on: "device".into(),
         data: DurabilityData {
             commits: vec![CommitCostRow {
                 mode: CommitModeName::Fdatasync,
@@ -369,17 +367,9 @@ fn durability(
                 sizes: Vec::new(),
             }),
         },
-        cache: CacheWord::default(),
-        sustained: None,
-        pairs: Vec::new(),
-        bytes_written: 0,
-        flushes: 0,
-        device_flushes: None,
         budget_ns: 1,
         duration_ns: 1,
-        interrupted: false,
-        power_cut: None,
-        need_commits_per_s: None,
+        ..DurabilityRecord::empty(header, "device")
     }
     .into()
 }
