@@ -6,28 +6,14 @@
 //! device as the one that returns them. Small disks, a 32 s budget. Needs root and FUSE; fails loudly without
 //! them.
 
+use common::flush_twins::{twin, HONEST, LYING, PROTECTED};
 use common::lab::{one_at_a_time, start};
 use common::typed::record_of;
 use common::{drivescope_cmd, skip_without_root};
 use drivescope_core::safety::DeviceName;
-use drivescope_lab::Model;
 use drivescope_record::{Confidence, DiagnoseRecord, Experiment, Finding, Verdict};
 use drivescope_testkit as common;
 use std::path::Path;
-
-/// One disk (80 MB/s media, 64 MiB) with an 8 MiB cache taken at 400 MB/s whose flush is ignored,
-/// honoured, or ignored behind a declared power-loss protection; or none.
-fn twin(cache: &str) -> Model {
-    let text = format!(
-        "name = 'durable'\nsize = '64M'\nzones = {{ rates_mb_s = [80] }}\noverhead = '50us'\n{cache}"
-    );
-    Model::from_toml_str(&text, "test").unwrap()
-}
-
-const LYING: &str = "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored' }";
-const HONEST: &str = "write_cache = { size = '8M', rate_mb_s = 400 }";
-const PROTECTED: &str =
-    "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored', protected = true }";
 
 fn confirmation(dev: &Path) -> String {
     let id = drivescope_probe::identify(dev, &drivescope_probe::Roots::default()).unwrap();

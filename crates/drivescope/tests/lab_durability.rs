@@ -4,32 +4,16 @@
 //! refused in one line before anything is written.
 //! Needs root and FUSE; fails loudly without them.
 
+use common::flush_twins::{twin, HONEST, LYING, PARTIAL, PROTECTED};
 use common::lab::{one_at_a_time, start};
 use common::typed::record_in;
 use common::{drivescope_cmd, skip_without_root, TmpfsLoop};
 use drivescope_core::safety::DeviceName;
-use drivescope_lab::Model;
 use drivescope_record::durability::{DurabilityRecord, FlushHonestyVerdict};
 use drivescope_record::{Confidence, Document};
 use drivescope_testkit as common;
 use std::path::Path;
 use std::process::Output;
-
-/// The twins: one disk (80 MB/s media, 64 MiB) with an 8 MiB cache taken at 400 MB/s whose
-/// flush is ignored, honoured, or ignored behind a declared power-loss protection; or none.
-fn twin(cache: &str) -> Model {
-    let text = format!(
-        "name = 'durable'\nsize = '64M'\nzones = {{ rates_mb_s = [80] }}\noverhead = '50us'\n{cache}"
-    );
-    Model::from_toml_str(&text, "test").unwrap()
-}
-
-const LYING: &str = "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored' }";
-const PARTIAL: &str =
-    "write_cache = { size = '8M', rate_mb_s = 400, flush = 'partial', flushed_share = 0.05 }";
-const HONEST: &str = "write_cache = { size = '8M', rate_mb_s = 400 }";
-const PROTECTED: &str =
-    "write_cache = { size = '8M', rate_mb_s = 400, flush = 'ignored', protected = true }";
 
 fn confirmation(dev: &Path) -> String {
     let id = drivescope_probe::identify(dev, &drivescope_probe::Roots::default()).unwrap();

@@ -11,6 +11,7 @@ use std::process::{Command, Output};
 pub mod btrfs;
 pub mod busy;
 pub mod cached;
+pub mod flush_twins;
 pub mod kill9;
 pub mod lab;
 mod root;

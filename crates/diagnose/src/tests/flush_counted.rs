@@ -108,14 +108,7 @@ fn the_count_around_the_run_is_kept_and_names_whose_the_early_flushes_are() {
 fn over_drawn_caches_the_count_changes_who_returns_flushes_early_never_whether() {
     let r = &mut Rng::new(0xC0_4E7);
     for i in 0..6 {
-        let media = r.log(50.0, 1000.0);
-        let size = (media * 1e6 * r.range(0.05, 0.5)) as u64 / 4096 * 4096;
-        let fill = media * r.range(3.0, 10.0);
-        let lying = Cached {
-            media,
-            cache: Some((size, fill)),
-            flush: Flush::Ignored,
-        };
+        let lying = Cached::drawn_lying(r);
         let others = r.int(0, 50);
         let (d, asked) = diagnosed(lying, Counted::Sent { others }, &writing(60));
         let h = d.rec.flush_honesty.as_ref().unwrap();

@@ -192,14 +192,7 @@ fn read_only_or_out_of_budget_it_is_skipped_and_nothing_is_written() {
 fn over_drawn_caches_an_ignored_flush_is_found_and_its_twins_stay_silent() {
     let r = &mut Rng::new(0xF1A5);
     for i in 0..8 {
-        let media = r.log(50.0, 1000.0);
-        let size = (media * 1e6 * r.range(0.05, 0.5)) as u64 / 4096 * 4096;
-        let fill = media * r.range(3.0, 10.0);
-        let lying = Cached {
-            media,
-            cache: Some((size, fill)),
-            flush: Flush::Ignored,
-        };
+        let lying = Cached::drawn_lying(r);
         let (d, _) = diagnosed(lying, &writing(60));
         let f = d.finding(code());
         assert!(

@@ -38,6 +38,21 @@ pub struct Cached {
     pub flush: Flush,
 }
 
+impl Cached {
+    /// A cache that returns flushes at once, drawn over decades: media 50 MB/s to 1 GB/s, a size of 50 to
+    /// 500 ms of the media's writes, a fill rate 3 to 10 times the media's.
+    pub fn drawn_lying(r: &mut super::space::rng::Rng) -> Cached {
+        let media = r.log(50.0, 1000.0);
+        let size = (media * 1e6 * r.range(0.05, 0.5)) as u64 / 4096 * 4096;
+        let fill = media * r.range(3.0, 10.0);
+        Cached {
+            media,
+            cache: Some((size, fill)),
+            flush: Flush::Ignored,
+        }
+    }
+}
+
 /// What the device was asked, shared with the test.
 #[derive(Debug, Default)]
 pub struct Asked {
