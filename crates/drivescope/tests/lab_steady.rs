@@ -30,11 +30,17 @@ fn confirmation(dev: &Path) -> String {
     DeviceName::of(&id).unwrap().confirmation()
 }
 
-fn steady(dev: &Path, extra: &[&str]) -> Output {
-    drivescope_cmd()
-        .arg("steady")
+/// `drivescope steady DEV` through the write gate, to which a test adds its options.
+fn steady_cmd(dev: &Path) -> std::process::Command {
+    let mut c = drivescope_cmd();
+    c.arg("steady")
         .arg(dev)
-        .args(["--destructive", "--confirm", &confirmation(dev)])
+        .args(["--destructive", "--confirm", &confirmation(dev)]);
+    c
+}
+
+fn steady(dev: &Path, extra: &[&str]) -> Output {
+    steady_cmd(dev)
         .args([
             "--matrix",
             "tracked",
@@ -199,10 +205,7 @@ fn lab_flash_disks_hold_every_cell_of_the_reduced_matrix_to_its_truth() {
             |_| {},
             || {
                 let dev = common::lab::start(&m);
-                let out = drivescope_cmd()
-                    .arg("steady")
-                    .arg(dev.target())
-                    .args(["--destructive", "--confirm", &confirmation(dev.target())])
+                let out = steady_cmd(dev.target())
                     .args([
                         "--matrix",
                         "reduced",
@@ -272,10 +275,7 @@ fn a_disk_that_never_settles_ends_not_reached_at_25_rounds() {
         "slow=[{offset='16M',length='64K',latency='300ms'}]",
     );
     let dev = common::lab::start(&m);
-    let out = drivescope_cmd()
-        .arg("steady")
-        .arg(dev.target())
-        .args(["--destructive", "--confirm", &confirmation(dev.target())])
+    let out = steady_cmd(dev.target())
         .args(["--matrix", "tracked", "--round-time", "200ms"])
         .args(["--json", "--quiet", "--no-store"])
         .output()
@@ -460,10 +460,7 @@ fn the_latency_test_is_steady_in_the_models_round_at_its_mean_latency() {
         |_| {},
         || {
             let dev = common::lab::start(&m);
-            let out = drivescope_cmd()
-                .arg("steady")
-                .arg(dev.target())
-                .args(["--destructive", "--confirm", &confirmation(dev.target())])
+            let out = steady_cmd(dev.target())
                 .args(["--test", "latency", "--matrix", "tracked"])
                 .args(["--round-time", "1s", "--json", "--quiet", "--no-store"])
                 .output()
@@ -510,10 +507,7 @@ fn host_idle_recovery_follows_the_models_bursts_and_its_twin_shows_none() {
             |_| {},
             || {
                 let dev = common::lab::start(&m);
-                let out = drivescope_cmd()
-                    .arg("steady")
-                    .arg(dev.target())
-                    .args(["--destructive", "--confirm", &confirmation(dev.target())])
+                let out = steady_cmd(dev.target())
                     .args(["--test", "host-idle-recovery", "--bursts", "3"])
                     .args(["--round-time", "1200ms", "--json", "--quiet", "--no-store"])
                     .output()
@@ -611,10 +605,7 @@ fn a_drifting_flash_disk_ends_not_reached_at_25_rounds() {
         |_| {},
         || {
             let dev = common::lab::start(&drifting);
-            let out = drivescope_cmd()
-                .arg("steady")
-                .arg(dev.target())
-                .args(["--destructive", "--confirm", &confirmation(dev.target())])
+            let out = steady_cmd(dev.target())
                 .args(["--matrix", "tracked", "--round-time", "200ms"])
                 .args(["--json", "--quiet", "--no-store"])
                 .output()
